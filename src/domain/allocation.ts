@@ -1,0 +1,87 @@
+import type { Decimal } from './money.ts';
+import { Dec, round2 } from './money.ts';
+import type { InstallmentStatus } from './delinquency.ts';
+
+export interface InstallmentBalance {
+  id: string;
+  number: number;
+  amount: Decimal;
+  principalPaid: Decimal;
+  /** Posted punitory − punitory paid; negative when a negative posting left a credit. */
+  punitoryOwed: Decimal;
+}
+
+export interface PaymentSlice {
+  installmentId: string;
+  /** principal + punitory */
+  amount: Decimal;
+  principal: Decimal;
+  punitory: Decimal;
+}
+
+export interface Allocation {
+  slices: PaymentSlice[];
+  /** What could not be applied; > 0 means the payment exceeds what is owed (the caller answers 422). */
+  unallocated: Decimal;
+}
+
+const ZERO = new Dec(0);
+const max0 = (d: Decimal) => (d.gt(0) ? d : ZERO);
+const min0 = (d: Decimal) => (d.lt(0) ? d : ZERO);
+
+/**
+ * What one installment still owes, split in its two parts. A negative part (punitory overpaid
+ * after a negative posting) offsets the other part of the same installment, never another one.
+ */
+export function installmentDue(i: Pick<InstallmentBalance, 'amount' | 'principalPaid' | 'punitoryOwed'>): {
+  principal: Decimal;
+  punitory: Decimal;
+} {
+  const p = new Dec(i.amount).minus(i.principalPaid);
+  const u = new Dec(i.punitoryOwed);
+  return { principal: max0(p.plus(min0(u))), punitory: max0(u.plus(min0(p))) };
+}
+
+/**
+ * Splits a payment over installments in order of `number`; within one, unpaid punitory first,
+ * then unpaid amount. One slice per installment touched; never more than owed.
+ */
+export function allocatePayment(amount: Decimal, installments: InstallmentBalance[]): Allocation {
+  let left = round2(new Dec(amount));
+  const slices: PaymentSlice[] = [];
+  const ordered = [...installments].sort((a, b) => a.number - b.number);
+  for (const inst of ordered) {
+    if (left.lte(0)) break;
+    const due = installmentDue(inst);
+    const punitory = Dec.min(left, due.punitory);
+    left = left.minus(punitory);
+    const principal = Dec.min(left, due.principal);
+    left = left.minus(principal);
+    if (punitory.gt(0) || principal.gt(0)) {
+      slices.push({ installmentId: inst.id, amount: punitory.plus(principal), principal, punitory });
+    }
+  }
+  return { slices, unallocated: max0(left) };
+}
+
+/** Total still owed over these installments (each one at least 0). */
+export function outstanding(installments: Pick<InstallmentBalance, 'amount' | 'principalPaid' | 'punitoryOwed'>[]): Decimal {
+  let sum = new Dec(0);
+  for (const i of installments) {
+    const d = installmentDue(i);
+    sum = sum.plus(d.principal).plus(d.punitory);
+  }
+  return sum;
+}
+
+/** DOMAIN.md "Payments": paid when amount and all posted punitory are covered. */
+export function installmentStatus(i: {
+  amount: Decimal;
+  principalPaid: Decimal;
+  punitoryOwed: Decimal;
+  anythingPaid: boolean;
+}): InstallmentStatus {
+  const d = installmentDue(i);
+  if (d.principal.lte(0) && d.punitory.lte(0)) return 'paid';
+  return i.anythingPaid ? 'partial' : 'pending';
+}

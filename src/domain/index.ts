@@ -1,0 +1,23 @@
+export type { Decimal } from './money.ts';
+export { Dec, money, round2, toMoneyString, toMoneyNumber, hasAtMostDecimals } from './money.ts';
+export {
+  isValidDate,
+  addDays,
+  daysBetween,
+  addMonthsClamped,
+  compareDates,
+  todayIn,
+  isValidTimeZone,
+  daysInMonth,
+  dayNumber,
+  fromDay,
+} from './dates.ts';
+export { DomainError } from './errors.ts';
+export { buildSchedule, firstDueDate } from './schedule.ts';
+export type { CutType, ScheduleInput, ScheduledInstallment, Schedule } from './schedule.ts';
+export { delinquency } from './delinquency.ts';
+export type { InstallmentStatus, DelinquencyInput, Delinquency } from './delinquency.ts';
+export { cumulativePunitory, punitoryToPost, punitoryCap } from './punitory.ts';
+export type { PunitoryMode, PunitoryTerms, InstallmentPayment, PunitoryInput } from './punitory.ts';
+export { allocatePayment, outstanding, installmentStatus, installmentDue } from './allocation.ts';
+export type { InstallmentBalance, PaymentSlice, Allocation } from './allocation.ts';
