@@ -1,0 +1,19 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.ts';
+import { createDemo } from '../../demo.ts';
+
+export function registerDemo(program: Command, ctx: CliContext) {
+  program
+    .command('demo')
+    .description('create a demo business (plans, branches, clients, credits, payments) and print its keys')
+    .action(async () => {
+      const demo = await ctx.withDb((db) => createDemo(db));
+      ctx.print(
+        { business: demo.business, keys: demo.keys },
+        () =>
+          `Demo business "${demo.business.name}" (${demo.business.id})\n` +
+          `  full key: ${demo.keys.full}\n  read key: ${demo.keys.read}\n` +
+          `Keep the keys now: they are not shown again.`,
+      );
+    });
+}

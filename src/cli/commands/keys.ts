@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { UsageError, record, table, type CliContext } from '../context.ts';
+import { createApiKey, listApiKeys, revokeApiKey, type Scope } from '../../db/repositories/apiKeys.ts';
+import { getBusiness } from '../../db/repositories/businesses.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function uuidArg(name: string, v: string): string {
+  if (!UUID.test(v)) throw new UsageError(`${name} must be a uuid`);
+  return v.toLowerCase();
+}
+
+export function registerKeys(program: Command, ctx: CliContext) {
+  const k = program.command('keys').description('API keys: create (the secret is shown once), list, revoke');
+  k.command('create')
+    .description('create an API key; prints its record and, once, the secret as "key"')
+    .requiredOption('--business <id>', 'business id')
+    .requiredOption('--scope <scope>', 'read or full')
+    .option('--name <name>', 'a label for the key')
+    .action(async (opts: { business: string; scope: string; name?: string }) => {
+      if (opts.scope !== 'read' && opts.scope !== 'full') throw new UsageError('--scope must be read or full');
+      const businessId = uuidArg('--business', opts.business);
+      const created = await ctx.withDb(async (db) => {
+        if (!(await getBusiness(db.kysely, businessId))) throw new UsageError(`no business ${businessId}`);
+        return createApiKey(db.kysely, { businessId, scope: opts.scope as Scope, name: opts.name ?? null });
+      });
+      const out = { ...created.record, key: created.key };
+      ctx.print(out, () => `${record(created.record)}\n\nkey  ${created.key}\n\nKeep the key now: it is not shown again.`);
+    });
+  k.command('list')
+    .description("list a business's keys (never the secrets)")
+    .requiredOption('--business <id>', 'business id')
+    .action(async (opts: { business: string }) => {
+      const businessId = uuidArg('--business', opts.business);
+      const rows = await ctx.withDb(async (db) => {
+        if (!(await getBusiness(db.kysely, businessId))) throw new UsageError(`no business ${businessId}`);
+        return listApiKeys(db.kysely, businessId);
+      });
+      ctx.print(rows, () => (rows.length ? table(rows, ['id', 'name', 'scope', 'prefix', 'created_at', 'last_used_at', 'revoked_at']) : 'no keys'));
+    });
+  k.command('revoke')
+    .description('revoke a key: it is refused from the next request on')
+    .argument('<key-id>', 'the key id (from keys list)')
+    .action(async (keyId: string) => {
+      const id = uuidArg('key id', keyId);
+      const revoked = await ctx.withDb((db) => revokeApiKey(db.kysely, id));
+      if (!revoked) throw new UsageError(`no key ${id}`);
+      ctx.print(revoked, () => record(revoked));
+    });
+}

@@ -1,0 +1,83 @@
+// `lending <command>`: one program, run either in this process or, when the embedded database is
+// held by a running server, inside that server (see admin.ts).
+import { Command, CommanderError } from 'commander';
+import { loadConfig, ConfigError, type Config } from '../config.ts';
+import type { Database } from '../db/connection.ts';
+import { adminSocketPath, forwardToServer, type CliIO } from './admin.ts';
+import { CliContext, ForwardToServer, UsageError } from './context.ts';
+import { registerBusinesses } from './commands/businesses.ts';
+import { registerKeys } from './commands/keys.ts';
+import { registerMigrate } from './commands/migrate.ts';
+import { registerDemo } from './commands/demo.ts';
+import { serve } from '../server.ts';
+
+export type CommandRegistrar = (program: Command, ctx: CliContext) => void;
+const extraCommands: CommandRegistrar[] = [];
+/** Lets feature modules (accrual, reports) add their commands. */
+export function registerCommand(r: CommandRegistrar) {
+  extraCommands.push(r);
+}
+
+function buildProgram(ctx: CliContext): Command {
+  const program = new Command('lending')
+    .description('Lending management service: API server and administration')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) })
+    .hook('preAction', (cmd) => {
+      ctx.json = Boolean(cmd.optsWithGlobals().json);
+    });
+  program
+    .command('serve')
+    .description('start the API server (what npm start does)')
+    .action(async () => {
+      if (ctx.insideServer) throw new UsageError('the server is already running on this data directory');
+      await serve(ctx.config, ctx.io, (db) => (argv, io) => runCli(argv, io, { db, config: ctx.config }));
+    });
+  registerMigrate(program, ctx);
+  registerBusinesses(program, ctx);
+  registerKeys(program, ctx);
+  registerDemo(program, ctx);
+  for (const r of extraCommands) r(program, ctx);
+  program.commands.forEach(function inherit(c: Command) {
+    c.exitOverride().configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) });
+    c.commands.forEach(inherit);
+  });
+  return program;
+}
+
+/** Runs one command line; resolves with the exit code. */
+export async function runCli(argv: string[], io: CliIO, inject?: { db: Database; config: Config }): Promise<number> {
+  let config: Config;
+  try {
+    config = inject?.config ?? loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.stderr.write(`error: ${err.message}\n`);
+      return 78;
+    }
+    throw err;
+  }
+  const ctx = new CliContext(io, config, inject?.db);
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof ForwardToServer) {
+      try {
+        return await forwardToServer(adminSocketPath(config.dataDir), argv, io);
+      } catch {
+        io.stderr.write(`error: the data directory ${config.dataDir} is locked by another process that does not answer\n`);
+        return 1;
+      }
+    }
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    if (err instanceof UsageError) {
+      io.stderr.write(`error: ${err.message}\n`);
+      return 2;
+    }
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,41 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB, Branch } from '../schema.ts';
+import type { Executor } from '../connection.ts';
+
+export function listBranches(db: Kysely<DB>, businessId: string): Promise<Branch[]> {
+  return db.selectFrom('branches').selectAll().where('business_id', '=', businessId).orderBy('created_at').orderBy('id').execute();
+}
+
+export function getBranch(db: Executor, businessId: string, id: string): Promise<Branch | undefined> {
+  return db.selectFrom('branches').selectAll().where('business_id', '=', businessId).where('id', '=', id).executeTakeFirst();
+}
+
+export function insertBranch(db: Executor, businessId: string, input: { name: string; address?: string | null; phone?: string | null }) {
+  return db
+    .insertInto('branches')
+    .values({ business_id: businessId, name: input.name, address: input.address ?? null, phone: input.phone ?? null })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function updateBranch(db: Executor, businessId: string, id: string, patch: { name?: string; address?: string | null; phone?: string | null }) {
+  return db
+    .updateTable('branches')
+    .set({ ...patch, updated_at: sql`now()` })
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Soft delete; deleting again keeps the first deleted_at. */
+export async function softDeleteBranch(db: Executor, businessId: string, id: string): Promise<Branch | undefined> {
+  await db
+    .updateTable('branches')
+    .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .execute();
+  return getBranch(db, businessId, id);
+}

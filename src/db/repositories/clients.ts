@@ -1,0 +1,56 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB, Client, NewClient, ClientUpdate } from '../schema.ts';
+import type { Executor } from '../connection.ts';
+
+export type ClientInput = Omit<NewClient, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
+
+export async function listClients(
+  db: Kysely<DB>,
+  businessId: string,
+  opts: { q?: string; limit: number; offset: number },
+): Promise<{ items: Client[]; total: number }> {
+  let base = db.selectFrom('clients').where('business_id', '=', businessId);
+  const q = opts.q?.trim();
+  if (q) {
+    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const prefix = `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    base = base.where((eb) =>
+      eb.or([
+        eb('dni', 'like', prefix),
+        eb('first_name', 'ilike', like),
+        eb('last_name', 'ilike', like),
+        eb('email', 'ilike', like),
+        eb(sql<string>`coalesce(first_name, '') || ' ' || coalesce(last_name, '')`, 'ilike', like),
+      ]),
+    );
+  }
+  const [items, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit).offset(opts.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items, total: Number(count.n) };
+}
+
+export function getClient(db: Executor, businessId: string, id: string): Promise<Client | undefined> {
+  return db.selectFrom('clients').selectAll().where('business_id', '=', businessId).where('id', '=', id).executeTakeFirst();
+}
+
+export function findClientByDni(db: Executor, businessId: string, dni: string, exceptId?: string) {
+  let q = db.selectFrom('clients').select('id').where('business_id', '=', businessId).where('dni', '=', dni);
+  if (exceptId) q = q.where('id', '<>', exceptId);
+  return q.executeTakeFirst();
+}
+
+export function insertClient(db: Executor, businessId: string, input: ClientInput): Promise<Client> {
+  return db.insertInto('clients').values({ ...input, business_id: businessId }).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateClient(db: Executor, businessId: string, id: string, patch: ClientUpdate): Promise<Client | undefined> {
+  return db
+    .updateTable('clients')
+    .set({ ...patch, updated_at: sql`now()` })
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -1,0 +1,235 @@
+// Row types of the tables (src/db/migrations), as Kysely sees them. numeric and date columns
+// arrive as strings (see the type parsers in connection.ts): money never passes through a float.
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type Numeric = ColumnType<string, string | number, string | number>;
+type DateStr = ColumnType<string, string, string>;
+
+export interface BusinessesTable {
+  id: Generated<string>;
+  name: string;
+  timezone: Generated<string>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface BusinessSequencesTable {
+  business_id: string;
+  last_credit_seq: Generated<number>;
+}
+
+export interface ApiKeysTable {
+  business_id: string;
+  id: Generated<string>;
+  name: string | null;
+  scope: 'read' | 'full';
+  prefix: string;
+  key_hash: string;
+  created_at: CreatedAt;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface BranchesTable {
+  business_id: string;
+  id: Generated<string>;
+  name: string;
+  address: string | null;
+  phone: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  deleted_at: Date | null;
+}
+
+export interface ClientsTable {
+  business_id: string;
+  id: Generated<string>;
+  first_name: string | null;
+  last_name: string | null;
+  dni: string;
+  sex: 'm' | 'f' | 'o' | null;
+  street: string | null;
+  street_number: string | null;
+  floor: string | null;
+  apartment: string | null;
+  city: string | null;
+  state: string | null;
+  country: string | null;
+  zip_code: string | null;
+  phone: string | null;
+  alt_phone: string | null;
+  email: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export type CutType = 'fixed' | 'monthly';
+export type PunitoryMode = 'simple_outstanding' | 'compound' | 'full_amount';
+
+export interface CreditConfigsTable {
+  business_id: string;
+  id: Generated<string>;
+  name: string;
+  is_active: Generated<boolean>;
+  installments_count: Generated<number>;
+  days_until_first_payment: Generated<number>;
+  cut_type: Generated<CutType>;
+  daily_punitory_rate: ColumnType<string, string | number | undefined, string | number>;
+  interest_rate: ColumnType<string, string | number | undefined, string | number>;
+  payment_day: Generated<number>;
+  grace_days: Generated<number>;
+  punitory_mode: Generated<PunitoryMode>;
+  max_punitory_days: Generated<number>;
+  punitory_cap_pct: ColumnType<string, string | number | undefined, string | number>;
+  write_off_days: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export type CreditStatus = 'active' | 'refinanced' | 'closed' | 'written_off' | 'inactive';
+
+export interface CreditsTable {
+  business_id: string;
+  id: Generated<string>;
+  client_id: string;
+  credit_config_id: string;
+  amount: Numeric;
+  total: Numeric;
+  status: Generated<CreditStatus>;
+  refinanced_from_id: string | null;
+  created_by: string;
+  origin_transaction_reference: string | null;
+  branch_id: string | null;
+  sequential_id: number;
+  start_date: DateStr;
+  installments_count: number;
+  days_until_first_payment: number;
+  cut_type: CutType;
+  payment_day: number;
+  interest_rate: Numeric;
+  daily_punitory_rate: Numeric;
+  grace_days: number;
+  punitory_mode: PunitoryMode;
+  max_punitory_days: number;
+  punitory_cap_pct: Numeric;
+  write_off_days: number;
+  punitory_posted_through: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  written_off_at: Date | null;
+  write_off_reason: string | null;
+}
+
+export type InstallmentStatus = 'pending' | 'partial' | 'paid';
+
+export interface InstallmentsTable {
+  business_id: string;
+  id: Generated<string>;
+  credit_id: string;
+  number: number;
+  amount: Numeric;
+  due_date: DateStr;
+  status: Generated<InstallmentStatus>;
+  paid_date: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export type LedgerType = 'installment' | 'punitory' | 'payment';
+
+export interface LedgerTable {
+  business_id: string;
+  id: Generated<string>;
+  credit_id: string;
+  installment_id: string;
+  type: LedgerType;
+  amount: Numeric;
+  punitory_part: ColumnType<string, string | number | undefined, never>;
+  effective_date: DateStr;
+  payment_id: string | null;
+  branch_id: string | null;
+  created_by: string;
+  created_at: CreatedAt;
+}
+
+export interface UploadSessionsTable {
+  business_id: string;
+  id: Generated<string>;
+  client_id: string;
+  token_hash: string;
+  created_by: string;
+  created_at: CreatedAt;
+  expires_at: Date | string;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  upload_count: Generated<number>;
+  max_uploads: Generated<number>;
+}
+
+export interface ClientFilesTable {
+  business_id: string;
+  id: Generated<string>;
+  client_id: string;
+  file_name: string;
+  file_type: string;
+  file_size: ColumnType<number, number, number>;
+  storage_key: string;
+  upload_session_id: string | null;
+  created_by: string;
+  created_at: CreatedAt;
+}
+
+export interface IdempotencyKeysTable {
+  business_id: string;
+  key: string;
+  request_hash: string;
+  status_code: number;
+  response: unknown;
+  created_at: CreatedAt;
+}
+
+export interface AuditLogTable {
+  business_id: string;
+  id: Generated<string>;
+  table_name: string;
+  action: 'INSERT' | 'UPDATE' | 'DELETE';
+  record_id: string;
+  old_data: Record<string, unknown> | null;
+  new_data: Record<string, unknown> | null;
+  branch_id: string | null;
+  actor: string;
+  impersonated_by: string | null;
+  changed_at: CreatedAt;
+}
+
+export interface DB {
+  businesses: BusinessesTable;
+  business_sequences: BusinessSequencesTable;
+  api_keys: ApiKeysTable;
+  branches: BranchesTable;
+  clients: ClientsTable;
+  credit_configs: CreditConfigsTable;
+  credits: CreditsTable;
+  installments: InstallmentsTable;
+  ledger: LedgerTable;
+  upload_sessions: UploadSessionsTable;
+  client_files: ClientFilesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  audit_log: AuditLogTable;
+}
+
+export type Business = Selectable<BusinessesTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type Branch = Selectable<BranchesTable>;
+export type Client = Selectable<ClientsTable>;
+export type NewClient = Insertable<ClientsTable>;
+export type ClientUpdate = Updateable<ClientsTable>;
+export type CreditConfig = Selectable<CreditConfigsTable>;
+export type Credit = Selectable<CreditsTable>;
+export type Installment = Selectable<InstallmentsTable>;
+export type LedgerEntry = Selectable<LedgerTable>;
+export type UploadSession = Selectable<UploadSessionsTable>;
+export type ClientFile = Selectable<ClientFilesTable>;
+export type AuditLogEntry = Selectable<AuditLogTable>;

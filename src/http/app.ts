@@ -1,0 +1,94 @@
+// Builds the whole HTTP application: plugins, the error handler, the OpenAPI document and every
+// route. Tests boot exactly this and inject requests into it.
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Database } from '../db/connection.ts';
+import type { Config } from '../config.ts';
+import type { FileStorage } from '../storage/storage.ts';
+import { DirectoryStorage } from '../storage/directory.ts';
+import { installErrorHandler } from './errors.ts';
+import { installValidation } from './plugins/validation.ts';
+import { requireApiKey } from './plugins/auth.ts';
+import { SHARED_SCHEMAS } from './schemas.ts';
+import { apiRoutes, publicRoutes } from './routes/index.ts';
+import type { App } from './types.ts';
+
+export interface BuildOptions {
+  db: Database;
+  config: Config;
+  storage?: FileStorage;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(opts: BuildOptions): Promise<App> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: JSON_BODY_LIMIT,
+    // path params are checked by their schemas; a malformed uuid answers 404
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    genReqId: () => crypto.randomUUID(),
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.decorate('db', opts.db);
+  app.decorate('config', opts.config);
+  app.decorate('storage', opts.storage ?? new DirectoryStorage(opts.config.filesDir));
+
+  installErrorHandler(app);
+  installValidation(app, SHARED_SCHEMAS);
+  for (const s of SHARED_SCHEMAS) app.addSchema(s);
+
+  // JSON bodies: an empty body is "no body" (POST /cancel with a JSON content type), anything
+  // else must parse. Every error is our Error body.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      const err = Object.assign(new Error('the body is not valid JSON'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 });
+      done(err, undefined);
+    }
+  });
+
+  app.addHook('onSend', async (_req, reply, payload) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    return payload;
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Lending management service',
+        version: '1.0.0',
+        description:
+          'Clients, credits, installments, payments, ledger, credit plans, branches, client files, reports and audit of one business, selected by the API key. Contract 1.0.0 plus extensions.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+      security: [{ bearer: [] }, { apiKey: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  await app.register(publicRoutes);
+  await app.register(
+    async (api) => {
+      requireApiKey(api as App);
+      await api.register(apiRoutes);
+    },
+    { prefix: '/api' },
+  );
+  return app;
+}

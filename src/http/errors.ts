@@ -1,0 +1,148 @@
+// The one list of stable error codes and their statuses, and the one error handler that turns
+// anything thrown into the Error body. Nothing else writes an error response.
+import type { FastifyError, FastifyInstance } from 'fastify';
+
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const notFound = (what = 'resource') => new AppError('not_found', `${what} not found`);
+export const conflict = (msg: string) => new AppError('conflict', msg);
+export const unprocessable = (msg: string, details?: ErrorDetail[]) => new AppError('unprocessable', msg, details);
+export const invalid = (path: string, message: string) =>
+  new AppError('validation_failed', `${path.replace(/^\//, '') || 'request'}: ${message}`, [{ path, message }]);
+
+// Fastify's own errors, by code, mapped onto ours.
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation_failed',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'validation_failed',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'validation_failed',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'unsupported_media_type',
+  FST_REQ_FILE_TOO_LARGE: 'payload_too_large',
+  FST_PARTS_LIMIT: 'payload_too_large',
+  FST_FILES_LIMIT: 'payload_too_large',
+  FST_FIELDS_LIMIT: 'payload_too_large',
+  FST_PROTO_VIOLATION: 'validation_failed',
+};
+
+// PostgreSQL errors that bad input can still reach (a race past our checks): never a 500.
+const PG_CODES: Record<string, ErrorCode> = {
+  '23505': 'conflict', // unique_violation
+  '23503': 'unprocessable', // foreign_key_violation
+  '23514': 'unprocessable', // check_violation
+  '22003': 'validation_failed', // numeric_value_out_of_range
+  '22P02': 'validation_failed', // invalid_text_representation
+  '22007': 'validation_failed', // invalid_datetime_format
+  '22008': 'validation_failed', // datetime_field_overflow
+  '40001': 'conflict', // serialization_failure
+  '40P01': 'conflict', // deadlock_detected
+};
+
+function validationDetails(err: FastifyError): ErrorDetail[] {
+  return (err.validation ?? []).map((v) => {
+    let path = v.instancePath || '';
+    const params = v.params as Record<string, unknown>;
+    if (v.keyword === 'required' && params.missingProperty) path += `/${String(params.missingProperty)}`;
+    if (v.keyword === 'additionalProperties' && params.additionalProperty) {
+      path += `/${String(params.additionalProperty)}`;
+      return { path, message: 'is not a known field' };
+    }
+    return { path: path || '/', message: v.message ?? 'is invalid' };
+  });
+}
+
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as FastifyError & { code?: string; validationContext?: string };
+  if (e?.validation) {
+    // a malformed id in the path names no resource of this business
+    if (e.validationContext === 'params') return notFound();
+    const details = validationDetails(e);
+    const where = e.validationContext === 'querystring' ? 'query parameter' : 'body';
+    const first = details[0];
+    const msg = first ? `invalid ${where}: ${first.path.replace(/^\//, '') || where} ${first.message}` : `invalid ${where}`;
+    return new AppError('validation_failed', msg, details);
+  }
+  if (e?.code && FASTIFY_CODES[e.code]) {
+    const code = FASTIFY_CODES[e.code]!;
+    const msg =
+      code === 'payload_too_large'
+        ? 'the request body is too large'
+        : code === 'unsupported_media_type'
+          ? 'this content type is not accepted here'
+          : e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+            ? 'the body is not valid JSON'
+            : 'the request is malformed';
+    return new AppError(code, msg);
+  }
+  if (e?.code && PG_CODES[e.code]) {
+    const code = PG_CODES[e.code]!;
+    const msg =
+      code === 'conflict'
+        ? 'the request conflicts with the current state; retry or check for a duplicate'
+        : code === 'validation_failed'
+          ? 'a value is out of range or malformed'
+          : 'the request breaks a rule of the data (a reference or a limit)';
+    return new AppError(code, msg);
+  }
+  // fastify's body-less SyntaxError and similar client faults carry a 4xx statusCode
+  const status = (e as { statusCode?: number })?.statusCode;
+  if (status && status >= 400 && status < 500) {
+    if (status === 413) return new AppError('payload_too_large', 'the request body is too large');
+    if (status === 415) return new AppError('unsupported_media_type', 'this content type is not accepted here');
+    if (status === 404) return notFound();
+    return new AppError('validation_failed', 'the request is malformed');
+  }
+  return new AppError('internal', 'internal error; it has been logged');
+}
+
+export function errorBody(err: AppError) {
+  return { error: err.message, code: err.code, ...(err.details ? { details: err.details } : {}) };
+}
+
+export function installErrorHandler(app: FastifyInstance) {
+  app.setErrorHandler((err, req, reply) => {
+    const appErr = toAppError(err);
+    if (appErr.status >= 500) req.log.error({ err }, 'request failed');
+    else req.log.info({ code: appErr.code, msg: appErr.message }, 'request refused');
+    if (appErr.headers) reply.headers(appErr.headers);
+    return reply.status(appErr.status).type('application/json; charset=utf-8').send(errorBody(appErr));
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const appErr = new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`);
+    return reply.status(404).send(errorBody(appErr));
+  });
+}

@@ -1,0 +1,41 @@
+// API-key authentication and scopes (contract "Authentication"): Authorization: Bearer <key> or
+// X-API-Key: <key>; scope read may use the safe methods only. Runs before the body is parsed, so
+// a request without a valid key learns nothing about its body or the resources it names.
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import { findActiveKey } from '../../db/repositories/apiKeys.ts';
+import type { App } from '../types.ts';
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function presentedKey(req: FastifyRequest): string | null {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string' && auth.trim() !== '') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth.trim());
+    return m ? m[1]! : null;
+  }
+  const x = req.headers['x-api-key'];
+  if (typeof x === 'string' && x.trim() !== '') return x.trim();
+  return null;
+}
+
+export function requireApiKey(app: App) {
+  app.decorateRequest('auth', null as never);
+  app.addHook('onRequest', async (req) => {
+    const key = presentedKey(req);
+    if (!key) throw new AppError('unauthorized', 'an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>');
+    if (key.length > 200) throw new AppError('unauthorized', 'the API key is not valid');
+    const found = await findActiveKey(app.db.kysely, key);
+    if (!found) throw new AppError('unauthorized', 'the API key is not valid or has been revoked');
+    if (found.scope !== 'full' && !SAFE.has(req.method)) {
+      throw new AppError('forbidden', `this key has scope ${found.scope}: ${req.method} needs a key with scope full`);
+    }
+    req.auth = {
+      businessId: found.businessId,
+      keyId: found.keyId,
+      scope: found.scope,
+      actor: `api_key:${found.keyId}`,
+      timezone: found.timezone,
+    };
+  });
+}

@@ -1,0 +1,20 @@
+// Every route of the service. API routes sit under /api behind the API key; public ones do not.
+import type { App } from '../types.ts';
+import opsRoutes from './ops.ts';
+import clientRoutes from './clients/index.ts';
+import creditConfigRoutes from './credit-configs/index.ts';
+import branchRoutes from './branches/index.ts';
+import logRoutes from './logs/index.ts';
+import creditRoutes from './credits/index.ts';
+
+export async function apiRoutes(app: App) {
+  await app.register(clientRoutes);
+  await app.register(creditConfigRoutes);
+  await app.register(branchRoutes);
+  await app.register(logRoutes);
+  await app.register(creditRoutes);
+}
+
+export async function publicRoutes(app: App) {
+  await app.register(opsRoutes);
+}

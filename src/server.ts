@@ -1,0 +1,76 @@
+// `lending serve` / `npm start`: migrate, (embedded and empty: create the demo), listen, serve
+// the command line over the admin socket, run the scheduled jobs, and close cleanly on a signal.
+import type { Server } from 'node:http';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/connection.ts';
+import { migrate } from './db/migrate.ts';
+import { DataDirBusyError } from './db/lock.ts';
+import { countBusinesses } from './db/repositories/businesses.ts';
+import { buildApp } from './http/app.ts';
+import { createDemo } from './demo.ts';
+import { adminSocketPath, startAdminSocket, type CliIO, type CommandRunner } from './cli/admin.ts';
+import { startSchedulers } from './jobs/scheduler.ts';
+
+export async function serve(config: Config, io: CliIO, runCommand: (db: Database) => CommandRunner): Promise<void> {
+  let db: Database;
+  try {
+    db = await openDatabase(config);
+  } catch (err) {
+    if (err instanceof DataDirBusyError) {
+      throw new Error(`${err.message}: is the server already running? (stop it, or set DATA_DIR to another directory)`);
+    }
+    throw err;
+  }
+  await migrate(db);
+
+  let demo: Awaited<ReturnType<typeof createDemo>> | null = null;
+  if (db.mode === 'embedded' && (await countBusinesses(db.kysely)) === 0) demo = await createDemo(db);
+
+  const app = await buildApp({
+    db,
+    config,
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+  });
+  await app.listen({ port: config.port, host: config.host });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const base = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+
+  let admin: Server | null = null;
+  if (db.mode === 'embedded') admin = await startAdminSocket(adminSocketPath(config.dataDir), runCommand(db));
+  const stopJobs = startSchedulers(db, config, app.log);
+
+  const lines = [
+    `Lending service listening on ${base}`,
+    `  API docs: ${base}/docs   OpenAPI: ${base}/openapi.json`,
+    db.mode === 'embedded' ? `  Database: embedded, in ${config.dataDir}` : '  Database: PostgreSQL (DATABASE_URL)',
+  ];
+  if (demo) {
+    lines.push(
+      '',
+      `Created the demo business "${demo.business.name}" (${demo.business.id}). Its keys, shown once:`,
+      `  full: ${demo.keys.full}`,
+      `  read: ${demo.keys.read}`,
+      '',
+      `Try:  curl -H "Authorization: Bearer ${demo.keys.read}" ${base}/api/clients`,
+    );
+  }
+  io.stdout.write(lines.join('\n') + '\n');
+
+  await new Promise<void>((resolve) => {
+    let closing = false;
+    const shutdown = async (signal: string) => {
+      if (closing) return;
+      closing = true;
+      app.log.info({ signal }, 'shutting down');
+      stopJobs();
+      admin?.close();
+      await app.close();
+      await db.close();
+      resolve();
+    };
+    process.once('SIGINT', () => void shutdown('SIGINT'));
+    process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  });
+}
