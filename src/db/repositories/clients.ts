@@ -1,8 +1,14 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB, Client, NewClient, ClientUpdate } from '../schema.ts';
 import type { Executor } from '../connection.ts';
 
 export type ClientInput = Omit<NewClient, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
+
+// Search folds case and the accents of Spanish names: "gomez" finds "Gómez".
+const ACCENTED = 'áàâäéèêëíìîïóòôöúùûüñç';
+const PLAIN = 'aaaaeeeeiiiioooouuuunc';
+const fold = (v: string) => [...v.toLowerCase()].map((ch) => { const i = ACCENTED.indexOf(ch); return i >= 0 ? PLAIN[i] : ch; }).join('');
+const foldSql = (expr: RawBuilder<string>) => sql<string>`translate(lower(${expr}), ${ACCENTED}, ${PLAIN})`;
 
 export async function listClients(
   db: Kysely<DB>,
@@ -12,15 +18,14 @@ export async function listClients(
   let base = db.selectFrom('clients').where('business_id', '=', businessId);
   const q = opts.q?.trim();
   if (q) {
-    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const prefix = `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const esc = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const like = `%${esc(fold(q))}%`;
     base = base.where((eb) =>
       eb.or([
-        eb('dni', 'like', prefix),
-        eb('first_name', 'ilike', like),
-        eb('last_name', 'ilike', like),
-        eb('email', 'ilike', like),
-        eb(sql<string>`coalesce(first_name, '') || ' ' || coalesce(last_name, '')`, 'ilike', like),
+        eb('dni', 'like', `${esc(q)}%`),
+        eb(foldSql(sql`coalesce(first_name, '') || ' ' || coalesce(last_name, '')`), 'like', like),
+        eb(foldSql(sql`coalesce(last_name, '') || ' ' || coalesce(first_name, '')`), 'like', like),
+        eb(foldSql(sql`coalesce(email, '')`), 'like', like),
       ]),
     );
   }

@@ -1,0 +1,34 @@
+// The test database of this test process: the embedded PGlite in memory (TEST_DB=pglite, the
+// default) or the PostgreSQL of TEST_DATABASE_URL (TEST_DB=postgres). Migrated once per process;
+// tests isolate themselves by creating their own businesses, as tenants do.
+import { after } from 'node:test';
+import { openEmbedded, openPostgres, type Database } from '../../src/db/connection.ts';
+import { migrate } from '../../src/db/migrate.ts';
+
+let shared: Promise<Database> | null = null;
+
+// registered at import time, so on the root test: the process ends when its tests do
+after(async () => {
+  if (shared) await (await shared).close();
+});
+
+export const testDbKind = () => (process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite');
+
+export function testDatabaseUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DB=postgres needs TEST_DATABASE_URL');
+  return url;
+}
+
+/** A fresh, migrated database connection (the caller closes it). */
+export async function openTestDb(): Promise<Database> {
+  const db = testDbKind() === 'postgres' ? await openPostgres(testDatabaseUrl()) : await openEmbedded(null);
+  await migrate(db);
+  return db;
+}
+
+/** The process-wide test database (closed when the process ends). */
+export function sharedTestDb(): Promise<Database> {
+  shared ??= openTestDb();
+  return shared;
+}
