@@ -12,6 +12,8 @@ export interface Config {
   /** cron expression, or null when the scheduler is off */
   accrualSchedule: string | null;
   publicUrl: string | null;
+  /** requests a minute per API key (per process); 0 = no limit */
+  rateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {}
@@ -55,5 +57,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     accrualSchedule,
     publicUrl: env.PUBLIC_URL?.trim().replace(/\/$/, '') || null,
+    rateLimitPerMinute: int(env, 'RATE_LIMIT', 1200, 0, 1_000_000),
   };
 }

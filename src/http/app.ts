@@ -4,11 +4,12 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import rateLimit from '@fastify/rate-limit';
 import type { Database } from '../db/connection.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
 import { DirectoryStorage } from '../storage/directory.ts';
-import { installErrorHandler } from './errors.ts';
+import { AppError, installErrorHandler } from './errors.ts';
 import { installValidation } from './plugins/validation.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
@@ -86,6 +87,19 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(
     async (api) => {
       requireApiKey(api as App);
+      if (opts.config.rateLimitPerMinute > 0) {
+        // per key, after authentication; in memory, so the limit is per API process
+        await api.register(rateLimit, {
+          hook: 'preHandler',
+          max: opts.config.rateLimitPerMinute,
+          timeWindow: 60_000,
+          keyGenerator: (req) => req.auth?.keyId ?? req.ip,
+          errorResponseBuilder: (_req, ctx) =>
+            new AppError('rate_limited', `too many requests: at most ${ctx.max} a minute per key; retry in ${Math.ceil(ctx.ttl / 1000)} s`, undefined, {
+              'retry-after': String(Math.ceil(ctx.ttl / 1000)),
+            }),
+        });
+      }
       await api.register(apiRoutes);
     },
     { prefix: '/api' },
