@@ -57,6 +57,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     accrualSchedule,
     publicUrl: env.PUBLIC_URL?.trim().replace(/\/$/, '') || null,
-    rateLimitPerMinute: int(env, 'RATE_LIMIT', 1200, 0, 1_000_000),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT', 6000, 0, 1_000_000),
   };
 }
