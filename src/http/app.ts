@@ -1,6 +1,6 @@
 // Builds the whole HTTP application: plugins, the error handler, the OpenAPI document and every
 // route. Tests boot exactly this and inject requests into it.
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -9,7 +9,7 @@ import type { Database } from '../db/connection.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
 import { DirectoryStorage } from '../storage/directory.ts';
-import { AppError, installErrorHandler } from './errors.ts';
+import { AppError, errorBody, installErrorHandler, toAppError } from './errors.ts';
 import { installValidation } from './plugins/validation.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
@@ -33,6 +33,11 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
     genReqId: () => crypto.randomUUID(),
+    // errors the router raises before any route or error handler runs: our Error body too
+    frameworkErrors: (err, _req, reply: FastifyReply) => {
+      const appErr = toAppError(err);
+      void reply.status(appErr.status).type('application/json; charset=utf-8').send(errorBody(appErr));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.decorate('db', opts.db);

@@ -56,6 +56,9 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_FILES_LIMIT: 'payload_too_large',
   FST_FIELDS_LIMIT: 'payload_too_large',
   FST_PROTO_VIOLATION: 'validation_failed',
+  // a path segment too long for the router or not valid percent-encoding names no resource
+  FST_ERR_MAX_PARAM_LENGTH: 'not_found',
+  FST_ERR_BAD_URL: 'not_found',
 };
 
 // PostgreSQL errors that bad input can still reach (a race past our checks): never a 500.
@@ -98,6 +101,7 @@ export function toAppError(err: unknown): AppError {
   }
   if (e?.code && FASTIFY_CODES[e.code]) {
     const code = FASTIFY_CODES[e.code]!;
+    if (code === 'not_found') return notFound();
     const msg =
       code === 'payload_too_large'
         ? 'the request body is too large'
