@@ -1,4 +1,5 @@
 // Reads of credits, installments, ledger entries and files, scoped to one business.
+import { sql } from 'kysely';
 import type { Executor } from '../connection.ts';
 import type { Credit, Installment, LedgerEntry, ClientFile } from '../schema.ts';
 
@@ -28,15 +29,24 @@ export function installmentsOfCredits(db: Executor, businessId: string, creditId
     .execute();
 }
 
+/**
+ * Oldest first. Entries recorded in the same instant (one statement; the embedded database's clock
+ * ticks in milliseconds) keep the order they were written in: by effective date, then installment,
+ * punitory, payment, then installment number.
+ */
 export function ledgerOfCredits(db: Executor, businessId: string, creditIds: string[]): Promise<LedgerEntry[]> {
   if (creditIds.length === 0) return Promise.resolve([]);
   return db
-    .selectFrom('ledger')
-    .selectAll()
-    .where('business_id', '=', businessId)
-    .where('credit_id', 'in', creditIds)
-    .orderBy('created_at')
-    .orderBy('id')
+    .selectFrom('ledger as l')
+    .innerJoin('installments as i', (j) => j.onRef('i.business_id', '=', 'l.business_id').onRef('i.id', '=', 'l.installment_id'))
+    .selectAll('l')
+    .where('l.business_id', '=', businessId)
+    .where('l.credit_id', 'in', creditIds)
+    .orderBy('l.created_at')
+    .orderBy('l.effective_date')
+    .orderBy(sql`CASE l.type WHEN 'installment' THEN 0 WHEN 'punitory' THEN 1 ELSE 2 END`)
+    .orderBy('i.number')
+    .orderBy('l.id')
     .execute();
 }
 

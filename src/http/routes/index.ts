@@ -6,6 +6,7 @@ import creditConfigRoutes from './credit-configs/index.ts';
 import branchRoutes from './branches/index.ts';
 import logRoutes from './logs/index.ts';
 import creditRoutes from './credits/index.ts';
+import installmentRoutes from './installments/index.ts';
 
 export async function apiRoutes(app: App) {
   await app.register(clientRoutes);
@@ -13,6 +14,7 @@ export async function apiRoutes(app: App) {
   await app.register(branchRoutes);
   await app.register(logRoutes);
   await app.register(creditRoutes);
+  await app.register(installmentRoutes);
 }
 
 export async function publicRoutes(app: App) {

@@ -1,9 +1,90 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
-import { notFound } from '../../errors.ts';
-import { IdParams, LedgerEntry, errors, ref } from '../../schemas.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { Credit, CreditStatus, IdParams, Installment, LedgerEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
+import { businessToday } from '../../helpers.ts';
 import { getCredit, ledgerOfCredits } from '../../../db/repositories/book.ts';
-import { presentLedgerEntry } from '../../present.ts';
+import { listCredits } from '../../../db/repositories/credits.ts';
+import { presentCredit, presentInstallment, presentLedgerEntry } from '../../present.ts';
+import { hasAtMostDecimals, isValidDate } from '../../../domain/index.ts';
+import {
+  cancelCredit,
+  createCredit,
+  creditDetail,
+  refinanceCredit,
+  registerPayment,
+  writeOffCredit,
+  type CreditDetailRows,
+  type LendingContext,
+} from '../../../services/lending.ts';
+import { idempotent } from './idempotency.ts';
+
+// Amounts: a JSON number with at most 2 decimals (more is a 400); ≤ 0 or more than owed is a
+// business rule (422), checked by the use case.
+const Amount = Type.Number({ maximum: 999_999_999_999.99, description: 'at most 2 decimals; must be > 0' });
+const DateField = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+
+const CreateBody = Type.Object(
+  {
+    credit_config_id: Uuid,
+    amount: Amount,
+    branch_id: Type.Optional(Nullable(Uuid)),
+    origin_transaction_reference: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    start_date: Type.Optional(DateField),
+  },
+  { additionalProperties: false },
+);
+const PaymentBody = Type.Object(
+  {
+    amount: Amount,
+    paid_on: Type.Optional(DateField),
+    branch_id: Type.Optional(Nullable(Uuid)),
+  },
+  { additionalProperties: false },
+);
+const WriteOffBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' }) }, { additionalProperties: false });
+const RefinanceBody = Type.Object(
+  {
+    credit_config_id: Uuid,
+    amount: Type.Optional(Amount),
+    start_date: Type.Optional(DateField),
+  },
+  { additionalProperties: false },
+);
+
+const CreditDetail = Type.Object({
+  credit: ref(Credit),
+  installments: Type.Array(ref(Installment)),
+  ledgerEntries: Type.Array(ref(LedgerEntry)),
+});
+const PaymentResult = Type.Object({
+  credit: ref(Credit),
+  installments: Type.Array(ref(Installment)),
+  ledgerEntries: Type.Array(ref(LedgerEntry), { description: 'only the entries this payment created: punitory posted up to paid_on, then the payment slices' }),
+});
+
+const ListQuery = Type.Object(
+  { status: Type.Optional(CreditStatus), client_id: Type.Optional(Uuid), branch_id: Type.Optional(Uuid), ...PageQuery },
+  { additionalProperties: false },
+);
+
+function checkAmount(v: number | undefined, path = '/amount') {
+  if (v !== undefined && !hasAtMostDecimals(v, 2)) throw new AppError('validation_failed', `${path.slice(1)} accepts at most 2 decimals`, [{ path, message: 'must have at most 2 decimals' }]);
+}
+function checkDate(v: string | undefined, path: string) {
+  if (v !== undefined && !isValidDate(v)) throw new AppError('validation_failed', `${path.slice(1)} is not a calendar date`, [{ path, message: 'must be YYYY-MM-DD' }]);
+}
+
+const ctxOf = (req: FastifyRequest): LendingContext => ({ businessId: req.auth.businessId, actor: req.auth.actor, timezone: req.auth.timezone });
+
+export function presentDetail(d: CreditDetailRows, today: string) {
+  return {
+    credit: presentCredit(d.credit),
+    installments: d.installments.map((i) => presentInstallment(i, today)),
+    ledgerEntries: d.ledgerEntries.map(presentLedgerEntry),
+  };
+}
 
 export default async function creditRoutes(app: App) {
   app.get(
@@ -21,5 +102,169 @@ export default async function creditRoutes(app: App) {
       if (!credit) throw notFound('credit');
       return (await ledgerOfCredits(app.db.kysely, req.auth.businessId, [credit.id])).map(presentLedgerEntry);
     },
+  );
+
+  app.post(
+    '/clients/:clientId/credits',
+    {
+      schema: {
+        tags: ['credits'],
+        summary: "Grant a credit to the client on a plan: the schedule is built, the plan's terms are kept on the credit",
+        description:
+          'Flat interest: total = amount × (1 + interest_rate); every installment round(total / n) and the last one the remainder. ' +
+          'Optional Idempotency-Key header: the same key and body replay the first answer; the same key with another body is 409.',
+        params: Type.Object({ clientId: Uuid }),
+        body: CreateBody,
+        response: { 201: CreditDetail, ...errors(400, 401, 403, 404, 409, 422) },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      checkAmount(b.amount);
+      checkDate(b.start_date, '/start_date');
+      const ref = b.origin_transaction_reference?.trim();
+      return idempotent(app, req, reply, async () => {
+        const d = await createCredit(app.db.kysely, ctxOf(req), {
+          clientId: req.params.clientId,
+          creditConfigId: b.credit_config_id,
+          amount: b.amount,
+          branchId: b.branch_id ?? null,
+          originTransactionReference: ref ? ref : null,
+          startDate: b.start_date,
+        });
+        return { status: 201, body: presentDetail(d, businessToday(req)) };
+      });
+    },
+  );
+
+  app.get(
+    '/credits',
+    {
+      schema: {
+        tags: ['credits'],
+        summary: 'List credits, newest first, optionally by status, client or branch',
+        querystring: ListQuery,
+        response: { 200: Page(ref(Credit)), ...errors(400, 401) },
+      },
+    },
+    async (req) => {
+      const limit = req.query.limit ?? 50;
+      const offset = req.query.offset ?? 0;
+      const page = await listCredits(app.db.kysely, req.auth.businessId, {
+        status: req.query.status as never,
+        clientId: req.query.client_id,
+        branchId: req.query.branch_id,
+        limit,
+        offset,
+      });
+      return { items: page.items.map(presentCredit), total: page.total, limit, offset };
+    },
+  );
+
+  app.get(
+    '/credits/:id',
+    {
+      schema: {
+        tags: ['credits'],
+        summary: 'Read a credit with its installments (delinquency as of the business’s today) and ledger entries',
+        params: IdParams,
+        response: { 200: CreditDetail, ...errors(401, 404) },
+      },
+    },
+    async (req) => {
+      const credit = await getCredit(app.db.kysely, req.auth.businessId, req.params.id);
+      if (!credit) throw notFound('credit');
+      return presentDetail(await creditDetail(app.db.kysely, req.auth.businessId, credit), businessToday(req));
+    },
+  );
+
+  app.post(
+    '/credits/:id/payments',
+    {
+      schema: {
+        tags: ['credits'],
+        summary: 'Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount',
+        description:
+          'paid_on defaults to today; it may not be in the future, before the start date or before the last payment (422). ' +
+          'amount must be > 0 and at most the outstanding balance as of paid_on (422). Refinanced, closed or cancelled credits: 409. ' +
+          'Written-off credits accept payments (recoveries). Optional Idempotency-Key header.',
+        params: IdParams,
+        body: PaymentBody,
+        response: { 201: PaymentResult, ...errors(400, 401, 403, 404, 409, 422) },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      checkAmount(b.amount);
+      checkDate(b.paid_on, '/paid_on');
+      return idempotent(app, req, reply, async () => {
+        const r = await registerPayment(app.db.kysely, ctxOf(req), req.params.id, {
+          amount: b.amount,
+          paidOn: b.paid_on,
+          branchId: b.branch_id ?? null,
+        });
+        const today = businessToday(req);
+        return {
+          status: 201,
+          body: {
+            credit: presentCredit(r.credit),
+            installments: r.installments.map((i) => presentInstallment(i, today)),
+            ledgerEntries: r.created.map(presentLedgerEntry),
+          },
+        };
+      });
+    },
+  );
+
+  app.post(
+    '/credits/:id/write-off',
+    {
+      schema: {
+        tags: ['credits'],
+        summary: 'Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries)',
+        params: IdParams,
+        body: WriteOffBody,
+        response: { 200: ref(Credit), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (req) => presentCredit(await writeOffCredit(app.db.kysely, ctxOf(req), req.params.id, req.body.reason.trim())),
+  );
+
+  app.post(
+    '/credits/:id/refinance',
+    {
+      schema: {
+        tags: ['credits'],
+        summary: "Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created",
+        description: 'amount defaults to the balance and may not be less (422). The new credit keeps the client and the branch (unless deleted).',
+        params: IdParams,
+        body: RefinanceBody,
+        response: { 201: CreditDetail, ...errors(400, 401, 403, 404, 409, 422) },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      checkAmount(b.amount);
+      checkDate(b.start_date, '/start_date');
+      const d = await refinanceCredit(app.db.kysely, ctxOf(req), req.params.id, {
+        creditConfigId: b.credit_config_id,
+        amount: b.amount,
+        startDate: b.start_date,
+      });
+      return reply.status(201).send(presentDetail(d, businessToday(req)));
+    },
+  );
+
+  app.post(
+    '/credits/:id/cancel',
+    {
+      schema: {
+        tags: ['credits'],
+        summary: 'Cancel an active credit with no payment: status inactive; its installments stay as history and leave every outstanding figure',
+        params: IdParams,
+        response: { 200: ref(Credit), ...errors(401, 403, 404, 409) },
+      },
+    },
+    async (req) => presentCredit(await cancelCredit(app.db.kysely, ctxOf(req), req.params.id)),
   );
 }

@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { UsageError, table, type CliContext } from '../context.ts';
+import { registerCommand } from '../main.ts';
+import { isValidDate } from '../../domain/index.ts';
+import { runAccrual } from '../../jobs/accrual.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function registerAccrue(program: Command, ctx: CliContext) {
+  program
+    .command('accrue')
+    .description('the daily delinquency run: post punitory and write off overdue credits (idempotent)')
+    .option('--as-of <date>', "accrue as of this date (YYYY-MM-DD); default and latest: each business's today")
+    .option('--business <id>', 'only this business')
+    .action(async (opts: { asOf?: string; business?: string }) => {
+      if (opts.asOf !== undefined && !isValidDate(opts.asOf)) throw new UsageError(`--as-of ${opts.asOf} is not a date (YYYY-MM-DD)`);
+      if (opts.business !== undefined && !UUID.test(opts.business)) throw new UsageError('--business must be a uuid');
+      const started = Date.now();
+      const results = await ctx.withDb(async (db) => {
+        try {
+          return await runAccrual(db, { asOf: opts.asOf, businessId: opts.business?.toLowerCase(), actor: 'cli' });
+        } catch (err) {
+          if (/^no business /.test((err as Error).message)) throw new UsageError((err as Error).message);
+          throw err;
+        }
+      });
+      const ms = Date.now() - started;
+      ctx.print({ businesses: results, ms }, () =>
+        results.length
+          ? `${table(results, ['business_id', 'as_of', 'credits_accrued', 'punitory_entries', 'punitory_total', 'written_off'])}\n(${ms} ms)`
+          : 'no businesses',
+      );
+    });
+}
+
+registerCommand(registerAccrue);

@@ -1,0 +1,58 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../types.ts';
+import { Installment, Page, PageQuery, Uuid, errors } from '../../schemas.ts';
+import { businessToday } from '../../helpers.ts';
+import { listInstallments } from '../../../db/repositories/credits.ts';
+import { presentInstallment } from '../../present.ts';
+
+const WorklistItem = Type.Object({
+  ...Installment.properties,
+  client_id: Uuid,
+  credit_sequential_id: Type.Integer({ description: "the credit's per-business number" }),
+});
+
+const Query = Type.Object(
+  {
+    overdue: Type.Optional(Type.Boolean({ description: 'true: only overdue installments (unpaid, due before today); false: only the others' })),
+    branch_id: Type.Optional(Uuid),
+    credit_id: Type.Optional(Uuid),
+    min_days_late: Type.Optional(Type.Integer({ minimum: 0, maximum: 36_500 })),
+    ...PageQuery,
+  },
+  { additionalProperties: false },
+);
+
+export default async function installmentRoutes(app: App) {
+  app.get(
+    '/installments',
+    {
+      schema: {
+        tags: ['credits'],
+        summary: 'The collections worklist: installments, most days late first, each with its client and credit number',
+        description: 'Delinquency is computed for the business’s today. Installments of cancelled (inactive) credits are left out; written-off credits stay (recoveries).',
+        querystring: Query,
+        response: { 200: Page(WorklistItem), ...errors(400, 401) },
+      },
+    },
+    async (req) => {
+      const limit = req.query.limit ?? 50;
+      const offset = req.query.offset ?? 0;
+      const today = businessToday(req);
+      const page = await listInstallments(app.db.kysely, req.auth.businessId, {
+        today,
+        overdue: req.query.overdue,
+        branchId: req.query.branch_id,
+        creditId: req.query.credit_id,
+        minDaysLate: req.query.min_days_late,
+        limit,
+        offset,
+      });
+      return {
+        items: page.items.map((i) => ({ ...presentInstallment(i, today), client_id: i.client_id, credit_sequential_id: i.credit_sequential_id })),
+        total: page.total,
+        limit,
+        offset,
+      };
+    },
+  );
+}

@@ -1,0 +1,132 @@
+// What each installment owes, rebuilt from its ledger entries, and the punitory to post as of a
+// date. Pure: rows in, decimals out. The payment path and the daily run share it so both post
+// exactly what DOMAIN.md's punitory rule gives.
+import type { Credit, LedgerEntry } from '../db/schema.ts';
+import {
+  Dec,
+  cumulativePunitory,
+  installmentStatus,
+  money,
+  punitoryToPost,
+  todayIn,
+  type Decimal,
+  type InstallmentBalance,
+  type InstallmentPayment,
+  type InstallmentStatus,
+  type PunitoryTerms,
+} from '../domain/index.ts';
+
+export interface InstallmentLike {
+  id: string;
+  number: number;
+  amount: string;
+  due_date: string;
+}
+
+export interface InstallmentState {
+  id: string;
+  number: number;
+  dueDate: string;
+  amount: Decimal;
+  principalPaid: Decimal;
+  punitoryPosted: Decimal;
+  punitoryPaid: Decimal;
+  /** this installment's payment slices, in date order */
+  payments: InstallmentPayment[];
+}
+
+type TermsSource = Pick<Credit, 'daily_punitory_rate' | 'punitory_mode' | 'grace_days' | 'max_punitory_days' | 'punitory_cap_pct'>;
+
+/** The punitory terms snapshotted on the credit. */
+export function creditTerms(c: TermsSource): PunitoryTerms {
+  return {
+    dailyRate: money(c.daily_punitory_rate),
+    mode: c.punitory_mode,
+    graceDays: c.grace_days,
+    maxDays: c.max_punitory_days,
+    capPct: money(c.punitory_cap_pct),
+  };
+}
+
+/** The last day punitory can accrue on: the business's calendar date of the write-off. */
+export function stopDate(c: Pick<Credit, 'written_off_at'>, timezone: string): string | null {
+  return c.written_off_at ? todayIn(timezone, new Date(c.written_off_at)) : null;
+}
+
+export function emptyState(i: InstallmentLike): InstallmentState {
+  return {
+    id: i.id,
+    number: i.number,
+    dueDate: i.due_date,
+    amount: money(i.amount),
+    principalPaid: new Dec(0),
+    punitoryPosted: new Dec(0),
+    punitoryPaid: new Dec(0),
+    payments: [],
+  };
+}
+
+/** Applies one ledger entry (punitory or payment) to the state of its installment. */
+export function applyEntry(s: InstallmentState, e: Pick<LedgerEntry, 'type' | 'amount' | 'punitory_part' | 'effective_date'>) {
+  if (e.type === 'punitory') {
+    s.punitoryPosted = s.punitoryPosted.plus(money(e.amount));
+  } else if (e.type === 'payment') {
+    const punitory = money(e.punitory_part);
+    const principal = money(e.amount).minus(punitory);
+    s.principalPaid = s.principalPaid.plus(principal);
+    s.punitoryPaid = s.punitoryPaid.plus(punitory);
+    s.payments.push({ paidOn: e.effective_date, principal, punitory });
+  }
+}
+
+export function buildStates(installments: InstallmentLike[], ledger: Pick<LedgerEntry, 'installment_id' | 'type' | 'amount' | 'punitory_part' | 'effective_date' | 'created_at'>[]): InstallmentState[] {
+  const states = installments.map(emptyState).sort((a, b) => a.number - b.number);
+  const byId = new Map(states.map((s) => [s.id, s]));
+  const ordered = [...ledger].sort(
+    (a, b) => a.effective_date.localeCompare(b.effective_date) || new Date(a.created_at).getTime() - new Date(b.created_at).getTime(),
+  );
+  for (const e of ordered) {
+    const s = byId.get(e.installment_id);
+    if (s) applyEntry(s, e);
+  }
+  return states;
+}
+
+/** Cumulative punitory of one installment as of a date, from its payment history. */
+export function cumulativeOf(s: InstallmentState, terms: PunitoryTerms, asOf: string, stop: string | null): Decimal {
+  if (terms.dailyRate.lte(0)) return new Dec(0);
+  return cumulativePunitory({ amount: s.amount, dueDate: s.dueDate, payments: s.payments, asOf, stopDate: stop }, terms);
+}
+
+/** Per installment, what to post so the posted total equals the cumulative figure as of asOf (zeros left out). */
+export function punitoryPostings(states: InstallmentState[], terms: PunitoryTerms, asOf: string, stop: string | null): { state: InstallmentState; amount: Decimal }[] {
+  const out: { state: InstallmentState; amount: Decimal }[] = [];
+  for (const s of states) {
+    const diff = punitoryToPost(cumulativeOf(s, terms, asOf, stop), s.punitoryPosted);
+    if (!diff.isZero()) out.push({ state: s, amount: diff });
+  }
+  return out;
+}
+
+/** Balance for allocation; punitoryOwed may be given (a backdated payment owes what it owed on its date). */
+export function balanceOf(s: InstallmentState, punitoryOwed?: Decimal): InstallmentBalance {
+  return {
+    id: s.id,
+    number: s.number,
+    amount: s.amount,
+    principalPaid: s.principalPaid,
+    punitoryOwed: punitoryOwed ?? s.punitoryPosted.minus(s.punitoryPaid),
+  };
+}
+
+export function statusOf(s: InstallmentState): { status: InstallmentStatus; paidDate: string | null } {
+  const status = installmentStatus({
+    amount: s.amount,
+    principalPaid: s.principalPaid,
+    punitoryOwed: s.punitoryPosted.minus(s.punitoryPaid),
+    anythingPaid: s.payments.length > 0,
+  });
+  // the day it became paid: the date of the payment that completed it (payments are in date order)
+  const last = s.payments[s.payments.length - 1];
+  return { status, paidDate: status === 'paid' ? (last?.paidOn ?? null) : null };
+}

@@ -1,0 +1,113 @@
+// Shared steps of the lending-engine tests: plans, clients and credits through the HTTP API, the
+// `lending accrue` command run in-process against the test database, and the ledger invariant
+// every integration test ends with.
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { runCli } from '../../src/cli/entry.ts';
+import type { Database } from '../../src/db/connection.ts';
+import { addDays, money, todayIn, Dec } from '../../src/domain/index.ts';
+import { buildStates, creditTerms, cumulativeOf, statusOf, stopDate } from '../../src/services/ledgerState.ts';
+import { json, type Harness } from '../helpers/app.ts';
+
+export const todayUtc = () => todayIn('UTC');
+/** A date k days from today (UTC, the test tenant's time zone). */
+export const day = (k: number) => addDays(todayUtc(), k);
+
+export async function plan(h: Harness, fields: Record<string, unknown> = {}): Promise<any> {
+  const res = await h.post('/api/credit-configs', { name: 'plan', ...fields });
+  assert.equal(res.statusCode, 201, res.body);
+  return json(res);
+}
+
+let dni = 10_000_000;
+export async function client(h: Harness): Promise<any> {
+  const res = await h.post('/api/clients', { dni: String(++dni) + Math.random().toString().slice(2, 6), first_name: 'Test' });
+  assert.equal(res.statusCode, 201, res.body);
+  return json(res);
+}
+
+export async function credit(h: Harness, clientId: string, body: Record<string, unknown>): Promise<any> {
+  const res = await h.post(`/api/clients/${clientId}/credits`, body);
+  assert.equal(res.statusCode, 201, res.body);
+  return json(res);
+}
+
+export async function pay(h: Harness, creditId: string, body: Record<string, unknown>): Promise<any> {
+  const res = await h.post(`/api/credits/${creditId}/payments`, body);
+  assert.equal(res.statusCode, 201, res.body);
+  return json(res);
+}
+
+/** `lending accrue …` through the real command line, on the test database. */
+export async function accrue(h: Harness, ...args: string[]): Promise<{ code: number; out: any; err: string }> {
+  let out = '';
+  let err = '';
+  const io = {
+    stdout: new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }),
+    stderr: new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }),
+    stderrIsTTY: false,
+  };
+  const code = await runCli(['accrue', '--json', ...args], io, { db: h.db, config: h.config });
+  return { code, out: out ? JSON.parse(out) : null, err };
+}
+
+export const sum = (xs: { amount: number }[]) => Number(xs.reduce((s, x) => s.plus(money(x.amount)), new Dec(0)).toFixed(2));
+
+/**
+ * The ledger invariant, for every credit of the business:
+ * - one installment entry per installment, equal to its amount; the installments add up to the total;
+ * - payments never exceed installment + posted punitory, and neither part is overpaid;
+ * - each installment's status and paid_date agree with its sums;
+ * - the punitory posted equals the cumulative punitory as of punitory_posted_through (idempotent posting);
+ * - closed and refinanced credits are fully paid, active ones are not; sequential ids are 1..N.
+ */
+export async function assertLedgerInvariant(db: Database, businessId: string): Promise<void> {
+  const k = db.kysely;
+  const [biz, credits, installments, ledger] = await Promise.all([
+    k.selectFrom('businesses').select('timezone').where('id', '=', businessId).executeTakeFirstOrThrow(),
+    k.selectFrom('credits').selectAll().where('business_id', '=', businessId).orderBy('sequential_id').execute(),
+    k.selectFrom('installments').selectAll().where('business_id', '=', businessId).execute(),
+    k.selectFrom('ledger').selectAll().where('business_id', '=', businessId).execute(),
+  ]);
+  assert.deepEqual(
+    credits.map((c) => c.sequential_id),
+    credits.map((_, i) => i + 1),
+    'sequential ids are 1..N with no gap',
+  );
+  for (const c of credits) {
+    const insts = installments.filter((i) => i.credit_id === c.id).sort((a, b) => a.number - b.number);
+    const entries = ledger.filter((e) => e.credit_id === c.id);
+    const where = `credit #${c.sequential_id} (${c.status})`;
+    assert.equal(insts.length, c.installments_count, `${where}: installment count`);
+    assert.equal(sum(insts.map((i) => ({ amount: Number(i.amount) }))), Number(c.total), `${where}: installments add up to the total`);
+    const states = buildStates(insts, entries);
+    const terms = creditTerms(c);
+    for (const inst of insts) {
+      const s = states.find((x) => x.id === inst.id)!;
+      const own = entries.filter((e) => e.installment_id === inst.id);
+      const instEntries = own.filter((e) => e.type === 'installment');
+      assert.equal(instEntries.length, 1, `${where} #${inst.number}: one installment entry`);
+      assert.equal(instEntries[0]!.amount, inst.amount, `${where} #${inst.number}: installment entry = amount`);
+      for (const e of own.filter((x) => x.type === 'payment')) {
+        assert.ok(money(e.amount).gt(0) && money(e.punitory_part).gte(0) && money(e.punitory_part).lte(money(e.amount)), `${where}: payment slice shape`);
+      }
+      const paid = s.principalPaid.plus(s.punitoryPaid);
+      assert.ok(paid.lte(s.amount.plus(s.punitoryPosted)), `${where} #${inst.number}: payments ${paid} exceed installment + punitory ${s.amount.plus(s.punitoryPosted)}`);
+      assert.ok(s.principalPaid.lte(s.amount), `${where} #${inst.number}: amount overpaid`);
+      assert.ok(s.punitoryPaid.lte(s.punitoryPosted), `${where} #${inst.number}: punitory overpaid`);
+      const expect = statusOf(s);
+      assert.equal(inst.status, expect.status, `${where} #${inst.number}: status agrees with the sums`);
+      assert.equal(inst.paid_date, expect.paidDate, `${where} #${inst.number}: paid_date`);
+      if (c.punitory_posted_through) {
+        const cum = cumulativeOf(s, terms, c.punitory_posted_through, stopDate(c, biz.timezone));
+        assert.equal(s.punitoryPosted.toFixed(2), cum.toFixed(2), `${where} #${inst.number}: posted punitory = cumulative as of ${c.punitory_posted_through}`);
+      } else {
+        assert.ok(s.punitoryPosted.isZero(), `${where} #${inst.number}: punitory posted without a posting date`);
+      }
+    }
+    const allPaid = insts.every((i) => i.status === 'paid');
+    if (c.status === 'closed' || c.status === 'refinanced') assert.ok(allPaid, `${where}: must be fully paid`);
+    if (c.status === 'active') assert.ok(!allPaid, `${where}: fully paid but still active`);
+    assert.equal(c.status === 'written_off', c.written_off_at !== null, `${where}: written_off_at`);
+  }
+}
