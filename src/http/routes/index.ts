@@ -5,6 +5,7 @@ import clientRoutes from './clients/index.ts';
 import creditConfigRoutes from './credit-configs/index.ts';
 import branchRoutes from './branches/index.ts';
 import logRoutes from './logs/index.ts';
+import reportRoutes from './reports/index.ts';
 import creditRoutes from './credits/index.ts';
 import installmentRoutes from './installments/index.ts';
 
@@ -13,6 +14,7 @@ export async function apiRoutes(app: App) {
   await app.register(creditConfigRoutes);
   await app.register(branchRoutes);
   await app.register(logRoutes);
+  await app.register(reportRoutes);
   await app.register(creditRoutes);
   await app.register(installmentRoutes);
 }

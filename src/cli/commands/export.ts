@@ -1,0 +1,88 @@
+// `lending export DATASET --business ID [--from] [--to] > file.csv`: the CSV of
+// GET /api/reports/exports/{dataset}.csv on stdout, streamed: the next batch is read from the
+// database only when stdout has taken the previous one (also through the admin socket, when the
+// command runs inside the server). A progress bar on stderr when stderr is a terminal.
+import type { Writable } from 'node:stream';
+import type { Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { UsageError, type CliContext } from '../context.ts';
+import { registerCommand } from '../main.ts';
+import { getBusiness } from '../../db/repositories/businesses.ts';
+import { todayIn } from '../../domain/index.ts';
+import { DATASETS, countExport, exportCsv, parseBound, type Bound, type Dataset } from '../../services/reports.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function bound(flag: string, v: string | undefined): Bound | undefined {
+  if (v === undefined) return undefined;
+  const b = parseBound(v);
+  if (!b) throw new UsageError(`${flag} ${v} is not a date (YYYY-MM-DD) or an RFC 3339 date-time with offset`);
+  return b;
+}
+
+/** Writes and waits while the stream's buffer is full; rejects if it fails or closes first. */
+function write(out: Writable, text: string): Promise<void> | void {
+  if (out.write(text)) return;
+  return new Promise((resolve, reject) => {
+    const done = (err?: Error) => {
+      out.off('drain', ok);
+      out.off('error', fail);
+      out.off('close', closed);
+      if (err) reject(err);
+      else resolve();
+    };
+    const ok = () => done();
+    const fail = (err: Error) => done(err);
+    const closed = () => done(new Error('stdout was closed'));
+    out.on('drain', ok);
+    out.on('error', fail);
+    out.on('close', closed);
+  });
+}
+
+export function registerExport(program: Command, ctx: CliContext) {
+  program
+    .command('export')
+    .description(`write a dataset as CSV to stdout (${DATASETS.join(', ')}), e.g. lending export ledger --business ID > ledger.csv`)
+    .argument('<dataset>', DATASETS.join(' | '))
+    .requiredOption('--business <id>', 'business id')
+    .option('--from <when>', 'rows created from (changed_at for logs): YYYY-MM-DD (whole day, business time zone) or a date-time with offset')
+    .option('--to <when>', 'rows created up to, inclusive: YYYY-MM-DD or a date-time with offset')
+    .action(async (dataset: string, opts: { business: string; from?: string; to?: string }) => {
+      if (!(DATASETS as readonly string[]).includes(dataset)) throw new UsageError(`unknown dataset ${dataset}: one of ${DATASETS.join(', ')}`);
+      if (!UUID.test(opts.business)) throw new UsageError('--business must be a uuid');
+      const from = bound('--from', opts.from);
+      const to = bound('--to', opts.to);
+      const businessId = opts.business.toLowerCase();
+      await ctx.withDb(async (db) => {
+        const business = await getBusiness(db.kysely, businessId);
+        if (!business) throw new UsageError(`no business ${businessId}`);
+        const filter = { businessId, timezone: business.timezone, ...(from ? { from } : {}), ...(to ? { to } : {}) };
+        let bar: cliProgress.SingleBar | null = null;
+        if (ctx.io.stderrIsTTY) {
+          const total = await countExport(db.kysely, dataset as Dataset, filter);
+          bar = new cliProgress.SingleBar(
+            { stream: ctx.io.stderr, format: `${dataset} [{bar}] {percentage}% {value}/{total} rows {eta_formatted}`, hideCursor: true },
+            cliProgress.Presets.shades_classic,
+          );
+          bar.start(total, 0);
+        }
+        let seen = 0;
+        try {
+          for await (const chunk of exportCsv(db.kysely, dataset as Dataset, { ...filter, today: todayIn(business.timezone) })) {
+            await write(ctx.io.stdout, chunk.csv);
+            if (bar && chunk.rows) {
+              seen += chunk.rows;
+              // rows written since the count grow the total rather than overflow the bar
+              if (seen > bar.getTotal()) bar.setTotal(seen);
+              bar.update(seen);
+            }
+          }
+        } finally {
+          bar?.stop();
+        }
+      });
+    });
+}
+
+registerCommand(registerExport);

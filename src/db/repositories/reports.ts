@@ -1,0 +1,311 @@
+// Reports: the portfolio summary as one SQL statement (aggregates stay in the database, money in
+// numeric), and the export datasets read through a server-side cursor. See docs/reports.md for
+// what every figure means "as of" a date.
+import { CompiledQuery, sql, type Compilable, type InferResult, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../schema.ts';
+import type { Executor } from '../connection.ts';
+
+export interface SummaryQuery {
+  businessId: string;
+  asOf: string;
+  branchId: string | null;
+  timezone: string;
+}
+
+/** Money arrives as numeric text ("1234.50"), ratios as numeric text rounded to 4 places. */
+export interface SummaryRow {
+  clients: number;
+  active: number;
+  refinanced: number;
+  closed: number;
+  written_off: number;
+  inactive: number;
+  disbursed: string;
+  outstanding: string;
+  written_off_outstanding: string;
+  overdue: string;
+  par1: string;
+  par30: string;
+  par60: string;
+  par90: string;
+  par1_ratio: string;
+  par30_ratio: string;
+  par60_ratio: string;
+  par90_ratio: string;
+  collected_day: string;
+  collected_month: string;
+  situations: { s: number; clients: number; outstanding: string }[];
+  branches: { branch_id: string | null; name: string | null; outstanding: string; overdue: string; par30: string; par30_ratio: string }[];
+}
+
+/**
+ * Every figure of the summary in one statement (one snapshot). The CTEs:
+ * cr   credits that exist as of D (start_date <= D) with their status as of D,
+ * inst each installment's balance from ledger entries effective on or before D,
+ * cb   per credit: outstanding, overdue amount, days late of its oldest overdue installment,
+ * then totals, PAR buckets, the clients' debtor situations, branches and collections.
+ */
+export async function summaryFigures(db: Executor, q: SummaryQuery): Promise<SummaryRow> {
+  const r = await sql<SummaryRow>`
+WITH p AS (
+  SELECT ${q.businessId}::uuid AS bid, ${q.asOf}::date AS d, ${q.branchId}::uuid AS branch, ${q.timezone}::text AS tz
+),
+cr AS (
+  SELECT c.id, c.client_id, c.branch_id, c.amount,
+    CASE
+      -- a cancelled credit is void from its start: never part of any figure but the count
+      WHEN c.status = 'inactive' THEN 'inactive'
+      WHEN c.status = 'written_off' AND (c.written_off_at AT TIME ZONE p.tz)::date > p.d THEN 'active'
+      -- closed / refinanced from the effective date of the payment that settled it
+      WHEN c.status IN ('closed', 'refinanced') AND coalesce(
+        (SELECT max(l.effective_date) FROM ledger l
+          WHERE l.business_id = p.bid AND l.credit_id = c.id AND l.type = 'payment'), c.start_date) > p.d THEN 'active'
+      ELSE c.status
+    END AS st
+  FROM p JOIN credits c ON c.business_id = p.bid
+  WHERE c.start_date <= p.d AND (p.branch IS NULL OR c.branch_id = p.branch)
+),
+inst AS (
+  SELECT i.credit_id, i.due_date,
+    coalesce(sum(CASE WHEN l.type = 'payment' THEN -l.amount ELSE l.amount END), 0) AS bal
+  FROM p
+  JOIN cr ON cr.st IN ('active', 'written_off')
+  JOIN installments i ON i.business_id = p.bid AND i.credit_id = cr.id
+  LEFT JOIN ledger l ON l.business_id = p.bid AND l.installment_id = i.id AND l.effective_date <= p.d
+  GROUP BY i.id, i.credit_id, i.due_date
+),
+cb AS (
+  SELECT cr.id, cr.client_id, cr.branch_id, cr.st,
+    coalesce(sum(inst.bal), 0) AS outstanding,
+    coalesce(sum(inst.bal) FILTER (WHERE inst.due_date < p.d AND inst.bal > 0), 0) AS overdue,
+    coalesce(p.d - min(inst.due_date) FILTER (WHERE inst.due_date < p.d AND inst.bal > 0), 0) AS days_late
+  FROM p
+  JOIN cr ON cr.st IN ('active', 'written_off')
+  LEFT JOIN inst ON inst.credit_id = cr.id
+  GROUP BY cr.id, cr.client_id, cr.branch_id, cr.st, p.d
+),
+act AS (SELECT * FROM cb WHERE st = 'active'),
+tot AS (
+  SELECT coalesce(sum(outstanding), 0) AS outstanding,
+    coalesce(sum(overdue), 0) AS overdue,
+    coalesce(sum(outstanding) FILTER (WHERE days_late >= 1), 0) AS par1,
+    coalesce(sum(outstanding) FILTER (WHERE days_late >= 30), 0) AS par30,
+    coalesce(sum(outstanding) FILTER (WHERE days_late >= 60), 0) AS par60,
+    coalesce(sum(outstanding) FILTER (WHERE days_late >= 90), 0) AS par90
+  FROM act
+),
+wo AS (SELECT coalesce(sum(outstanding), 0) AS outstanding FROM cb WHERE st = 'written_off'),
+cnt AS (
+  SELECT count(*) FILTER (WHERE st = 'active') AS active,
+    count(*) FILTER (WHERE st = 'refinanced') AS refinanced,
+    count(*) FILTER (WHERE st = 'closed') AS closed,
+    count(*) FILTER (WHERE st = 'written_off') AS written_off,
+    count(*) FILTER (WHERE st = 'inactive') AS inactive,
+    coalesce(sum(amount) FILTER (WHERE st <> 'inactive'), 0) AS disbursed
+  FROM cr
+),
+cl AS (
+  SELECT client_id, sum(outstanding) AS outstanding, max(days_late) AS worst
+  FROM act GROUP BY client_id HAVING sum(outstanding) > 0
+),
+sit AS (
+  SELECT CASE WHEN worst <= 31 THEN 1 WHEN worst <= 90 THEN 2 WHEN worst <= 180 THEN 3 WHEN worst <= 365 THEN 4 ELSE 5 END AS s,
+    count(*) AS clients, sum(outstanding) AS outstanding
+  FROM cl GROUP BY 1
+),
+br AS (
+  SELECT b.id AS branch_id, b.name,
+    coalesce(sum(a.outstanding), 0) AS outstanding,
+    coalesce(sum(a.overdue), 0) AS overdue,
+    coalesce(sum(a.outstanding) FILTER (WHERE a.days_late >= 30), 0) AS par30
+  FROM p
+  JOIN branches b ON b.business_id = p.bid AND (p.branch IS NULL OR b.id = p.branch)
+  LEFT JOIN act a ON a.branch_id = b.id
+  GROUP BY b.id, b.name, b.deleted_at, p.branch
+  -- a deleted branch shows while it still has a book, or when asked for by id
+  HAVING b.deleted_at IS NULL OR p.branch IS NOT NULL OR coalesce(sum(a.outstanding), 0) <> 0
+  UNION ALL
+  -- credits with no branch, so that the branches add up to the totals
+  SELECT NULL, NULL, sum(outstanding), sum(overdue), coalesce(sum(outstanding) FILTER (WHERE days_late >= 30), 0)
+  FROM act WHERE branch_id IS NULL HAVING count(*) > 0
+),
+col AS (
+  SELECT coalesce(sum(l.amount) FILTER (WHERE l.effective_date = p.d), 0) AS day,
+    coalesce(sum(l.amount), 0) AS month
+  FROM p
+  JOIN ledger l ON l.business_id = p.bid AND l.type = 'payment'
+    AND l.effective_date BETWEEN make_date(extract(year FROM p.d)::int, extract(month FROM p.d)::int, 1) AND p.d
+  JOIN credits c ON c.business_id = p.bid AND c.id = l.credit_id
+  WHERE (p.branch IS NULL OR coalesce(l.branch_id, c.branch_id) = p.branch)
+    -- the entries that settle a refinanced credit move a balance to the new credit: no cash came in
+    AND NOT (c.status = 'refinanced' AND l.payment_id IS NOT DISTINCT FROM (
+      SELECT l2.payment_id FROM ledger l2
+      WHERE l2.business_id = p.bid AND l2.credit_id = c.id AND l2.type = 'payment'
+      ORDER BY l2.created_at DESC, l2.id DESC LIMIT 1))
+),
+ncl AS (
+  SELECT count(*) AS n
+  FROM p JOIN clients k ON k.business_id = p.bid
+  WHERE EXISTS (SELECT 1 FROM cr WHERE cr.client_id = k.id AND cr.st <> 'inactive')
+     OR (p.branch IS NULL AND (k.created_at AT TIME ZONE p.tz)::date <= p.d)
+)
+SELECT (SELECT n FROM ncl) AS clients,
+  cnt.active, cnt.refinanced, cnt.closed, cnt.written_off, cnt.inactive, cnt.disbursed,
+  tot.outstanding, wo.outstanding AS written_off_outstanding, tot.overdue,
+  tot.par1, tot.par30, tot.par60, tot.par90,
+  CASE WHEN tot.outstanding = 0 THEN 0 ELSE round(tot.par1 / tot.outstanding, 4) END AS par1_ratio,
+  CASE WHEN tot.outstanding = 0 THEN 0 ELSE round(tot.par30 / tot.outstanding, 4) END AS par30_ratio,
+  CASE WHEN tot.outstanding = 0 THEN 0 ELSE round(tot.par60 / tot.outstanding, 4) END AS par60_ratio,
+  CASE WHEN tot.outstanding = 0 THEN 0 ELSE round(tot.par90 / tot.outstanding, 4) END AS par90_ratio,
+  col.day AS collected_day, col.month AS collected_month,
+  (SELECT json_agg(json_build_object('s', g.s, 'clients', coalesce(sit.clients, 0),
+            'outstanding', coalesce(sit.outstanding, 0)::text) ORDER BY g.s)
+     FROM generate_series(1, 5) g(s) LEFT JOIN sit ON sit.s = g.s) AS situations,
+  (SELECT coalesce(json_agg(json_build_object('branch_id', br.branch_id, 'name', br.name,
+            'outstanding', br.outstanding::text, 'overdue', br.overdue::text, 'par30', br.par30::text,
+            'par30_ratio', (CASE WHEN br.outstanding = 0 THEN 0 ELSE round(br.par30 / br.outstanding, 4) END)::text)
+            ORDER BY br.name NULLS LAST, br.branch_id), '[]'::json)
+     FROM br) AS branches
+FROM cnt, tot, wo, col`.execute(db);
+  return r.rows[0]!;
+}
+
+// ---------------------------------------------------------------- exports
+
+export const DATASETS = ['clients', 'credits', 'installments', 'ledger', 'logs'] as const;
+export type Dataset = (typeof DATASETS)[number];
+
+/** A from/to bound: a calendar date (a whole day in the business's time zone) or an instant. */
+export type Bound = { date: string } | { instant: string };
+
+export interface ExportFilter {
+  businessId: string;
+  timezone: string;
+  from?: Bound;
+  to?: Bound;
+}
+
+function lowerBound(col: RawBuilder<unknown>, b: Bound, tz: string) {
+  return 'date' in b ? sql<boolean>`${col} >= (${b.date}::date::timestamp AT TIME ZONE ${tz})` : sql<boolean>`${col} >= ${b.instant}::timestamptz`;
+}
+
+// a date includes its whole day: up to the next local midnight, exclusive
+function upperBound(col: RawBuilder<unknown>, b: Bound, tz: string) {
+  return 'date' in b
+    ? sql<boolean>`${col} < ((${b.date}::date + 1)::timestamp AT TIME ZONE ${tz})`
+    : sql<boolean>`${col} <= ${b.instant}::timestamptz`;
+}
+
+function bounds(col: string, f: ExportFilter) {
+  const ref = sql.ref(col);
+  const out: RawBuilder<boolean>[] = [];
+  if (f.from) out.push(lowerBound(ref, f.from, f.timezone));
+  if (f.to) out.push(upperBound(ref, f.to, f.timezone));
+  return out;
+}
+
+const selectClients = (db: Kysely<DB>, f: ExportFilter) =>
+  where(
+    db
+      .selectFrom('clients')
+      .select(['id', 'business_id', 'first_name', 'last_name', 'dni', 'sex', 'street', 'street_number', 'floor', 'apartment', 'city', 'state', 'country', 'zip_code', 'phone', 'alt_phone', 'email', 'created_at', 'updated_at'])
+      .where('business_id', '=', f.businessId),
+    'created_at',
+    f,
+  );
+
+const selectCredits = (db: Kysely<DB>, f: ExportFilter) =>
+  where(
+    db
+      .selectFrom('credits')
+      .select(['id', 'client_id', 'credit_config_id', 'amount', 'status', 'refinanced_from_id', 'created_by', 'origin_transaction_reference', 'branch_id', 'sequential_id', 'created_at', 'updated_at', 'written_off_at', 'write_off_reason', 'total', 'start_date'])
+      .where('business_id', '=', f.businessId),
+    'created_at',
+    f,
+  );
+
+const selectInstallments = (db: Kysely<DB>, f: ExportFilter) =>
+  where(
+    db
+      .selectFrom('installments')
+      .select(['id', 'credit_id', 'number', 'amount', 'due_date', 'status', 'paid_date', 'created_at', 'updated_at'])
+      .where('business_id', '=', f.businessId),
+    'created_at',
+    f,
+  );
+
+const selectLedger = (db: Kysely<DB>, f: ExportFilter) =>
+  where(
+    db
+      .selectFrom('ledger')
+      .select(['id', 'installment_id', 'type', 'amount', 'branch_id', 'created_by', 'created_at', 'credit_id', 'effective_date'])
+      .where('business_id', '=', f.businessId),
+    'created_at',
+    f,
+  );
+
+const selectLogs = (db: Kysely<DB>, f: ExportFilter) =>
+  where(
+    db
+      .selectFrom('audit_log')
+      .select(['id', 'table_name', 'action', 'record_id', 'business_id', 'branch_id', 'changed_at', 'impersonated_by', 'actor'])
+      // the stored JSON as text: no parse and re-serialise per row
+      .select([sql<string | null>`old_data::text`.as('old_data'), sql<string | null>`new_data::text`.as('new_data')])
+      .where('business_id', '=', f.businessId),
+    'changed_at',
+    f,
+  );
+
+function where<Q extends { where(e: RawBuilder<boolean>): Q; orderBy(c: never): Q }>(q: Q, col: 'created_at' | 'changed_at', f: ExportFilter): Q {
+  for (const b of bounds(col, f)) q = q.where(b);
+  return q.orderBy(col as never).orderBy('id' as never);
+}
+
+/**
+ * The rows of each dataset, oldest first (created_at, or changed_at for logs, then id: the
+ * (business_id, created_at, id) indexes), with the contract's columns and what a row mapper
+ * needs besides (an installment's paid_date for days_late).
+ */
+export const exportQueries = {
+  clients: selectClients,
+  credits: selectCredits,
+  installments: selectInstallments,
+  ledger: selectLedger,
+  logs: selectLogs,
+} satisfies Record<Dataset, unknown>;
+
+export type ExportRow<D extends Dataset> = InferResult<ReturnType<(typeof exportQueries)[D]>>[number];
+
+/** How many rows an export will have (for a progress bar; a concurrent write may change it). */
+export async function countExport(db: Kysely<DB>, dataset: Dataset, f: ExportFilter): Promise<number> {
+  const c = exportQueries[dataset](db, f).compile();
+  const r = (await db.executeQuery<{ n: number }>(CompiledQuery.raw(`SELECT count(*) AS n FROM (${c.sql}) x`, [...c.parameters]))).rows[0]!;
+  return Number(r.n);
+}
+
+/**
+ * Streams a query's rows in batches from a server-side cursor: a read-only transaction holds
+ * `DECLARE … NO SCROLL CURSOR`, and the next `FETCH` runs only when the consumer asks for the
+ * next batch, so memory holds one batch whatever the row count. The same on PostgreSQL and
+ * PGlite; on PGlite the transaction holds the one connection until the export ends or is
+ * abandoned (the generator's return()/throw() closes it).
+ */
+export async function* cursorBatches<R>(db: Kysely<DB>, query: Compilable<R>, batchSize = 1000): AsyncGenerator<R[]> {
+  const compiled = query.compile();
+  const trx = await db.startTransaction().setAccessMode('read only').execute();
+  let finished = false;
+  try {
+    await trx.executeQuery(CompiledQuery.raw(`DECLARE export_rows NO SCROLL CURSOR FOR ${compiled.sql}`, [...compiled.parameters]));
+    const fetch = CompiledQuery.raw(`FETCH ${Math.trunc(batchSize)} FROM export_rows`);
+    for (;;) {
+      const { rows } = await trx.executeQuery<R>(fetch);
+      if (rows.length > 0) yield rows;
+      if (rows.length < batchSize) break;
+    }
+    await trx.commit().execute();
+    finished = true;
+  } finally {
+    if (!finished) await trx.rollback().execute().catch(() => {});
+  }
+}
+

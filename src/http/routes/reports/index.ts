@@ -1,0 +1,129 @@
+import { Readable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../types.ts';
+import { AppError, invalid, notFound } from '../../errors.ts';
+import { CalendarDate, Money, Nullable, Uuid, errors } from '../../schemas.ts';
+import { businessToday } from '../../helpers.ts';
+import { getBranch } from '../../../db/repositories/branches.ts';
+import { compareDates } from '../../../domain/index.ts';
+import { BOUND_PATTERN, DATASETS, exportCsv, parseBound, portfolioSummary, type Bound } from '../../../services/reports.ts';
+
+const Ratio = Type.Number({ description: 'amount / outstanding, rounded to 4 decimals; 0 when outstanding is 0' });
+const AmountRatio = Type.Object({ amount: Money, ratio: Ratio });
+const Situation = Type.Object({ clients: Type.Integer(), outstanding: Money });
+
+const Summary = Type.Object(
+  {
+    as_of: CalendarDate,
+    clients: Type.Integer(),
+    credits: Type.Object({
+      active: Type.Integer(),
+      refinanced: Type.Integer(),
+      closed: Type.Integer(),
+      written_off: Type.Integer(),
+      inactive: Type.Integer(),
+    }),
+    disbursed: Money,
+    outstanding: Money,
+    written_off_outstanding: Money,
+    overdue: Money,
+    par: Type.Object({ par1: AmountRatio, par30: AmountRatio, par60: AmountRatio, par90: AmountRatio }),
+    situations: Type.Object(
+      { '1': Situation, '2': Situation, '3': Situation, '4': Situation, '5': Situation },
+      { description: "central bank debtor situations by each client's worst days late: 1 up to 31, 2 up to 90, 3 up to 180, 4 up to 365, 5 beyond" },
+    ),
+    collected: Type.Object({ day: Money, month: Money }),
+    branches: Type.Array(
+      Type.Object({
+        branch_id: Nullable(Uuid),
+        name: Nullable(Type.String()),
+        outstanding: Money,
+        overdue: Money,
+        par30: AmountRatio,
+      }),
+      { description: 'one row a branch; a row with branch_id null holds the credits without a branch' },
+    ),
+  },
+  { title: 'PortfolioSummary' },
+);
+
+const BoundParam = Type.String({
+  pattern: BOUND_PATTERN,
+  description: 'YYYY-MM-DD (a whole day in the business time zone) or an RFC 3339 date-time with offset',
+});
+
+function bound(name: 'from' | 'to', v: string | undefined): Bound | undefined {
+  if (v === undefined) return undefined;
+  const b = parseBound(v);
+  if (!b) throw invalid(`/${name}`, 'is not a real date or date-time');
+  return b;
+}
+
+export default async function reportRoutes(app: App) {
+  app.get(
+    '/reports/summary',
+    {
+      schema: {
+        tags: ['reports'],
+        summary: 'Portfolio figures as of a date (default: the business today), optionally for one branch',
+        querystring: Type.Object(
+          {
+            as_of: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD, not after the business today' })),
+            branch_id: Type.Optional(Uuid),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Summary, ...errors(400, 401, 404) },
+      },
+    },
+    async (req) => {
+      const bid = req.auth.businessId;
+      const today = businessToday(req);
+      const asOf = req.query.as_of ?? today;
+      if (compareDates(asOf, today) > 0) throw invalid('/as_of', `is after the business's today (${today}): figures exist up to today`);
+      const branchId = req.query.branch_id ?? null;
+      if (branchId && !(await getBranch(app.db.kysely, bid, branchId))) throw notFound('branch');
+      return portfolioSummary(app.db.kysely, { businessId: bid, asOf, branchId, timezone: req.auth.timezone });
+    },
+  );
+
+  app.get(
+    '/reports/exports/:dataset.csv',
+    {
+      schema: {
+        tags: ['reports'],
+        summary: 'A dataset as CSV (RFC 4180, header row first), streamed; from/to filter on created_at (changed_at for logs)',
+        params: Type.Object({ dataset: Type.Union(DATASETS.map((d) => Type.Literal(d))) }),
+        querystring: Type.Object({ from: Type.Optional(BoundParam), to: Type.Optional(BoundParam) }, { additionalProperties: false }),
+        response: {
+          200: Type.Unsafe<unknown>({ type: 'string', description: 'text/csv; charset=utf-8, columns in the order of the record in the contract' }),
+          ...errors(400, 401, 404),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { dataset } = req.params;
+      if (!DATASETS.includes(dataset)) throw new AppError('not_found', `no dataset ${String(dataset)}`);
+      const from = bound('from', req.query.from);
+      const to = bound('to', req.query.to);
+      reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${dataset}.csv"`)
+        .header('cache-control', 'no-store');
+      // HEAD: the headers only; running the export to throw it away would hold a connection
+      if (req.method === 'HEAD') return reply.send();
+      const chunks = exportCsv(app.db.kysely, dataset, {
+        businessId: req.auth.businessId,
+        timezone: req.auth.timezone,
+        today: businessToday(req),
+        ...(from ? { from } : {}),
+        ...(to ? { to } : {}),
+      });
+      async function* text() {
+        for await (const c of chunks) yield c.csv;
+      }
+      // byte mode: the stream buffers ~16 KiB before it stops pulling, so one batch is in memory
+      return reply.send(Readable.from(text(), { objectMode: false }));
+    },
+  );
+}
