@@ -1,0 +1,215 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { build, json } from '../helpers/app.ts';
+import { accrue, assertLedgerInvariant, client, credit, day, pay, plan } from './helpers.ts';
+
+// The plan of the worked examples: 1000 at 35 % flat in 3 installments of 450, fixed 30 days,
+// 0.5 % a day simple punitory → 2.25 a day on an unpaid installment.
+const P35 = { installments_count: 3, interest_rate: 0.35, days_until_first_payment: 30, cut_type: 'fixed', daily_punitory_rate: 0.005 };
+const shape = (e: any) => [e.type, e.amount, e.effective_date];
+
+test('a payment on due + 10: 10 days × 2.25 = 22.50 punitory posted first, then allocated punitory before amount', async (t) => {
+  const h = await build(t);
+  const p = await plan(h, P35);
+  const c = await client(h);
+  // start 40 days ago → installment 1 due 10 days ago
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40) });
+  assert.equal(d.installments[0].due_date, day(-10));
+  assert.deepEqual([d.installments[0].overdue, d.installments[0].days_late], [true, 10]);
+
+  const r = await pay(h, d.credit.id, { amount: 472.5 });
+  const [i1, i2, i3] = d.installments.map((i: any) => i.id);
+  // only the entries this payment created: the punitory up to today, then one slice
+  assert.deepEqual(r.ledgerEntries.map(shape), [
+    ['punitory', 22.5, day(0)],
+    ['payment', 472.5, day(0)],
+  ]);
+  assert.deepEqual(r.ledgerEntries.map((e: any) => e.installment_id), [i1, i1]);
+  assert.deepEqual(r.installments.map((i: any) => [i.status, i.overdue, i.days_late]), [
+    ['paid', false, 10],
+    ['pending', false, 0],
+    ['pending', false, 0],
+  ]);
+  assert.equal(r.credit.status, 'active');
+
+  // more than owed (900) is refused and changes nothing
+  const over = await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 900.01 });
+  assert.equal(over.statusCode, 422, over.body);
+  assert.match(json(over).error, /900\.00/);
+
+  // 500 → #2 fully (450), #3 partly (50)
+  const r2 = await pay(h, d.credit.id, { amount: 500 });
+  assert.deepEqual(r2.ledgerEntries.map((e: any) => [e.installment_id, e.amount]), [
+    [i2, 450],
+    [i3, 50],
+  ]);
+  assert.deepEqual(r2.installments.map((i: any) => i.status), ['paid', 'paid', 'partial']);
+  const r3 = await pay(h, d.credit.id, { amount: 400 });
+  assert.equal(r3.credit.status, 'closed');
+  assert.deepEqual(r3.installments.map((i: any) => i.status), ['paid', 'paid', 'paid']);
+  // a closed credit takes no payment
+  const closed = await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 1 });
+  assert.equal(closed.statusCode, 409);
+
+  // the contract ledger holds all of it, in order
+  const ledger = json(await h.get(`/api/credits/${d.credit.id}/ledger`));
+  assert.deepEqual(ledger.map((e: any) => [e.type, e.amount]), [
+    ['installment', 450],
+    ['installment', 450],
+    ['installment', 450],
+    ['punitory', 22.5],
+    ['payment', 472.5],
+    ['payment', 450],
+    ['payment', 50],
+    ['payment', 400],
+  ]);
+  await assertLedgerInvariant(h.db, h.tenant.businessId);
+});
+
+test('a small payment pays punitory first and leaves the installment partial', async (t) => {
+  const h = await build(t);
+  const p = await plan(h, P35);
+  const c = await client(h);
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40) });
+  const r = await pay(h, d.credit.id, { amount: 20, paid_on: day(-2) });
+  // 8 days × 2.25 = 18.00 punitory as of due + 8; 20 → 18 punitory + 2 amount
+  assert.deepEqual(r.ledgerEntries.map(shape), [
+    ['punitory', 18, day(-2)],
+    ['payment', 20, day(-2)],
+  ]);
+  assert.equal(r.installments[0].status, 'partial');
+  // the next payment today: days 9 and 10 on 448 unpaid → 2 × 2.24 = 4.48
+  const r2 = await pay(h, d.credit.id, { amount: 4.48 });
+  assert.deepEqual(r2.ledgerEntries.map(shape), [
+    ['punitory', 4.48, day(0)],
+    ['payment', 4.48, day(0)],
+  ]);
+  const row = await h.db.kysely.selectFrom('ledger').select(['punitory_part']).where('id', '=', r2.ledgerEntries[1].id).executeTakeFirstOrThrow();
+  assert.equal(row.punitory_part, '4.48');
+  await assertLedgerInvariant(h.db, h.tenant.businessId);
+});
+
+test('grace is a tolerance: paid on due + 5 with grace 5 owes nothing; on due + 6 owes all 6 days', async (t) => {
+  const h = await build(t);
+  const p = await plan(h, { ...P35, grace_days: 5 });
+  const c = await client(h);
+  const onTime = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-35) });
+  const r = await pay(h, onTime.credit.id, { amount: 450 });
+  assert.deepEqual(r.ledgerEntries.map(shape), [['payment', 450, day(0)]]);
+  assert.deepEqual([r.installments[0].status, r.installments[0].days_late], ['paid', 5]);
+
+  const late = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-36) });
+  // within grace it owes only the amount: paying 450 leaves 13.50 punitory unpaid
+  const r2 = await pay(h, late.credit.id, { amount: 463.5 });
+  assert.deepEqual(r2.ledgerEntries.map(shape), [
+    ['punitory', 13.5, day(0)],
+    ['payment', 463.5, day(0)],
+  ]);
+  await assertLedgerInvariant(h.db, h.tenant.businessId);
+});
+
+test('a payment dated before punitory already posted: allocated as of its date, the excess punitory reversed', async (t) => {
+  const h = await build(t);
+  const p = await plan(h, P35);
+  const c = await client(h);
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40) });
+  // the daily run posts 10 days × 2.25 = 22.50
+  const run = await accrue(h, '--business', h.tenant.businessId);
+  assert.equal(run.code, 0, run.err);
+  assert.deepEqual(run.out.businesses[0], {
+    business_id: h.tenant.businessId,
+    as_of: day(0),
+    credits_accrued: 1,
+    punitory_entries: 1,
+    punitory_total: '22.50',
+    written_off: 0,
+  });
+  // as of its date (due + 5) the credit owed 5 × 2.25 = 11.25 + 1350: 1372.50 (today's balance) is too much
+  const tooMuch = await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 1372.5, paid_on: day(-5) });
+  assert.equal(tooMuch.statusCode, 422, tooMuch.body);
+  // a transfer made on due + 5, recorded today: 11.25 punitory + 450
+  const r = await pay(h, d.credit.id, { amount: 461.25, paid_on: day(-5) });
+  assert.deepEqual(r.ledgerEntries.map(shape), [
+    ['payment', 461.25, day(-5)],
+    ['punitory', -11.25, day(0)], // charged 22.50 through today, owed 11.25: the difference goes back
+  ]);
+  assert.deepEqual([r.installments[0].status, r.installments[0].days_late], ['paid', 5]);
+  // nothing posted was edited: the 22.50 is still there
+  const ledger = json(await h.get(`/api/credits/${d.credit.id}/ledger`));
+  assert.deepEqual(ledger.filter((e: any) => e.type === 'punitory').map((e: any) => e.amount), [22.5, -11.25]);
+  // running the day again changes nothing
+  const again = await accrue(h, '--business', h.tenant.businessId);
+  assert.equal(again.out.businesses[0].punitory_entries, 0);
+  await assertLedgerInvariant(h.db, h.tenant.businessId);
+});
+
+test('payment refusals: 400 for shape, 422 for rules, 409 for states, 404 for strangers; nothing changes', async (t) => {
+  const h = await build(t);
+  const p = await plan(h, P35);
+  const c = await client(h);
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40) });
+  const id = d.credit.id;
+  const deleted = json(await h.post('/api/branches', { name: 'Cerrada' }));
+  await h.del(`/api/branches/${deleted.id}`);
+  const stranger = await h.newTenant();
+  const strangerBranch = json(await h.post('/api/branches', { name: 'theirs' }, stranger.fullKey));
+
+  await pay(h, id, { amount: 10, paid_on: day(-3) });
+  const before = json(await h.get(`/api/credits/${id}`));
+  const cases: [Record<string, unknown>, number][] = [
+    [{ amount: 0 }, 422],
+    [{ amount: -10 }, 422],
+    [{ amount: 10.001 }, 400],
+    [{ amount: '10' }, 400],
+    [{}, 400],
+    [{ amount: 10, paid_on: day(1) }, 422], // the future
+    [{ amount: 10, paid_on: day(-41) }, 422], // before the start date
+    [{ amount: 10, paid_on: day(-4) }, 422], // before the last payment
+    [{ amount: 10, paid_on: '2024-13-01' }, 400],
+    [{ amount: 10, branch_id: deleted.id }, 422],
+    [{ amount: 10, branch_id: strangerBranch.id }, 422],
+    [{ amount: 10, extra: true }, 400],
+    [{ amount: 100000 }, 422],
+  ];
+  for (const [body, status] of cases) {
+    const res = await h.post(`/api/credits/${id}/payments`, body);
+    assert.equal(res.statusCode, status, `${JSON.stringify(body)} → ${res.body}`);
+  }
+  assert.equal((await h.post(`/api/credits/${id}/payments`, { amount: 10 }, stranger.fullKey)).statusCode, 404);
+  assert.equal((await h.post(`/api/credits/${id}/payments`, { amount: 10 }, h.tenant.readKey)).statusCode, 403);
+  assert.deepEqual(json(await h.get(`/api/credits/${id}`)), before);
+
+  // same day as the last payment is fine
+  await pay(h, id, { amount: 5, paid_on: day(-3) });
+  // a cancelled credit (no payment) answers 409
+  const other = await credit(h, c.id, { credit_config_id: p.id, amount: 100 });
+  assert.equal((await h.post(`/api/credits/${other.credit.id}/cancel`)).statusCode, 200);
+  assert.equal((await h.post(`/api/credits/${other.credit.id}/payments`, { amount: 1 })).statusCode, 409);
+  await assertLedgerInvariant(h.db, h.tenant.businessId);
+});
+
+test('punitory modes on 1000 due 10 days ago, 0.5 %/day, 500 paid on due + 4', async (t) => {
+  const h = await build(t);
+  const c = await client(h);
+  const one = { installments_count: 1, days_until_first_payment: 30, daily_punitory_rate: 0.005 };
+  const results: Record<string, unknown> = {};
+  for (const mode of ['simple_outstanding', 'full_amount', 'compound']) {
+    const p = await plan(h, { ...one, punitory_mode: mode });
+    const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40) });
+    const r = await pay(h, d.credit.id, { amount: 500, paid_on: day(-6) });
+    await accrue(h, '--business', h.tenant.businessId);
+    const ledger = json(await h.get(`/api/credits/${d.credit.id}/ledger`));
+    results[mode] = { first: r.ledgerEntries.map((e: any) => e.amount), punitory: ledger.filter((e: any) => e.type === 'punitory').map((e: any) => e.amount) };
+  }
+  assert.deepEqual(results, {
+    // 4 days × 5 = 20 first, so 480 went to the amount; days 5..10 on 520 → 6 × 2.60 = 15.60
+    simple_outstanding: { first: [20, 500], punitory: [20, 15.6] },
+    // the whole 1000 every day: 10 × 5 = 50
+    full_amount: { first: [20, 500], punitory: [20, 30] },
+    // 1000 × (1.005⁴ − 1) = 20.1505… → 20.15 first, so 479.85 went to the amount; days 5..10 grow
+    // the base 1000 − 479.85 + 20.1505… − 20.15 = 520.1505… by 1.005 a day: × (1.005⁶ − 1) = 15.8009…;
+    // cumulative 35.9514… → 35.95, of which 20.15 was posted: 15.80
+    compound: { first: [20.15, 500], punitory: [20.15, 15.8] },
+  });
+  await assertLedgerInvariant(h.db, h.tenant.businessId);
+});
