@@ -62,6 +62,13 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     }
   });
 
+  // No body where a JSON body is expected reads as {}: an empty PUT is the no-op API.md
+  // promises, and a POST without one is told which fields it lacks, not "must be object".
+  app.addHook('preValidation', async (req) => {
+    const ct = req.headers['content-type'];
+    if (req.body === undefined && req.routeOptions.schema?.body && (!ct || /^application\/json\b/i.test(ct))) req.body = {};
+  });
+
   app.addHook('onSend', async (_req, reply, payload) => {
     reply.header('X-Content-Type-Options', 'nosniff');
     return payload;
