@@ -24,7 +24,7 @@ type Entry = {
 const total = async (h: Harness, key?: string) => json(await h.get('/api/logs?limit=1', key)).total as number;
 
 /** Runs a write and returns the audit rows it added (newest first). */
-async function rowsOf(h: Harness, write: () => Promise<{ statusCode: number; body: string }>, expectStatus: number) {
+async function rowsOf(h: Harness, write: () => ReturnType<Harness['get']>, expectStatus: number) {
   const before = await total(h);
   const res = await write();
   assert.equal(res.statusCode, expectStatus, res.body);
