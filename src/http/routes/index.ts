@@ -1,6 +1,8 @@
 // Every route of the service. API routes sit under /api behind the API key; public ones do not.
 import type { App } from '../types.ts';
 import opsRoutes from './ops.ts';
+import fileRoutes from './files/index.ts';
+import uploadRoutes from './upload/index.ts';
 import clientRoutes from './clients/index.ts';
 import creditConfigRoutes from './credit-configs/index.ts';
 import branchRoutes from './branches/index.ts';
@@ -11,6 +13,7 @@ import installmentRoutes from './installments/index.ts';
 
 export async function apiRoutes(app: App) {
   await app.register(clientRoutes);
+  await app.register(fileRoutes);
   await app.register(creditConfigRoutes);
   await app.register(branchRoutes);
   await app.register(logRoutes);
@@ -21,4 +24,5 @@ export async function apiRoutes(app: App) {
 
 export async function publicRoutes(app: App) {
   await app.register(opsRoutes);
+  await app.register(uploadRoutes);
 }

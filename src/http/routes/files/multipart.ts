@@ -1,0 +1,94 @@
+// Multipart uploads, shared by POST /api/clients/{id}/files and the public POST /upload/{token}.
+// @fastify/multipart is registered only in the scope of those routes, so every other route keeps
+// its JSON-only body rules. The file is streamed, never buffered whole: MAX_FILE_BYTES is enforced
+// while it streams (413), and a cut-off or malformed upload is a 400, never a 500.
+import multipart from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import { PassThrough } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import { AppError, invalid } from '../../errors.ts';
+import type { IncomingFile } from '../../../services/files.ts';
+import type { App } from '../../types.ts';
+
+export async function registerMultipart(app: App) {
+  await app.register(multipart, {
+    limits: {
+      fileSize: app.config.maxFileBytes,
+      files: 1,
+      fields: 10,
+      fieldSize: 64 * 1024,
+      parts: 12,
+      headerPairs: 50,
+    },
+    throwFileSizeLimit: true,
+  });
+}
+
+/**
+ * The request body of an upload route in the OpenAPI document. The body is streamed, so nothing
+ * is parsed before the handler: the schema validates the absent parsed body (null) and documents
+ * the form.
+ */
+export const UploadBody = {
+  content: {
+    'multipart/form-data': {
+      schema: Type.Unsafe({
+        type: ['object', 'null'],
+        properties: { file: { type: 'string', format: 'binary', description: 'the file: JPEG, PNG, WebP or PDF, detected from its content' } },
+      }),
+    },
+  },
+  required: true,
+};
+
+// ours and @fastify/multipart's (FST_…: not multipart, limits) map to their own answers
+const isKnown = (e: unknown) => e instanceof AppError || String((e as { code?: unknown })?.code).startsWith('FST_');
+
+/**
+ * The file part of the request, in field `file`. Its stream fails with 413 when the file passes
+ * maxBytes and with 400 when the upload is cut off or malformed.
+ */
+export async function receiveFile(req: FastifyRequest, maxBytes: number): Promise<IncomingFile> {
+  let part;
+  try {
+    part = await req.file();
+  } catch (err) {
+    if (isKnown(err)) throw err;
+    throw new AppError('validation_failed', 'the multipart body is malformed');
+  }
+  if (!part) throw invalid('/file', 'send the file as multipart/form-data in the field "file"');
+  const src = part.file;
+  if (part.fieldname !== 'file') {
+    src.resume();
+    throw invalid('/file', `the file must be sent in the field "file", not "${part.fieldname.slice(0, 50)}"`);
+  }
+  const out = new PassThrough();
+  // whoever reads out sees its error; this keeps an unread failure from being an uncaught one
+  out.on('error', () => {});
+  const tooLarge = () => {
+    // busboy drops the rest of the file itself; only our side fails
+    out.destroy(new AppError('payload_too_large', `the file is larger than the limit of ${maxBytes} bytes`));
+    src.unpipe(out);
+    src.resume();
+  };
+  // busboy may have met the limit before this part reached us (the whole body in one chunk):
+  // then only `truncated` tells, at the end
+  src.on('limit', tooLarge);
+  src.on('end', () => {
+    if ((src as { truncated?: boolean }).truncated) {
+      if (!out.destroyed) tooLarge();
+    } else out.end();
+  });
+  src.on('error', (err) => {
+    out.destroy(err instanceof AppError ? err : new AppError('validation_failed', 'the upload was cut off or is not well-formed multipart'));
+  });
+  src.on('close', () => {
+    if (!src.readableEnded && !out.destroyed) out.destroy(new AppError('validation_failed', 'the upload was cut off before the file ended'));
+  });
+  // a client that hangs up mid-upload: busboy may just stop, so the request itself decides
+  req.raw.once('close', () => {
+    if (!req.raw.complete && !req.raw.readableEnded && !out.destroyed) out.destroy(new AppError('validation_failed', 'the upload was cut off before the file ended'));
+  });
+  src.pipe(out, { end: false });
+  return { filename: part.filename, stream: out };
+}
