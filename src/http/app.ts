@@ -50,7 +50,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
 
   // JSON bodies: an empty body is "no body" (POST /cancel with a JSON content type), anything
   // else must parse. Every error is our Error body.
-  app.removeContentTypeParser('application/json');
+  // text/plain is no way to send a JSON body: 415, not a string that fails validation
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);

@@ -70,6 +70,8 @@ const PG_CODES: Record<string, ErrorCode> = {
   '22P02': 'validation_failed', // invalid_text_representation
   '22007': 'validation_failed', // invalid_datetime_format
   '22008': 'validation_failed', // datetime_field_overflow
+  '22021': 'validation_failed', // character_not_in_repertoire: a NUL (\u0000) in text
+  '22P05': 'validation_failed', // untranslatable_character: \u0000 in jsonb
   '40001': 'conflict', // serialization_failure
   '40P01': 'conflict', // deadlock_detected
 };
@@ -114,6 +116,7 @@ export function toAppError(err: unknown): AppError {
   }
   if (e?.code && PG_CODES[e.code]) {
     const code = PG_CODES[e.code]!;
+    if (e.code === '22021' || e.code === '22P05') return new AppError(code, 'text may not contain the NUL character (\\u0000)');
     const msg =
       code === 'conflict'
         ? 'the request conflicts with the current state; retry or check for a duplicate'
