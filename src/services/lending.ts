@@ -166,11 +166,21 @@ async function createCreditIn(trx: Transaction<DB>, ctx: LendingContext, input: 
   return { credit, installments, ledgerEntries };
 }
 
-export async function createCredit(db: Kysely<DB>, ctx: LendingContext, input: CreateCreditInput): Promise<CreditDetailRows> {
+/** Runs inside the use case's transaction just before it commits (the route stores an Idempotency-Key answer with it). */
+export type BeforeCommit<T> = (trx: Transaction<DB>, result: T) => Promise<void>;
+
+export async function createCredit(
+  db: Kysely<DB>,
+  ctx: LendingContext,
+  input: CreateCreditInput,
+  beforeCommit?: BeforeCommit<CreditDetailRows>,
+): Promise<CreditDetailRows> {
   return withActor(db, ctx.actor, async (trx) => {
     const client = await getClient(trx, ctx.businessId, input.clientId);
     if (!client) throw notFound('client');
-    return createCreditIn(trx, ctx, input);
+    const result = await createCreditIn(trx, ctx, input);
+    await beforeCommit?.(trx, result);
+    return result;
   });
 }
 
@@ -261,7 +271,13 @@ const STATUS_FORBIDS_PAYMENT: Record<string, string> = {
   inactive: 'the credit was cancelled',
 };
 
-export async function registerPayment(db: Kysely<DB>, ctx: LendingContext, creditId: string, input: PaymentInput): Promise<PaymentResult> {
+export async function registerPayment(
+  db: Kysely<DB>,
+  ctx: LendingContext,
+  creditId: string,
+  input: PaymentInput,
+  beforeCommit?: BeforeCommit<PaymentResult>,
+): Promise<PaymentResult> {
   return withActor(db, ctx.actor, async (trx) => {
     const l = await loadLocked(trx, ctx, creditId);
     const { credit } = l;
@@ -326,7 +342,9 @@ export async function registerPayment(db: Kysely<DB>, ctx: LendingContext, credi
 
     await settleStatuses(trx, ctx, l);
     const detail = await creditDetail(trx, ctx.businessId, l.credit);
-    return { ...detail, created };
+    const result = { ...detail, created };
+    await beforeCommit?.(trx, result);
+    return result;
   });
 }
 

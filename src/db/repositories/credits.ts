@@ -334,3 +334,32 @@ export async function writeOffOverdue(
     RETURNING c.id`.execute(db);
   return r.rows.map((x) => x.id);
 }
+
+// ---- Idempotency-Key answers ----
+
+export function findIdempotencyKey(db: Executor, businessId: string, key: string) {
+  return db
+    .selectFrom('idempotency_keys')
+    .select(['request_hash', 'status_code', 'response'])
+    .where('business_id', '=', businessId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+}
+
+/** Stored in the transaction of the write it answers: both commit, or neither. */
+export async function saveIdempotencyKey(
+  db: Executor,
+  businessId: string,
+  v: { key: string; requestHash: string; statusCode: number; response: unknown },
+): Promise<void> {
+  await db
+    .insertInto('idempotency_keys')
+    .values({
+      business_id: businessId,
+      key: v.key,
+      request_hash: v.requestHash,
+      status_code: v.statusCode,
+      response: sql`${JSON.stringify(v.response)}::jsonb`,
+    })
+    .execute();
+}

@@ -18,7 +18,7 @@ import {
   type CreditDetailRows,
   type LendingContext,
 } from '../../../services/lending.ts';
-import { idempotent } from './idempotency.ts';
+import { idempotent, type Answer } from './idempotency.ts';
 
 // Amounts: a JSON number with at most 2 decimals (more is a 400); ≤ 0 or more than owed is a
 // business rule (422), checked by the use case.
@@ -62,6 +62,10 @@ const PaymentResult = Type.Object({
   credit: ref(Credit),
   installments: Type.Array(ref(Installment)),
   ledgerEntries: Type.Array(ref(LedgerEntry), { description: 'only the entries this payment created: punitory posted up to paid_on, then the payment slices' }),
+});
+
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: 'optional; a retry with the same key and body replays the first answer (1 to 255 visible ASCII characters)' })),
 });
 
 const ListQuery = Type.Object(
@@ -114,6 +118,7 @@ export default async function creditRoutes(app: App) {
           'Flat interest: total = amount × (1 + interest_rate); every installment round(total / n) and the last one the remainder. ' +
           'Optional Idempotency-Key header: the same key and body replay the first answer; the same key with another body is 409.',
         params: Type.Object({ clientId: Uuid }),
+        headers: IdempotencyHeaders,
         body: CreateBody,
         response: { 201: CreditDetail, ...errors(400, 401, 403, 404, 409, 422) },
       },
@@ -123,16 +128,25 @@ export default async function creditRoutes(app: App) {
       checkAmount(b.amount);
       checkDate(b.start_date, '/start_date');
       const ref = b.origin_transaction_reference?.trim();
-      return idempotent(app, req, reply, async () => {
-        const d = await createCredit(app.db.kysely, ctxOf(req), {
-          clientId: req.params.clientId,
-          creditConfigId: b.credit_config_id,
-          amount: b.amount,
-          branchId: b.branch_id ?? null,
-          originTransactionReference: ref ? ref : null,
-          startDate: b.start_date,
-        });
-        return { status: 201, body: presentDetail(d, businessToday(req)) };
+      return idempotent(app, req, reply, async (store) => {
+        let answer: Answer | undefined;
+        await createCredit(
+          app.db.kysely,
+          ctxOf(req),
+          {
+            clientId: req.params.clientId,
+            creditConfigId: b.credit_config_id,
+            amount: b.amount,
+            branchId: b.branch_id ?? null,
+            originTransactionReference: ref ? ref : null,
+            startDate: b.start_date,
+          },
+          async (trx, d) => {
+            answer = { status: 201, body: presentDetail(d, businessToday(req)) };
+            await store?.(trx, answer);
+          },
+        );
+        return answer!;
       });
     },
   );
@@ -189,6 +203,7 @@ export default async function creditRoutes(app: App) {
           'amount must be > 0 and at most the outstanding balance as of paid_on (422). Refinanced, closed or cancelled credits: 409. ' +
           'Written-off credits accept payments (recoveries). Optional Idempotency-Key header.',
         params: IdParams,
+        headers: IdempotencyHeaders,
         body: PaymentBody,
         response: { 201: PaymentResult, ...errors(400, 401, 403, 404, 409, 422) },
       },
@@ -197,21 +212,21 @@ export default async function creditRoutes(app: App) {
       const b = req.body;
       checkAmount(b.amount);
       checkDate(b.paid_on, '/paid_on');
-      return idempotent(app, req, reply, async () => {
-        const r = await registerPayment(app.db.kysely, ctxOf(req), req.params.id, {
-          amount: b.amount,
-          paidOn: b.paid_on,
-          branchId: b.branch_id ?? null,
+      return idempotent(app, req, reply, async (store) => {
+        let answer: Answer | undefined;
+        await registerPayment(app.db.kysely, ctxOf(req), req.params.id, { amount: b.amount, paidOn: b.paid_on, branchId: b.branch_id ?? null }, async (trx, r) => {
+          const today = businessToday(req);
+          answer = {
+            status: 201,
+            body: {
+              credit: presentCredit(r.credit),
+              installments: r.installments.map((i) => presentInstallment(i, today)),
+              ledgerEntries: r.created.map(presentLedgerEntry),
+            },
+          };
+          await store?.(trx, answer);
         });
-        const today = businessToday(req);
-        return {
-          status: 201,
-          body: {
-            credit: presentCredit(r.credit),
-            installments: r.installments.map((i) => presentInstallment(i, today)),
-            ledgerEntries: r.created.map(presentLedgerEntry),
-          },
-        };
+        return answer!;
       });
     },
   );
