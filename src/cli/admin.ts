@@ -64,6 +64,7 @@ export function forwardToServer(path: string, argv: string[], io: CliIO): Promis
     const req = request({ socketPath: path, method: 'POST', path: '/', headers: { 'content-type': 'application/json' } }, (res) => {
       let buf = '';
       let exit = 1;
+      let waiting = false;
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         buf += chunk;
@@ -71,7 +72,15 @@ export function forwardToServer(path: string, argv: string[], io: CliIO): Promis
         while ((nl = buf.indexOf('\n')) >= 0) {
           const frame = JSON.parse(buf.slice(0, nl)) as { o?: string; e?: string; exit?: number };
           buf = buf.slice(nl + 1);
-          if (frame.o !== undefined) io.stdout.write(frame.o);
+          // a slow stdout pauses the socket, and so the command in the server (a large export)
+          if (frame.o !== undefined && !io.stdout.write(frame.o) && !waiting) {
+            waiting = true;
+            res.pause();
+            io.stdout.once('drain', () => {
+              waiting = false;
+              res.resume();
+            });
+          }
           if (frame.e !== undefined) io.stderr.write(frame.e);
           if (frame.exit !== undefined) exit = frame.exit;
         }
