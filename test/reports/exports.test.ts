@@ -194,6 +194,18 @@ test('lending export writes the same CSV as the API, and refuses bad input', asy
     assert.equal(out.code, 0, out.err);
     assert.equal(out.out, (await csv(h, `${ds}.csv?from=${day(-1)}`)).body);
   }
+  // a terminal on stderr: a progress bar there (total from a count first), stdout unchanged
+  let out = '';
+  let err = '';
+  const stderr = Object.assign(new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }), { isTTY: true, columns: 100 });
+  const stdout = new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) });
+  const code = await runCli(['export', 'installments', '--business', h.tenant.businessId], { stdout, stderr, stderrIsTTY: true }, { db: h.db, config: h.config });
+  assert.equal(code, 0, err);
+  assert.equal(out, (await csv(h, 'installments.csv')).body);
+  assert.match(err, /installments \[.*\] 0% 0\/6 rows/);
+  assert.match(err, /100% 6\/6 rows/);
+  assert.equal((await cli(h, 'export', 'installments', '--business', h.tenant.businessId)).err, '', 'no bar when stderr is not a terminal');
+
   assert.equal((await cli(h, 'export', 'nope', '--business', h.tenant.businessId)).code, 2);
   assert.equal((await cli(h, 'export', 'ledger', '--business', h.tenant.businessId, '--to', '2024-02-30')).code, 2);
   assert.equal((await cli(h, 'export', 'ledger', '--business', '00000000-0000-4000-8000-000000000000')).code, 2);

@@ -96,7 +96,10 @@ export default async function reportRoutes(app: App) {
         params: Type.Object({ dataset: Type.Union(DATASETS.map((d) => Type.Literal(d))) }),
         querystring: Type.Object({ from: Type.Optional(BoundParam), to: Type.Optional(BoundParam) }, { additionalProperties: false }),
         response: {
-          200: Type.Unsafe<unknown>({ type: 'string', description: 'text/csv; charset=utf-8, columns in the order of the record in the contract' }),
+          200: Type.Unsafe<unknown>({
+            description: 'CSV (RFC 4180), columns in the order of the record in the contract',
+            content: { 'text/csv': { schema: { type: 'string' } } },
+          }),
           ...errors(400, 401, 404),
         },
       },
