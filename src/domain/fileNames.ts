@@ -46,7 +46,8 @@ function fit(stem: string, tail: string): string {
 export function safeFileName(raw: string | null | undefined, fallbackExt: string): string {
   let s = (raw ?? '').normalize('NFC');
   s = s.split(/[/\\]/).pop() ?? '';
-  s = s.replace(UNSAFE, '').replace(/\s+/gu, ' ');
+  // tabs and line breaks separate words: a space; other invisible characters just go
+  s = s.replace(/\s+/gu, ' ').replace(UNSAFE, '').replace(/ {2,}/g, ' ');
   s = s.trim().replace(/[. ]+$/u, '');
   if (s === '') return `file.${fallbackExt}`;
   const { stem, ext } = splitExtension(s);

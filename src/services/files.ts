@@ -161,29 +161,27 @@ export async function storeClientFile(deps: FileDeps, target: FileTarget, upload
 }
 
 const BATCH = 20;
-const ATTEMPTS = 5;
+const MAX_TRIES = 1000;
 
 /**
  * Inserts the row under the name or its first free numbered alternative ("dni (1).pdf"). The
- * unique key (business, client, name) decides; losing a race to a concurrent upload of the
- * same name just moves on to the next free name.
+ * unique key (business, client, name) decides: a name a concurrent upload takes first just
+ * moves this one on to the next (its insert waits for the other transaction, then does
+ * nothing), so N uploads of one name at once end with N distinct names.
  */
 async function insertUnderFreeName(trx: Transaction<DB>, name: string, row: Omit<Parameters<typeof insertFileIfNameFree>[1], 'file_name'>) {
-  let n = 0;
-  for (let attempt = 0; attempt < ATTEMPTS; ) {
+  let tries = 0;
+  for (let n = 0; tries < MAX_TRIES; n += BATCH) {
     const candidates = Array.from({ length: BATCH }, (_, i) => numberedName(name, n + i));
     const taken = await takenFileNames(trx, row.business_id, row.client_id, candidates);
-    const i = candidates.findIndex((c) => !taken.has(c));
-    if (i < 0) {
-      n += BATCH;
-      continue;
+    for (const candidate of candidates) {
+      if (taken.has(candidate)) continue;
+      tries++;
+      const inserted = await insertFileIfNameFree(trx, { ...row, file_name: candidate });
+      if (inserted) return inserted;
     }
-    const inserted = await insertFileIfNameFree(trx, { ...row, file_name: candidates[i]! });
-    if (inserted) return inserted;
-    n += i; // taken meanwhile: look again from there
-    attempt++;
   }
-  throw conflict('another upload took the same file name at the same time; retry');
+  throw conflict('too many uploads took the same file name at the same time; retry');
 }
 
 /** Deletes a file: the row (audited) in a transaction, then the bytes. undefined when there is no such file. */
