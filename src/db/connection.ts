@@ -90,6 +90,9 @@ export async function openEmbedded(dataDir: string | null): Promise<Database> {
     },
     async close() {
       await kysely.destroy();
+      // Kysely closes PGlite only if it ever ran a query; a process that only migrated (raw
+      // session) would otherwise never exit
+      if (!pglite.closed) await pglite.close();
       await unlock?.();
     },
   };
