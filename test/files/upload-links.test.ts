@@ -33,6 +33,9 @@ test('create an upload link: defaults, token shown once and stored hashed, liste
 
   // an empty JSON object and explicit hours work too
   const two = await createLink(h, c.id, {});
+  const asNull = await h.req({ method: 'POST', url: `/api/clients/${c.id}/upload-sessions`, payload: 'null', headers: { 'content-type': 'application/json' } });
+  assert.equal(asNull.statusCode, 201, asNull.body);
+  assert.equal(Date.parse(json(asNull).session.expires_at) - Date.parse(json(asNull).session.created_at), 72 * HOUR);
   const max = await createLink(h, c.id, { expires_in_hours: 720 });
   assert.equal(Date.parse(max.session.expires_at) - Date.parse(max.session.created_at), 720 * HOUR);
   const one = await createLink(h, c.id, { expires_in_hours: 1 });
@@ -41,7 +44,7 @@ test('create an upload link: defaults, token shown once and stored hashed, liste
 
   const list = await h.get(`/api/clients/${c.id}/upload-sessions`, h.tenant.readKey);
   assert.equal(list.statusCode, 200);
-  assert.deepEqual(json(list), [link.session, two.session, max.session, one.session]);
+  assert.deepEqual(json(list), [link.session, two.session, json(asNull).session, max.session, one.session]);
   assert.ok(!list.body.includes(link.token) && !list.body.includes(row.token_hash));
 
   // the audit log has the session, without the hash
@@ -54,7 +57,7 @@ test('create an upload link: defaults, token shown once and stored hashed, liste
     assert.equal(res.statusCode, 400, `${JSON.stringify(bad)}: ${res.body}`);
     assert.equal(json(res).code, 'validation_failed');
   }
-  assert.equal(json(await h.get(`/api/clients/${c.id}/upload-sessions`)).length, 4);
+  assert.equal(json(await h.get(`/api/clients/${c.id}/upload-sessions`)).length, 5);
 });
 
 test('PUBLIC_URL, when set, is the base of upload links', async (t) => {
@@ -130,6 +133,9 @@ test('a link that expired, was revoked or is used up answers 410 gone and stores
   assert.equal(e.statusCode, 410, e.body);
   assert.equal(json(e).code, 'gone');
   assert.match(json(e).error, /expired/);
+  const revokeExpired = await h.del(`/api/clients/${c.id}/upload-sessions/${expired.session.id}`);
+  assert.equal(revokeExpired.statusCode, 200);
+  assert.ok(json(revokeExpired).revoked_at);
 
   const revoked = await createLink(h, c.id);
   const r1 = await h.del(`/api/clients/${c.id}/upload-sessions/${revoked.session.id}`);

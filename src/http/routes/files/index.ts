@@ -147,17 +147,19 @@ export default async function fileRoutes(app: App) {
       if (!row) throw notFound('file');
       const stored = await app.storage.get(row.storage_key);
       if (!stored) {
-        req.log.error({ fileId: row.id, key: row.storage_key }, 'a file row points at missing bytes');
+        // a delete that committed between the lookup and the open, or bytes lost outside the service
+        req.log.warn({ fileId: row.id, key: row.storage_key }, 'a file row points at missing bytes');
         throw notFound('file');
       }
-      return reply
+      reply
         .header('content-type', row.file_type)
         .header('content-length', String(stored.size))
         .header('content-disposition', attachmentDisposition(row.file_name))
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'private, no-store')
-        .header('content-security-policy', "default-src 'none'; sandbox")
-        .send(stored.stream);
+        .header('content-security-policy', "default-src 'none'; sandbox");
+      // HEAD too: fastify's HEAD route drains the stream and keeps this Content-Length
+      return reply.send(stored.stream);
     },
   );
 
