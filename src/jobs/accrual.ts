@@ -34,6 +34,8 @@ export interface AccrualOptions {
   actor: string;
   /** credits a batch (≈ 4 installments each) */
   batchSize?: number;
+  /** given: a business that fails is reported here and the run goes on with the others */
+  onError?: (business: Business, err: unknown) => void;
 }
 
 export interface BusinessAccrual {
@@ -135,7 +137,15 @@ export async function runAccrual(db: Database, opts: AccrualOptions): Promise<Bu
     businesses = await listBusinesses(db.kysely);
   }
   const results: BusinessAccrual[] = [];
-  for (const b of businesses) results.push(await accrueBusiness(db, b, opts));
+  for (const b of businesses) {
+    try {
+      results.push(await accrueBusiness(db, b, opts));
+    } catch (err) {
+      // the scheduler carries on with the other businesses; the command line stops and says so
+      if (!opts.onError) throw err;
+      opts.onError(b, err);
+    }
+  }
   return results;
 }
 
@@ -146,7 +156,10 @@ registerScheduler((db, config, log) => {
   if (!config.accrualSchedule) return () => {};
   const job = new Cron(config.accrualSchedule, { protect: true, catch: (err) => log.error({ err }, 'accrual run failed') }, async () => {
     const started = Date.now();
-    const results = await runAccrual(db, { actor: 'system:accrual' });
+    const results = await runAccrual(db, {
+      actor: 'system:accrual',
+      onError: (b, err) => log.error({ err, business_id: b.id }, 'accrual failed for a business'),
+    });
     const sum = (k: 'credits_accrued' | 'punitory_entries' | 'written_off') => results.reduce((n, r) => n + r[k], 0);
     log.info(
       { businesses: results.length, credits: sum('credits_accrued'), entries: sum('punitory_entries'), written_off: sum('written_off'), ms: Date.now() - started },
