@@ -275,6 +275,32 @@ test('a 50,000-row export streams: memory stays flat while the consumer reads sl
   // and it does not climb as the rows go by
   assert.ok(late - early < bytes / 20, `memory climbed from ${mb(early)} to ${mb(late)} over the stream`);
   assert.ok(peakRss < bytes / 2, `resident memory grew ${mb(peakRss)} for ${mb(bytes)} of CSV`);
+
+  // a client that goes away mid-export: the cursor's transaction is rolled back and its
+  // connection freed (on PGlite the only one: a leak would hang every later request)
+  await new Promise<void>((resolve, reject) =>
+    get({ host: '127.0.0.1', port, path: '/api/reports/exports/ledger.csv', headers: { authorization: `Bearer ${h.tenant.readKey}` } }, (r) => {
+      r.once('data', () => {
+        r.destroy();
+        resolve();
+      });
+    }).on('error', reject),
+  );
+  const next = await Promise.race([
+    h.get('/api/reports/summary'),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the abandoned export still holds the database')), 30_000).unref()),
+  ]);
+  assert.equal(next.statusCode, 200);
+  if (h.db.mode === 'postgres') {
+    let open = -1;
+    for (let i = 0; i < 100 && open !== 0; i++) {
+      const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND query LIKE 'FETCH % FROM export_rows'`.execute(h.db.kysely);
+      open = r.rows[0]!.n;
+      if (open) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(open, 0, 'no export transaction left open');
+  }
 });
 
 test('lending export through the admin socket (the server holds the database) streams a large export with flat memory', async (t) => {
