@@ -14,7 +14,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { fileTypeFromBuffer } from 'file-type';
 import { withActor } from '../db/connection.ts';
 import type { ClientFile, DB } from '../db/schema.ts';
-import { deleteFile, insertFileIfNameFree, liveStorageKeys, takenFileNames } from '../db/repositories/files.ts';
+import { deleteFile, fileExists, insertFileIfNameFree, liveStorageKeys, takenFileNames } from '../db/repositories/files.ts';
 import { claimUpload } from '../db/repositories/uploadSessions.ts';
 import { numberedName, safeFileName } from '../domain/fileNames.ts';
 import { AppError, conflict } from '../http/errors.ts';
@@ -155,7 +155,12 @@ export async function storeClientFile(deps: FileDeps, target: FileTarget, upload
       });
     });
   } catch (err) {
-    await deps.storage.delete(key).catch((e: unknown) => deps.log.error({ err: e, key }, 'could not remove the bytes of a file whose row was not stored; the sweep will'));
+    // the bytes go only when the row is surely absent: a COMMIT whose answer was lost may have
+    // stored it, and a row must never point at missing bytes. Unsure: the sweep decides later.
+    const stored = await fileExists(deps.db, target.businessId, id).catch(() => null);
+    if (stored === false) {
+      await deps.storage.delete(key).catch((e: unknown) => deps.log.error({ err: e, key }, 'could not remove the bytes of a file whose row was not stored; the sweep will'));
+    } else deps.log.warn({ key, stored }, 'the outcome of storing a file row is uncertain; its bytes are kept for the sweep to decide');
     throw err;
   }
 }

@@ -52,6 +52,11 @@ export function getFileByName(db: Executor, businessId: string, clientId: string
     .executeTakeFirst();
 }
 
+export async function fileExists(db: Executor, businessId: string, id: string): Promise<boolean> {
+  const row = await db.selectFrom('client_files').select('id').where('business_id', '=', businessId).where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Deletes the row and returns it (undefined when there was none). */
 export function deleteFile(db: Executor, businessId: string, clientId: string, id: string): Promise<ClientFile | undefined> {
   return db
