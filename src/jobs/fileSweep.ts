@@ -1,18 +1,23 @@
 // The orphan-file sweep (src/services/files.ts, docs/files.md): once when the server starts and
 // every hour, remove stored bytes no file row points at and temporary files of writes a crash
 // cut short, older than the grace period. Safe alongside uploads and in several processes.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/connection.ts';
 import { registerScheduler } from './scheduler.ts';
 import { DirectoryStorage } from '../storage/directory.ts';
 import { sweepOrphanFiles } from '../services/files.ts';
 
 const EVERY_MS = 60 * 60 * 1000;
 
-registerScheduler((db, config, log) => {
+/** Starts the sweep: a first run now (firstRun settles when it is done), then hourly. */
+export function startFileSweep(db: Database, config: Config, log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>) {
   const storage = new DirectoryStorage(config.filesDir);
   let running: Promise<void> | null = null;
   let stopped = false;
-  const run = () => {
-    if (running || stopped) return;
+  const run = (): Promise<void> => {
+    if (running) return running;
+    if (stopped) return Promise.resolve();
     running = sweepOrphanFiles({ db: db.kysely, storage, log })
       .then((r) => {
         if (r.removed || r.incomplete) log.info(r, 'file sweep removed orphan bytes');
@@ -23,12 +28,18 @@ registerScheduler((db, config, log) => {
       .finally(() => {
         running = null;
       });
+    return running;
   };
-  run();
+  const firstRun = run();
   const timer = setInterval(run, EVERY_MS);
   timer.unref();
-  return () => {
-    stopped = true;
-    clearInterval(timer);
+  return {
+    firstRun,
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
   };
-});
+}
+
+registerScheduler((db, config, log) => startFileSweep(db, config, log).stop);

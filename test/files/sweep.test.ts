@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { build, json } from '../helpers/app.ts';
 import { runCli } from '../../src/cli/entry.ts';
 import { sweepOrphanFiles } from '../../src/services/files.ts';
+import { startFileSweep } from '../../src/jobs/fileSweep.ts';
 import { pdf, png } from './fixtures.ts';
 import { newClient, storedFiles, upload } from './helpers.ts';
 
@@ -71,4 +72,20 @@ test('`lending files sweep` runs the same sweep', async (t) => {
   assert.equal(code, 0, out);
   assert.deepEqual(JSON.parse(out), { checked: 1, removed: 1, incomplete: 0 });
   assert.deepEqual(storedFiles(h.config.filesDir), []);
+});
+
+test('the server sweeps when it starts', async (t) => {
+  const h = await build(t);
+  const c = await newClient(h);
+  const live = json(await upload(h, c.id, 'live.pdf', pdf()));
+  const liveKey = `${h.tenant.businessId}/${c.id}/${live.id}`;
+  const orphan = `${h.tenant.businessId}/${c.id}/${randomUUID()}`;
+  await h.app.storage.put(orphan, Readable.from([pdf()]));
+  for (const k of [liveKey, orphan]) utimesSync(join(h.config.filesDir, k), TWO_HOURS_AGO, TWO_HOURS_AGO);
+  const logged: object[] = [];
+  const sweep = startFileSweep(h.db, h.config, { info: (o: object) => logged.push(o), warn() {}, error: (o: object) => logged.push(o) } as never);
+  t.after(() => sweep.stop());
+  await sweep.firstRun;
+  assert.deepEqual(storedFiles(h.config.filesDir), [liveKey]);
+  assert.deepEqual(logged, [{ checked: 2, removed: 1, incomplete: 0 }]);
 });
