@@ -21,17 +21,29 @@ export async function serve(config: Config, io: CliIO, runCommand: (db: Database
     }
     throw err;
   }
-  await migrate(db);
+  let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+  try {
+    await migrate(db);
+    app = await buildApp({
+      db,
+      config,
+      logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    });
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // a failed start releases the database (and its lock), so the process can exit
+    await app?.close().catch(() => {});
+    await db.close().catch(() => {});
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`port ${config.port} on ${config.host} is already in use: stop what uses it, or set PORT to another port`);
+    }
+    throw err;
+  }
 
+  // the demo only once the port is ours: a start that fails must not create a demo whose keys
+  // nobody saw (the next start would find the database not empty and print none)
   let demo: Awaited<ReturnType<typeof createDemo>> | null = null;
   if (db.mode === 'embedded' && (await countBusinesses(db.kysely)) === 0) demo = await createDemo(db);
-
-  const app = await buildApp({
-    db,
-    config,
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
-  });
-  await app.listen({ port: config.port, host: config.host });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

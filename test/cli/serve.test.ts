@@ -134,10 +134,14 @@ test('serve refuses an unusable PORT, LOG_LEVEL, ACCRUAL_SCHEDULE or DATABASE_UR
   const first = await startServer(t, baseEnv({ DATA_DIR: dataDir, PORT: '0' }));
   const port = new URL(first.url).port;
   // a port already taken (by the first server), with another data directory
-  const busy = await run(['serve'], baseEnv({ DATA_DIR: tempDataDir(t), PORT: port }));
+  const otherDir = tempDataDir(t);
+  const busy = await run(['serve'], baseEnv({ DATA_DIR: otherDir, PORT: port }));
   assert.notEqual(busy.code, 0);
+  assert.equal(busy.stdout, '');
   assert.equal(busy.stderr.trim().split('\n').length, 1, busy.stderr);
-  assert.match(busy.stderr, new RegExp(`${port}|in use`, 'i'));
+  assert.match(busy.stderr, new RegExp(`${port}.*in use`, 'i'));
+  // the failed start created no demo whose keys nobody saw, and released its data directory
+  assert.deepEqual(await runJson(['businesses', 'list'], baseEnv({ DATA_DIR: otherDir })), []);
   await first.stop();
   for (const vars of [{ PORT: 'abc' }, { LOG_LEVEL: 'loud' }, { ACCRUAL_SCHEDULE: 'nonsense' }, { DATABASE_URL: 'mysql://x' }]) {
     const r = await run(['serve'], baseEnv({ DATA_DIR: dataDir, ...vars }));
