@@ -65,7 +65,9 @@ test('embedded: npm start creates the demo, the CLI is forwarded to the running 
   const usage = await run(['keys', 'revoke', randomUUID()], env);
   assert.notEqual(usage.code, 0, 'a forwarded command keeps its exit code');
   assert.match(usage.stderr, /no key/);
-  assert.equal((await runJson<unknown[]>(['businesses', 'list'], env)).length, 2);
+  const demo2 = await runJson(['demo'], env);
+  assert.equal((await call(`${server.url}/api/clients`, demo2.keys.read)).status, 200, 'a demo made through the server has working keys');
+  assert.equal((await runJson<unknown[]>(['businesses', 'list'], env)).length, 3);
 
   // one process per data directory: a second server says so in one line and exits
   const second = await run(['serve'], env);
@@ -78,7 +80,7 @@ test('embedded: npm start creates the demo, the CLI is forwarded to the running 
   await server.stop();
   // without the server, the same commands open the data directory themselves
   const after = await runJson<{ id: string }[]>(['businesses', 'list'], env);
-  assert.deepEqual(after.map((b) => b.id).sort(), businesses.map((b) => b.id).concat(biz.id).sort());
+  assert.deepEqual(after.map((b) => b.id).sort(), businesses.map((b) => b.id).concat(biz.id, demo2.business.id).sort());
 
   // a second start on the same data does not create another demo
   const again = await startServer(t, env);
@@ -86,7 +88,7 @@ test('embedded: npm start creates the demo, the CLI is forwarded to the running 
   assert.equal((await call(`${again.url}/api/branches`, key.key)).status, 401, 'revocation survives a restart');
   assert.equal((await call(`${again.url}/api/clients`, read)).status, 200);
   await again.stop();
-  assert.equal((await runJson<unknown[]>(['businesses', 'list'], env)).length, 2);
+  assert.equal((await runJson<unknown[]>(['businesses', 'list'], env)).length, 3);
 });
 
 /** A DATABASE_URL for a fresh, empty schema of the test database, dropped after the test. */

@@ -48,3 +48,27 @@ test('bad bodies are 400 validation_failed with details', async (t) => {
   assert.equal(json(malformed).code, 'validation_failed');
   assert.equal(json(await h.get('/api/clients')).total, 0);
 });
+
+test('concurrent creations with one dni: exactly one 201, the others 409, never a 500', async (t) => {
+  const h = await build(t);
+  const results = await Promise.all(Array.from({ length: 6 }, (_, i) => h.post('/api/clients', { dni: '4242', first_name: `n${i}` })));
+  const codes = results.map((r) => r.statusCode).sort();
+  assert.deepEqual(codes, [201, 409, 409, 409, 409, 409], results.map((r) => r.body).join('\n'));
+  for (const r of results.filter((x) => x.statusCode === 409)) assert.equal(json(r).code, 'conflict');
+  assert.equal(json(await h.get('/api/clients?q=4242')).total, 1);
+});
+
+test('clients of another business, unknown and malformed ids are 404; edits to them change nothing', async (t) => {
+  const h = await build(t);
+  const other = await h.newTenant();
+  const theirs = json(await h.post('/api/clients', { dni: '55' }, other.fullKey));
+  for (const [method, url] of [['GET', `/api/clients/${theirs.id}`], ['PUT', `/api/clients/${theirs.id}`], ['PUT', '/api/clients/not-a-uuid'], ['GET', '/api/clients/00000000-0000-0000-0000-000000000000']] as const) {
+    const r = await h.req({ method, url, ...(method === 'PUT' ? { payload: { city: 'hijacked' } } : {}) });
+    assert.equal(r.statusCode, 404, `${method} ${url}`);
+    assert.equal(json(r).code, 'not_found');
+  }
+  assert.equal(json(await h.get(`/api/clients/${theirs.id}`, other.readKey)).client.city, null);
+  assert.equal(json(await h.get('/api/clients')).total, 0);
+  // and the list never shows them, whatever the search
+  assert.equal(json(await h.get('/api/clients?q=55')).total, 0);
+});
