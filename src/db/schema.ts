@@ -115,11 +115,17 @@ export interface CreditsTable {
   max_punitory_days: number;
   punitory_cap_pct: Numeric;
   write_off_days: number;
-  punitory_posted_through: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
   written_off_at: Date | null;
   write_off_reason: string | null;
+}
+
+/** How far punitory has been posted on a credit (migration 002; not audited: derived from the ledger). */
+export interface CreditAccrualsTable {
+  business_id: string;
+  credit_id: string;
+  posted_through: DateStr;
 }
 
 export type InstallmentStatus = 'pending' | 'partial' | 'paid';
@@ -212,6 +218,7 @@ export interface DB {
   clients: ClientsTable;
   credit_configs: CreditConfigsTable;
   credits: CreditsTable;
+  credit_accruals: CreditAccrualsTable;
   installments: InstallmentsTable;
   ledger: LedgerTable;
   upload_sessions: UploadSessionsTable;

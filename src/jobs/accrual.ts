@@ -6,7 +6,8 @@
 // Set-based: credits are taken in batches (locked with SKIP LOCKED, so two processes running it
 // share the work instead of doing it twice), their unpaid installments and payment histories are
 // read in two queries, the punitory is computed in JS with the pure rules, and the batch's
-// entries go in with one multi-row INSERT.
+// entries go in with one multi-row INSERT. How far each credit is accrued lives in
+// credit_accruals, not in the audited credits row: marking a batch writes no audit entry.
 import { Cron } from 'croner';
 import type { Database } from '../db/connection.ts';
 import { withActor } from '../db/connection.ts';
@@ -62,8 +63,8 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
 
   for (;;) {
     const batch = await withActor(db.kysely, opts.actor, async (trx) => {
-      const credits = await lockAccrualBatch(trx, bid, { asOf, timezone: tz, afterId, limit });
-      if (credits.length === 0) return null;
+      const { credits, lastId } = await lockAccrualBatch(trx, bid, { asOf, timezone: tz, afterId, limit });
+      if (lastId === null) return null;
       const ids = credits.map((c) => c.id);
       const [insts, hist] = await Promise.all([accrualInstallments(trx, bid, ids), installmentHistories(trx, bid, ids)]);
       const histById = new Map(hist.map((h) => [h.installment_id, h]));
@@ -112,7 +113,7 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
       await insertLedger(trx, bid, rows);
       for (const ch of statusChanges) await setInstallmentState(trx, bid, ch.id, ch.status, ch.paidDate);
       await markAccrued(trx, bid, ids, asOf);
-      return { lastId: ids[ids.length - 1]!, credits: ids.length, entries: rows.length };
+      return { lastId, credits: ids.length, entries: rows.length };
     });
     if (!batch) break;
     afterId = batch.lastId;

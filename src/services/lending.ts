@@ -14,7 +14,9 @@ import {
   installmentsOfCredit,
   ledgerOfCredit,
   lockCredit,
+  markAccrued,
   nextCreditSequence,
+  postedThrough,
   setInstallmentState,
   shareBranch,
   sharePlan,
@@ -199,16 +201,29 @@ interface Loaded {
   installments: Installment[];
   states: InstallmentState[];
   ledger: LedgerEntry[];
+  /** the date punitory is posted through (credit_accruals), null when never */
+  postedThrough: string | null;
 }
 
 async function loadLocked(trx: Transaction<DB>, ctx: LendingContext, creditId: string): Promise<Loaded> {
   const credit = await lockCredit(trx, ctx.businessId, creditId);
   if (!credit) throw notFound('credit');
-  const [installments, ledger] = await Promise.all([
+  // read after the lock: every writer of these holds it
+  const [installments, ledger, posted] = await Promise.all([
     installmentsOfCredit(trx, ctx.businessId, credit.id),
     ledgerOfCredit(trx, ctx.businessId, credit.id),
+    postedThrough(trx, ctx.businessId, [credit.id]),
   ]);
-  return { credit, installments, ledger, states: buildStates(installments, ledger) };
+  return { credit, installments, ledger, states: buildStates(installments, ledger), postedThrough: posted.get(credit.id) ?? null };
+}
+
+/** Posts punitory up to `date` unless it is already posted that far, and records the new watermark. */
+async function accrueTo(trx: Transaction<DB>, ctx: LendingContext, l: Loaded, date: string): Promise<LedgerEntry[]> {
+  if (l.postedThrough !== null && compareDates(date, l.postedThrough) <= 0) return [];
+  const posted = await postPunitory(trx, ctx, l, date);
+  await markAccrued(trx, ctx.businessId, [l.credit.id], date);
+  l.postedThrough = date;
+  return posted;
 }
 
 /** Posts the punitory owed as of asOf (idempotent: cumulative − posted), effective asOf. */
@@ -296,13 +311,13 @@ export async function registerPayment(
     const branchId = input.branchId ? await usableBranch(trx, ctx.businessId, input.branchId) : await inheritedBranch(trx, credit);
 
     const created: LedgerEntry[] = [];
-    const postedThrough = credit.punitory_posted_through;
+    const postedThrough = l.postedThrough;
     const backdated = postedThrough !== null && compareDates(paidOn, postedThrough) < 0;
     const terms = creditTerms(credit);
     const stop = stopDate(credit, ctx.timezone);
 
     // 1. punitory up to the payment's date, before anything is allocated
-    if (!backdated) created.push(...(await postPunitory(trx, ctx, l, paidOn)));
+    if (!backdated) created.push(...(await accrueTo(trx, ctx, l, paidOn)));
 
     // 2. allocation against what was owed on paid_on. A backdated payment (before punitory
     //    already posted) owes the punitory of its own date, not the later posting.
@@ -336,9 +351,6 @@ export async function registerPayment(
     // 3. a backdated payment changed the history: recompute up to the latest posting and post
     //    the difference (negative when too much had been charged)
     if (backdated) created.push(...(await postPunitory(trx, ctx, l, postedThrough!)));
-    else if (postedThrough === null || compareDates(paidOn, postedThrough) > 0) {
-      l.credit = await updateCredit(trx, ctx.businessId, credit.id, { punitory_posted_through: paidOn });
-    }
 
     await settleStatuses(trx, ctx, l);
     const detail = await creditDetail(trx, ctx.businessId, l.credit);
@@ -355,14 +367,8 @@ export async function writeOffCredit(db: Kysely<DB>, ctx: LendingContext, credit
     const l = await loadLocked(trx, ctx, creditId);
     if (l.credit.status !== 'active') throw conflict(`only an active credit can be written off; this one is ${l.credit.status}`);
     // what it owes on the day it is written off is posted first; nothing accrues after
-    const now = today(ctx);
-    const pt = l.credit.punitory_posted_through;
-    let patch: Parameters<typeof updateCredit>[3] = { status: 'written_off', written_off_now: true, write_off_reason: reason };
-    if (pt === null || compareDates(now, pt) > 0) {
-      await postPunitory(trx, ctx, l, now);
-      patch = { ...patch, punitory_posted_through: now };
-    }
-    return updateCredit(trx, ctx.businessId, l.credit.id, patch);
+    await accrueTo(trx, ctx, l, today(ctx));
+    return updateCredit(trx, ctx.businessId, l.credit.id, { status: 'written_off', written_off_now: true, write_off_reason: reason });
   });
 }
 
@@ -393,11 +399,7 @@ export async function refinanceCredit(db: Kysely<DB>, ctx: LendingContext, credi
     const old = l.credit;
     if (old.status !== 'active') throw conflict(`only an active credit can be refinanced; this one is ${old.status}`);
     const now = today(ctx);
-    const pt = old.punitory_posted_through;
-    if (pt === null || compareDates(now, pt) > 0) {
-      await postPunitory(trx, ctx, l, now);
-      l.credit = await updateCredit(trx, ctx.businessId, old.id, { punitory_posted_through: now });
-    }
+    await accrueTo(trx, ctx, l, now);
     const balance = outstanding(l.states.map((s) => balanceOf(s)));
     if (balance.lte(0)) throw unprocessable('the credit owes nothing: there is no balance to refinance');
     const amount = input.amount === undefined ? balance : positiveAmount(input.amount);

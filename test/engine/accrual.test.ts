@@ -150,3 +150,52 @@ test('the server scheduler runs the accrual on its cron schedule; "off" runs not
   assert.deepEqual((await posted()).map((e) => [e.amount, e.effective_date, e.created_by]), [['50.00', day(0), 'system:accrual']]);
   await assertLedgerInvariant(db, tenant.businessId);
 });
+
+test('accruing writes no credits UPDATE to the audit log and keeps updated_at, unless the status changes', async (t) => {
+  const h = await build(t);
+  const p = await plan(h, ONE);
+  const wo = await plan(h, { ...ONE, write_off_days: 15 });
+  const c = await client(h);
+  const late = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40) }); // due 10 days ago
+  const partly = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-45) }); // due 15 days ago
+  const paidLater = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-38) }); // due 8 days ago
+  const writtenOff = await credit(h, c.id, { credit_config_id: wo.id, amount: 1000, start_date: day(-60) }); // due 30 days ago
+  await pay(h, partly.credit.id, { amount: 300, paid_on: day(-12) });
+  const ids = [late, partly, paidLater, writtenOff].map((d) => d.credit.id);
+  const read = async () => Promise.all(ids.map(async (id) => json(await h.get(`/api/credits/${id}`)).credit));
+  const creditUpdates = async () => json(await h.get('/api/logs?table_name=credits&action=UPDATE&limit=100')).items;
+  const before = await read();
+  const updatesBefore = await creditUpdates();
+
+  // a daily run, a payment that posts punitory up to today (moving that credit's watermark), a second run
+  assert.equal((await accrue(h, '--as-of', day(-5), '--business', h.tenant.businessId)).out.businesses[0].written_off, 1);
+  const payment = await pay(h, paidLater.credit.id, { amount: 100 });
+  assert.deepEqual(payment.ledgerEntries.map((e: any) => e.type), ['punitory', 'payment']);
+  const today = (await accrue(h, '--business', h.tenant.businessId)).out.businesses[0];
+  // the written-off one accrues no more; the paid one is accrued through today already
+  assert.deepEqual([today.credits_accrued, today.punitory_entries], [2, 2]);
+
+  const after = await read();
+  for (const [i, b] of before.entries()) {
+    const a = after[i]!;
+    if (a.id === writtenOff.credit.id) continue;
+    assert.equal(a.status, b.status);
+    assert.equal(a.updated_at, b.updated_at, `credit #${a.sequential_id}: updated_at unchanged`);
+  }
+  // the only credits UPDATE is the write-off, a status change
+  const seen = new Set(updatesBefore.map((e: any) => e.id));
+  const updates = (await creditUpdates()).filter((e: any) => !seen.has(e.id));
+  assert.deepEqual(
+    updates.map((e: any) => [e.record_id, e.old_data.status, e.new_data.status]),
+    [[writtenOff.credit.id, 'active', 'written_off']],
+  );
+  assert.notEqual(after[3].updated_at, before[3].updated_at);
+  // what was posted is still audited: one ledger INSERT per punitory entry
+  const ledgerLog = json(await h.get('/api/logs?table_name=ledger&action=INSERT&limit=100')).items;
+  for (const id of ids) {
+    const posted = json(await h.get(`/api/credits/${id}/ledger`)).filter((e: any) => e.type === 'punitory');
+    assert.ok(posted.length > 0);
+    for (const e of posted) assert.ok(ledgerLog.some((x: any) => x.record_id === e.id && x.new_data.type === 'punitory'), `ledger entry ${e.id} audited`);
+  }
+  await assertLedgerInvariant(h.db, h.tenant.businessId);
+});

@@ -58,17 +58,19 @@ export const sum = (xs: { amount: number }[]) => Number(xs.reduce((s, x) => s.pl
  * - one installment entry per installment, equal to its amount; the installments add up to the total;
  * - payments never exceed installment + posted punitory, and neither part is overpaid;
  * - each installment's status and paid_date agree with its sums;
- * - the punitory posted equals the cumulative punitory as of punitory_posted_through (idempotent posting);
+ * - the punitory posted equals the cumulative punitory as of the credit's posted_through (credit_accruals; idempotent posting);
  * - closed and refinanced credits are fully paid, active ones are not; sequential ids are 1..N.
  */
 export async function assertLedgerInvariant(db: Database, businessId: string): Promise<void> {
   const k = db.kysely;
-  const [biz, credits, installments, ledger] = await Promise.all([
+  const [biz, credits, installments, ledger, accruals] = await Promise.all([
     k.selectFrom('businesses').select('timezone').where('id', '=', businessId).executeTakeFirstOrThrow(),
     k.selectFrom('credits').selectAll().where('business_id', '=', businessId).orderBy('sequential_id').execute(),
     k.selectFrom('installments').selectAll().where('business_id', '=', businessId).execute(),
     k.selectFrom('ledger').selectAll().where('business_id', '=', businessId).execute(),
+    k.selectFrom('credit_accruals').select(['credit_id', 'posted_through']).where('business_id', '=', businessId).execute(),
   ]);
+  const postedThrough = new Map(accruals.map((a) => [a.credit_id, a.posted_through]));
   assert.deepEqual(
     credits.map((c) => c.sequential_id),
     credits.map((_, i) => i + 1),
@@ -82,6 +84,7 @@ export async function assertLedgerInvariant(db: Database, businessId: string): P
     assert.equal(sum(insts.map((i) => ({ amount: Number(i.amount) }))), Number(c.total), `${where}: installments add up to the total`);
     const states = buildStates(insts, entries);
     const terms = creditTerms(c);
+    const through = postedThrough.get(c.id);
     for (const inst of insts) {
       const s = states.find((x) => x.id === inst.id)!;
       const own = entries.filter((e) => e.installment_id === inst.id);
@@ -98,9 +101,9 @@ export async function assertLedgerInvariant(db: Database, businessId: string): P
       const expect = statusOf(s);
       assert.equal(inst.status, expect.status, `${where} #${inst.number}: status agrees with the sums`);
       assert.equal(inst.paid_date, expect.paidDate, `${where} #${inst.number}: paid_date`);
-      if (c.punitory_posted_through) {
-        const cum = cumulativeOf(s, terms, c.punitory_posted_through, stopDate(c, biz.timezone));
-        assert.equal(s.punitoryPosted.toFixed(2), cum.toFixed(2), `${where} #${inst.number}: posted punitory = cumulative as of ${c.punitory_posted_through}`);
+      if (through) {
+        const cum = cumulativeOf(s, terms, through, stopDate(c, biz.timezone));
+        assert.equal(s.punitoryPosted.toFixed(2), cum.toFixed(2), `${where} #${inst.number}: posted punitory = cumulative as of ${through}`);
       } else {
         assert.ok(s.punitoryPosted.isZero(), `${where} #${inst.number}: punitory posted without a posting date`);
       }

@@ -1,6 +1,6 @@
 // Writes and locked reads of the lending engine: credits, installments and ledger entries.
 // Every query is scoped to one business. Reads without locks live in book.ts.
-import { sql, type Insertable } from 'kysely';
+import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Executor } from '../connection.ts';
 import { ledgerOfCredits } from './book.ts';
 import type {
@@ -124,7 +124,7 @@ export function updateCredit(
   db: Executor,
   businessId: string,
   id: string,
-  patch: { status?: CreditStatus; punitory_posted_through?: string | null; write_off_reason?: string | null; written_off_now?: boolean },
+  patch: { status?: CreditStatus; write_off_reason?: string | null; written_off_now?: boolean },
 ): Promise<Credit> {
   const { written_off_now, ...rest } = patch;
   return db
@@ -134,6 +134,38 @@ export function updateCredit(
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+// ---- how far punitory is posted (credit_accruals, not audited: derived from the ledger) ----
+
+/**
+ * The date punitory is posted through on each of these credits (absent: never posted). Read it
+ * while holding the credits' row locks: every writer holds them, so the value cannot move.
+ */
+export async function postedThrough(db: Executor, businessId: string, creditIds: string[]): Promise<Map<string, string>> {
+  if (creditIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('credit_accruals')
+    .select(['credit_id', 'posted_through'])
+    .where('business_id', '=', businessId)
+    .where('credit_id', '=', sql<string>`ANY(${sql.val(creditIds)}::uuid[])`)
+    .execute();
+  return new Map(rows.map((r) => [r.credit_id, r.posted_through]));
+}
+
+/**
+ * Marks these credits as accrued through `date`: one multi-row upsert, never moving a
+ * watermark backwards. Touches no credits row, so no audit entry and no new updated_at.
+ */
+export async function markAccrued(db: Executor, businessId: string, creditIds: string[], date: string): Promise<void> {
+  if (creditIds.length === 0) return;
+  await db
+    .insertInto('credit_accruals')
+    .values(creditIds.map((id) => ({ business_id: businessId, credit_id: id, posted_through: date })))
+    .onConflict((oc) =>
+      oc.columns(['business_id', 'credit_id']).doUpdateSet({ posted_through: sql`greatest(credit_accruals.posted_through, excluded.posted_through)` }),
+    )
+    .execute();
 }
 
 // ---- lists ----
@@ -208,7 +240,6 @@ export async function listInstallments(
 export interface AccrualCandidate {
   id: string;
   status: CreditStatus;
-  punitory_posted_through: string | null;
   written_off_at: Date | null;
   write_off_days: number;
   daily_punitory_rate: string;
@@ -224,31 +255,45 @@ export interface AccrualCandidate {
  * when it is active or written off, has an unpaid installment due before asOf and has not been
  * accrued through asOf (a written-off one only until its write-off date). SKIP LOCKED: a credit
  * a payment or another run holds is left to them; keyset order on id so each credit is seen
- * once a run.
+ * once a run. `lastId` is where the next batch starts (null: nothing left).
  */
 export async function lockAccrualBatch(
   db: Executor,
   businessId: string,
   o: { asOf: string; timezone: string; afterId: string | null; limit: number },
-): Promise<AccrualCandidate[]> {
+): Promise<{ credits: AccrualCandidate[]; lastId: string | null }> {
   const after = o.afterId ?? '00000000-0000-0000-0000-000000000000';
   const r = await sql<AccrualCandidate>`
-    SELECT c.id, c.status, c.punitory_posted_through, c.written_off_at, c.write_off_days, c.daily_punitory_rate,
+    SELECT c.id, c.status, c.written_off_at, c.write_off_days, c.daily_punitory_rate,
            c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct, c.branch_id
       FROM credits c
+      LEFT JOIN credit_accruals a ON a.business_id = c.business_id AND a.credit_id = c.id
      WHERE c.business_id = ${businessId}
        AND c.id > ${after}::uuid
        AND c.status IN ('active', 'written_off')
-       AND (c.punitory_posted_through IS NULL OR c.punitory_posted_through < ${o.asOf}::date)
-       AND (c.status = 'active' OR c.punitory_posted_through IS NULL
-            OR c.punitory_posted_through < (c.written_off_at AT TIME ZONE ${o.timezone})::date)
+       AND (a.posted_through IS NULL OR a.posted_through < ${o.asOf}::date)
+       AND (c.status = 'active' OR a.posted_through IS NULL
+            OR a.posted_through < (c.written_off_at AT TIME ZONE ${o.timezone})::date)
        AND EXISTS (SELECT 1 FROM installments i
                     WHERE i.business_id = c.business_id AND i.credit_id = c.id
                       AND i.status <> 'paid' AND i.due_date < ${o.asOf}::date)
      ORDER BY c.id
      LIMIT ${o.limit}
      FOR UPDATE OF c SKIP LOCKED`.execute(db);
-  return r.rows;
+  if (r.rows.length === 0) return { credits: [], lastId: null };
+  // The watermark above was read in the statement's snapshot. A payment that held a credit's
+  // lock and committed just before this statement locked it may have moved it since (it writes
+  // credit_accruals, not the credits row, so no re-check happened): read it again now that the
+  // locks are held, and leave out what is already accrued through asOf.
+  const ids = r.rows.map((c) => c.id);
+  const fresh = await postedThrough(db, businessId, ids);
+  return {
+    credits: r.rows.filter((c) => {
+      const pt = fresh.get(c.id);
+      return pt === undefined || pt < o.asOf;
+    }),
+    lastId: ids[ids.length - 1]!,
+  };
 }
 
 export type AccrualInstallment = Pick<Installment, 'id' | 'credit_id' | 'number' | 'amount' | 'due_date' | 'status' | 'paid_date'>;
@@ -288,16 +333,6 @@ export async function installmentHistories(db: Executor, businessId: string, cre
   return r.rows;
 }
 
-export async function markAccrued(db: Executor, businessId: string, creditIds: string[], asOf: string): Promise<void> {
-  if (creditIds.length === 0) return;
-  await db
-    .updateTable('credits')
-    .set({ punitory_posted_through: asOf, updated_at: sql`now()` })
-    .where('business_id', '=', businessId)
-    .where('id', '=', sql<string>`ANY(${sql.val(creditIds)}::uuid[])`)
-    .execute();
-}
-
 /**
  * Automatic write-off (DOMAIN.md): every active credit accrued through asOf with an unpaid
  * installment at least write_off_days late as of asOf. Credits another transaction holds are
@@ -311,26 +346,31 @@ export async function writeOffOverdue(
   o: { asOf: string; timezone: string; now: boolean },
 ): Promise<string[]> {
   const when = o.now ? sql`now()` : sql`((${o.asOf}::date + 1)::timestamp AT TIME ZONE ${o.timezone}) - interval '1 microsecond'`;
-  const r = await sql<{ id: string }>`
-    WITH due AS (
-      SELECT c.id FROM credits c
-       WHERE c.business_id = ${businessId}
-         AND c.status = 'active'
-         AND c.write_off_days > 0
-         AND c.punitory_posted_through >= ${o.asOf}::date
+  const rule = (c: RawBuilder<unknown>) => sql<boolean>`
+         ${c}.status = 'active'
+         AND ${c}.write_off_days > 0
+         AND EXISTS (SELECT 1 FROM credit_accruals a
+                      WHERE a.business_id = ${c}.business_id AND a.credit_id = ${c}.id AND a.posted_through >= ${o.asOf}::date)
          AND EXISTS (SELECT 1 FROM installments i
-                      WHERE i.business_id = c.business_id AND i.credit_id = c.id
-                        AND i.status <> 'paid' AND i.due_date <= ${o.asOf}::date - c.write_off_days)
-       ORDER BY c.id
-       FOR UPDATE OF c SKIP LOCKED
-    )
+                      WHERE i.business_id = ${c}.business_id AND i.credit_id = ${c}.id
+                        AND i.status <> 'paid' AND i.due_date <= ${o.asOf}::date - ${c}.write_off_days)`;
+  const locked = await sql<{ id: string }>`
+    SELECT c.id FROM credits c
+     WHERE c.business_id = ${businessId} AND ${rule(sql.raw('c'))}
+     ORDER BY c.id
+     FOR UPDATE OF c SKIP LOCKED`.execute(db);
+  if (locked.rows.length === 0) return [];
+  // checked again in a statement of its own, now that the locks are held: a payment that
+  // committed just before the lock was taken (paying the late installment) is seen
+  const r = await sql<{ id: string }>`
     UPDATE credits c
        SET status = 'written_off',
            written_off_at = ${when},
            write_off_reason = 'automatic: an installment reached ' || c.write_off_days || ' days late (write_off_days)',
            updated_at = now()
-      FROM due
-     WHERE c.business_id = ${businessId} AND c.id = due.id
+     WHERE c.business_id = ${businessId}
+       AND c.id = ANY(${sql.val(locked.rows.map((x) => x.id))}::uuid[])
+       AND ${rule(sql.raw('c'))}
     RETURNING c.id`.execute(db);
   return r.rows.map((x) => x.id);
 }
