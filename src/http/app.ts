@@ -114,6 +114,11 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
         });
       }
       await api.register(apiRoutes);
+      // under /api even a path or method that matches no route asks for the key first (401; a
+      // read key on a write method is 403), so nothing about the API shows without a key
+      api.setNotFoundHandler((req, reply) =>
+        reply.status(404).send(errorBody(new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`))),
+      );
     },
     { prefix: '/api' },
   );

@@ -191,11 +191,17 @@ test('security: every /api route refuses what it must, in the Error body', async
   });
 });
 
-test('every refusal of the key check comes before anything else: unknown routes under /api need no key to be 404, known ones 401', async (t) => {
+test('under /api a path or method without a route still asks for the key first: 401, then 403 for a read key on a write, then 404', async (t) => {
   const h = await build(t);
-  const r = await h.app.inject({ method: 'GET', url: '/api/no-such-thing' });
-  assert.ok([401, 404].includes(r.statusCode));
-  assertErrorBody(r, r.statusCode, undefined, 'unknown /api route');
-  const withKey = await h.get('/api/no-such-thing');
-  assertErrorBody(withKey, 404, 'not_found', 'unknown /api route with a key');
+  const client = json(await h.post('/api/clients', { dni: 'nf' }));
+  for (const [method, url] of [['GET', '/api/no-such-thing'], ['PATCH', `/api/clients/${client.id}`], ['DELETE', '/api/clients'], ['POST', '/api/logs'], ['GET', '/api']] as const) {
+    assertErrorBody(await h.app.inject({ method, url }), 401, 'unauthorized', `${method} ${url} without a key`);
+  }
+  for (const [method, url] of [['PATCH', `/api/clients/${client.id}`], ['DELETE', '/api/clients'], ['POST', '/api/logs']] as const) {
+    assertErrorBody(await h.req({ method, url, key: h.tenant.readKey }), 403, 'forbidden', `${method} ${url} with a read key`);
+    assertErrorBody(await h.req({ method, url }), 404, 'not_found', `${method} ${url} with a full key`);
+  }
+  assertErrorBody(await h.get('/api/no-such-thing', h.tenant.readKey), 404, 'not_found', 'unknown /api route with a key');
+  assertErrorBody(await h.app.inject({ method: 'GET', url: '/no-such-thing' }), 404, 'not_found', 'unknown route outside /api');
+  assert.equal(json(await h.get(`/api/clients/${client.id}`)).client.dni, 'nf');
 });
