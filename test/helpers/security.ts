@@ -213,6 +213,20 @@ export function randomParam(p: RouteParam): string {
   return `nope-${randomUUID()}`;
 }
 
+/**
+ * Path values for a tenant, once per allowed value of each enumerated parameter (a dataset name),
+ * so every variant of a route is read.
+ */
+export function pathVariants(route: ApiRoute, f: Fixtures): Record<string, string>[] {
+  let out: Record<string, string>[] = [{}];
+  for (const p of route.params) {
+    const e = enumOf(p.schema);
+    const choices = e ? e.map(String) : [fixtureFor(route.path, p.name, f) ?? randomParam(p)];
+    out = out.flatMap((v) => choices.map((c) => ({ ...v, [p.name]: c })));
+  }
+  return out.slice(0, 50);
+}
+
 export function fillPath(path: string, values: Record<string, string>): string {
   return path.replace(/\{([^}]+)\}/g, (_m, name: string) => values[name] ?? 'missing');
 }
@@ -220,7 +234,7 @@ export function fillPath(path: string, values: Record<string, string>): string {
 // ---------------------------------------------------------------------------------------------
 // A valid value for a JSON schema: required properties only, the smallest allowed values.
 
-function enumOf(s: Schema): unknown[] | undefined {
+export function enumOf(s: Schema): unknown[] | undefined {
   if (!s) return undefined;
   if (Array.isArray(s.enum)) return s.enum;
   if ('const' in s) return [s.const];
