@@ -59,25 +59,37 @@ export async function runCli(argv: string[], io: CliIO, inject?: { db: Database;
     throw err;
   }
   const ctx = new CliContext(io, config, inject?.db);
-  const program = buildProgram(ctx);
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    return 0;
-  } catch (err) {
-    if (err instanceof ForwardToServer) {
+  // Another command holding the embedded directory for a moment (no server behind it) is waited
+  // for; a running server runs the command itself.
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      await buildProgram(ctx).parseAsync(argv, { from: 'user' });
+      return 0;
+    } catch (err) {
+      if (!(err instanceof ForwardToServer)) return reportError(err, io);
       try {
         return await forwardToServer(adminSocketPath(config.dataDir), argv, io);
       } catch {
+        if (Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 250));
+          continue;
+        }
         io.stderr.write(`error: the data directory ${config.dataDir} is locked by another process that does not answer\n`);
         return 1;
       }
     }
-    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    if (err instanceof UsageError) {
-      io.stderr.write(`error: ${err.message}\n`);
-      return 2;
-    }
-    io.stderr.write(`error: ${(err as Error).message}\n`);
-    return 1;
   }
+}
+
+const LOCK_WAIT_MS = 20_000;
+
+function reportError(err: unknown, io: CliIO): number {
+  if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+  if (err instanceof UsageError) {
+    io.stderr.write(`error: ${err.message}\n`);
+    return 2;
+  }
+  io.stderr.write(`error: ${(err as Error).message}\n`);
+  return 1;
 }
