@@ -29,6 +29,19 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max
   return n;
 }
 
+function publicUrl(raw: string | undefined): string | null {
+  const v = raw?.trim();
+  if (!v) return null;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL=${raw} is not a URL (e.g. https://lending.example.com)`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`PUBLIC_URL=${raw} must be an http or https URL`);
+  return v.replace(/\/+$/, '');
+}
+
 /** Reads the configuration from the environment; an unusable value throws a ConfigError with one clear line. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
@@ -56,7 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxFileBytes: int(env, 'MAX_FILE_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     logLevel,
     accrualSchedule,
-    publicUrl: env.PUBLIC_URL?.trim().replace(/\/$/, '') || null,
+    publicUrl: publicUrl(env.PUBLIC_URL),
     rateLimitPerMinute: int(env, 'RATE_LIMIT', 6000, 0, 1_000_000),
   };
 }

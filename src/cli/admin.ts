@@ -58,9 +58,29 @@ export function startAdminSocket(path: string, run: CommandRunner): Promise<Serv
   });
 }
 
-/** Runs argv in the server that holds the data directory; resolves with its exit code. */
+/** The server could not be reached: nothing was run, so the caller may try again. */
+export class ServerUnreachable extends Error {}
+
+/**
+ * Runs argv in the server that holds the data directory; resolves with its exit code. Rejects
+ * with ServerUnreachable only when nothing reached the server; a failure after that resolves
+ * with 1 (the command may have run: it must not be run again).
+ */
 export function forwardToServer(path: string, argv: string[], io: CliIO): Promise<number> {
   return new Promise((resolve, reject) => {
+    let settled = false;
+    const done = (code: number) => {
+      if (settled) return;
+      settled = true;
+      io.stdout.off('error', onStdoutError);
+      resolve(code);
+    };
+    // the reader went away (`| head -1`): stop the command in the server, end quietly
+    const onStdoutError = (err: NodeJS.ErrnoException) => {
+      req.destroy();
+      done(err.code === 'EPIPE' ? 0 : 1);
+    };
+    io.stdout.on('error', onStdoutError);
     const req = request({ socketPath: path, method: 'POST', path: '/', headers: { 'content-type': 'application/json' } }, (res) => {
       let buf = '';
       let exit = 1;
@@ -85,10 +105,23 @@ export function forwardToServer(path: string, argv: string[], io: CliIO): Promis
           if (frame.exit !== undefined) exit = frame.exit;
         }
       });
-      res.on('end', () => resolve(exit));
-      res.on('error', reject);
+      res.on('end', () => done(exit));
+      res.on('error', () => {
+        if (!settled) io.stderr.write('error: the server stopped answering while running the command\n');
+        done(1);
+      });
     });
-    req.on('error', reject);
+    req.on('error', (err) => {
+      if (settled) return;
+      if (req.reusedSocket || (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
+        io.stderr.write('error: the server stopped answering while running the command\n');
+        done(1);
+      } else {
+        settled = true;
+        io.stdout.off('error', onStdoutError);
+        reject(new ServerUnreachable(err.message));
+      }
+    });
     req.end(JSON.stringify({ argv }));
   });
 }

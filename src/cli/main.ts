@@ -3,7 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig, ConfigError, type Config } from '../config.ts';
 import type { Database } from '../db/connection.ts';
-import { adminSocketPath, forwardToServer, type CliIO } from './admin.ts';
+import { ServerUnreachable, adminSocketPath, forwardToServer, type CliIO } from './admin.ts';
 import { CliContext, ForwardToServer, UsageError } from './context.ts';
 import { registerBusinesses } from './commands/businesses.ts';
 import { registerKeys } from './commands/keys.ts';
@@ -70,7 +70,8 @@ export async function runCli(argv: string[], io: CliIO, inject?: { db: Database;
       if (!(err instanceof ForwardToServer)) return reportError(err, io);
       try {
         return await forwardToServer(adminSocketPath(config.dataDir), argv, io);
-      } catch {
+      } catch (fwdErr) {
+        if (!(fwdErr instanceof ServerUnreachable)) throw fwdErr;
         if (Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 250));
           continue;

@@ -56,15 +56,20 @@ export function buildSchedule(input: ScheduleInput): Schedule {
   if (each.lte(0) || last.lte(0))
     throw new DomainError('amount_too_small', 'the total is too small to split into installments of at least 0.01');
 
-  const first = firstDueDate({ cutType, daysUntilFirstPayment, paymentDay, startDate });
   const installments: ScheduledInstallment[] = [];
-  for (let k = 1; k <= n; k++) {
-    installments.push({
-      number: k,
-      amount: k === n ? last : each,
-      // Counted from the first due date, not chained: Jan 31 → Feb 29 → Mar 31.
-      dueDate: addMonthsClamped(first, k - 1),
-    });
+  try {
+    const first = firstDueDate({ cutType, daysUntilFirstPayment, paymentDay, startDate });
+    for (let k = 1; k <= n; k++) {
+      installments.push({
+        number: k,
+        amount: k === n ? last : each,
+        // Counted from the first due date, not chained: Jan 31 → Feb 29 → Mar 31.
+        dueDate: addMonthsClamped(first, k - 1),
+      });
+    }
+  } catch (err) {
+    if (err instanceof RangeError) throw new DomainError('schedule_out_of_range', 'the schedule would fall after 9999-12-31: start_date is out of range');
+    throw err;
   }
   return { total, installments };
 }

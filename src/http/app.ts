@@ -33,6 +33,20 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
     genReqId: () => crypto.randomUUID(),
+    // a request node's HTTP parser refuses (headers too large, unknown method): our Error body too
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable) return;
+      const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+      const body = JSON.stringify(
+        tooLarge
+          ? { error: 'the request headers are too large', code: 'headers_too_large' }
+          : { error: 'the request is not valid HTTP', code: 'validation_failed' },
+      );
+      socket.end(
+        `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+          `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
     // errors the router raises before any route or error handler runs: our Error body too
     frameworkErrors: (err, _req, reply: FastifyReply) => {
       const appErr = toAppError(err);
@@ -68,6 +82,23 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   app.addHook('preValidation', async (req) => {
     const ct = req.headers['content-type'];
     if (req.body === undefined && req.routeOptions.schema?.body && (!ct || /^application\/json\b/i.test(ct))) req.body = {};
+  });
+
+  // A route that takes no body refuses one rather than ignoring it (POST /cancel {"x": 1} is a
+  // 400, not a cancel). An empty object or null is no body.
+  app.addHook('preValidation', async (req) => {
+    if (req.routeOptions.schema?.body || req.body === undefined || req.body === null || req.isMultipart?.()) return;
+    const b = req.body;
+    if (typeof b === 'object' && !Array.isArray(b) && Object.keys(b).length === 0) return;
+    throw new AppError('validation_failed', 'this endpoint takes no body', [{ path: '/', message: 'must be empty' }]);
+  });
+
+  // The methods each /api path answers, for OPTIONS (collected as routes are added).
+  const apiRoutesSeen: { method: string; pattern: RegExp }[] = [];
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/') || route.url.includes('*')) return;
+    const pattern = new RegExp(`^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}/?$`);
+    for (const m of [route.method].flat()) apiRoutesSeen.push({ method: m, pattern });
   });
 
   app.addHook('onSend', async (_req, reply, payload) => {
@@ -114,6 +145,14 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
         });
       }
       await api.register(apiRoutes);
+      // OPTIONS (a safe method: any key) says which methods a path answers
+      api.options('/*', { schema: { hide: true } }, async (req, reply) => {
+        const path = req.url.split('?')[0]!;
+        const methods = new Set(apiRoutesSeen.filter((r) => r.pattern.test(path)).map((r) => r.method));
+        if (methods.size === 0) throw new AppError('not_found', `no route ${path}`);
+        methods.add('OPTIONS');
+        return reply.status(204).header('allow', [...methods].sort().join(', ')).send();
+      });
       // under /api even a path or method that matches no route asks for the key first (401; a
       // read key on a write method is 403), so nothing about the API shows without a key
       api.setNotFoundHandler((req, reply) =>

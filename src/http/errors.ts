@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   gone: 410,
   payload_too_large: 413,
+  headers_too_large: 431,
   unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,

@@ -1,6 +1,6 @@
 // Rows to API records: money to JSON numbers, delinquency computed for the business's today,
 // internal columns (hashes, storage keys, term snapshots) left out.
-import type { Credit, Installment, LedgerEntry, ClientFile, CreditConfig, UploadSession } from '../db/schema.ts';
+import type { Branch, Credit, Installment, LedgerEntry, ClientFile, CreditConfig, UploadSession } from '../db/schema.ts';
 import { delinquency, money, toMoneyNumber } from '../domain/index.ts';
 
 const num = (s: string | number) => toMoneyNumber(money(s));
@@ -85,4 +85,8 @@ export function presentCreditConfig(c: CreditConfig) {
 export function presentUploadSession(s: UploadSession) {
   const { token_hash: _hidden, ...rest } = s;
   return rest;
+}
+
+export function presentBranch(b: Branch) {
+  return { ...b, address: b.address ?? '', phone: b.phone ?? '' };
 }

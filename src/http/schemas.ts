@@ -181,8 +181,9 @@ export const Branch = Type.Object(
     id: Uuid,
     business_id: Uuid,
     name: Type.String(),
-    address: Nullable(Type.String()),
-    phone: Nullable(Type.String()),
+    // the contract types these string, not nullable: an unknown address or phone is ""
+    address: Type.String(),
+    phone: Type.String(),
     created_at: DateTime,
     updated_at: DateTime,
     deleted_at: Nullable(DateTime),

@@ -1,5 +1,5 @@
 // Conformance of the command line (API.md, "Command line"): deviations found by black-box review.
-// Each test is named "DEVIATION: …" and fails until the command is fixed.
+// Each test pins a deviation found by black-box review, now fixed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -8,7 +8,7 @@ import { ROOT, baseEnv, modeEnv, runJson, startServer, tempDataDir } from '../cl
 
 const embedded = testDbKind() !== 'postgres';
 
-test('DEVIATION: lending export, forwarded to a running server, dies with an unhandled EPIPE stack trace when its stdout is closed early (`… | head -1`)', { skip: !embedded, timeout: 300_000 }, async (t) => {
+test('fixed deviation (was: lending export, forwarded to a running server, dies with an unhandled EPIPE stack trace when its stdout is closed early (`… | head -1`))', { skip: !embedded, timeout: 300_000 }, async (t) => {
   const env = baseEnv({ DATA_DIR: tempDataDir(t), PORT: '0' });
   const server = await startServer(t, env);
   await server.waitFor(/Try:.*\n/);
@@ -27,7 +27,7 @@ test('DEVIATION: lending export, forwarded to a running server, dies with an unh
   }
 });
 
-test('DEVIATION: lending accrue --json prints money as strings ("punitory_total": "0.00"); API.md: money is JSON numbers', { timeout: 300_000 }, async (t) => {
+test('fixed deviation (was: lending accrue --json prints money as strings ("punitory_total": "0.00"); API.md: money is JSON numbers)', { timeout: 300_000 }, async (t) => {
   // API.md conventions (contract and extensions alike): "money | JSON numbers with at most 2 decimals"
   const env = baseEnv(modeEnv(t));
   await runJson(['migrate'], env);

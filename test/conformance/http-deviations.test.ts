@@ -1,6 +1,6 @@
 // Conformance: places where the running service deviates from contract-1.0.0.md, API.md or
-// DOMAIN.md, found by black-box review. Each test is named "DEVIATION: …" and quotes the spec
-// line it pins; it fails until the service is fixed.
+// DOMAIN.md, found by black-box review. Each test quotes the spec
+// line it pins; it failed until the service is fixed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
@@ -24,7 +24,7 @@ function assertRefusedNot500(res: { statusCode: number; body: string }, what: st
   assert.ok(['validation_failed', 'unprocessable'].includes(b.code), `${what}: ${res.body}`);
 }
 
-test('DEVIATION: POST /api/clients/{id}/credits with start_date 9999-12-31 (schedule past year 9999) answers 500 internal', async (t) => {
+test('fixed deviation (was: POST /api/clients/{id}/credits with start_date 9999-12-31 (schedule past year 9999) answers 500 internal)', async (t) => {
   const h = await build(t);
   const { plan, client } = await activeCredit(h);
   const res = await h.post(`/api/clients/${client.id}/credits`, { credit_config_id: plan.id, amount: 100, start_date: '9999-12-31' });
@@ -33,20 +33,20 @@ test('DEVIATION: POST /api/clients/{id}/credits with start_date 9999-12-31 (sche
   assertRefusedNot500(res2, 'create credit starting 9999-11-01 (3 monthly installments)');
 });
 
-test('DEVIATION: POST /api/credit-configs/{id}/simulate with start_date 9999-12-31 answers 500 internal', async (t) => {
+test('fixed deviation (was: POST /api/credit-configs/{id}/simulate with start_date 9999-12-31 answers 500 internal)', async (t) => {
   const h = await build(t);
   const plan = json(await h.post('/api/credit-configs', { name: 'one' }));
   assertRefusedNot500(await h.post(`/api/credit-configs/${plan.id}/simulate`, { amount: 100, start_date: '9999-12-31' }), 'simulate 9999-12-31');
 });
 
-test('DEVIATION: POST /api/credits/{id}/refinance with start_date 9999-12-31 answers 500 internal', async (t) => {
+test('fixed deviation (was: POST /api/credits/{id}/refinance with start_date 9999-12-31 answers 500 internal)', async (t) => {
   const h = await build(t);
   const { plan, credit } = await activeCredit(h);
   assertRefusedNot500(await h.post(`/api/credits/${credit.id}/refinance`, { credit_config_id: plan.id, start_date: '9999-12-31' }), 'refinance 9999-12-31');
   assert.equal(json(await h.get(`/api/credits/${credit.id}`)).credit.status, 'active', 'the old credit is untouched');
 });
 
-test('DEVIATION: GET /api/reports/exports/{dataset}.csv?from=0000-01-01 answers 200 with the header row, then the body is cut off (must be 400 validation_failed)', async (t) => {
+test('fixed deviation (was: GET /api/reports/exports/{dataset}.csv?from=0000-01-01 answers 200 with the header row, then the body is cut off (must be 400 validation_failed))', async (t) => {
   // API.md: "400 validation_failed | … bad query parameter"; docs/reports.md: "Anything else … → 400",
   // "everything checkable is checked before" the first byte.
   const h = await build(t);
@@ -66,7 +66,7 @@ test('DEVIATION: GET /api/reports/exports/{dataset}.csv?from=0000-01-01 answers 
   }
 });
 
-test('DEVIATION: POST /api/credits/{id}/cancel accepts (and acts on) a body with unknown fields (must be 400 validation_failed)', async (t) => {
+test('fixed deviation (was: POST /api/credits/{id}/cancel accepts (and acts on) a body with unknown fields (must be 400 validation_failed))', async (t) => {
   // API.md: "400 validation_failed | malformed JSON, wrong JSON type …, unknown body field"
   const h = await build(t);
   const { credit } = await activeCredit(h);
@@ -76,7 +76,7 @@ test('DEVIATION: POST /api/credits/{id}/cancel accepts (and acts on) a body with
   assert.equal(json(await h.get(`/api/credits/${credit.id}`)).credit.status, 'active', 'a refused request changes nothing');
 });
 
-test('DEVIATION: OPTIONS with a read key on a contract path answers 404 "no route" (contract: scope read allows GET, HEAD and OPTIONS)', async (t) => {
+test('fixed deviation (was: OPTIONS with a read key on a contract path answers 404 "no route" (contract: scope read allows GET, HEAD and OPTIONS))', async (t) => {
   // contract-1.0.0.md, Authentication 3: "Scope read allows only the safe methods GET, HEAD and OPTIONS."
   const h = await build(t);
   for (const url of ['/api/credit-configs', '/api/branches', '/api/logs']) {
@@ -85,7 +85,7 @@ test('DEVIATION: OPTIONS with a read key on a contract path answers 404 "no rout
   }
 });
 
-test('DEVIATION: Branch.address and Branch.phone are null when omitted; the contract types them string (not nullable)', async (t) => {
+test('fixed deviation (was: Branch.address and Branch.phone are null when omitted; the contract types them string (not nullable))', async (t) => {
   // contract-1.0.0.md: "A field typed nullable may be null." Branch: "address | string", "phone | string".
   const h = await build(t);
   const res = await h.post('/api/branches', { name: 'Sucursal' });
@@ -106,7 +106,7 @@ function rawHttp(port: number, request: string): Promise<string> {
   });
 }
 
-test('DEVIATION: errors answered by the HTTP layer (431 header too large, 400 unknown method) are not the Error body {error, code}', async (t) => {
+test('fixed deviation (was: errors answered by the HTTP layer (431 header too large, 400 unknown method) are not the Error body {error, code})', async (t) => {
   // API.md conventions: "error body | {"error": "<sentence a person can act on>", "code": "<machine code>"}"
   const h = await build(t);
   await h.app.listen({ port: 0, host: '127.0.0.1' });

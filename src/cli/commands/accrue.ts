@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError, table, type CliContext } from '../context.ts';
 import { registerCommand } from '../main.ts';
-import { isValidDate } from '../../domain/index.ts';
+import { isValidDate, money, toMoneyNumber } from '../../domain/index.ts';
 import { runAccrual } from '../../jobs/accrual.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,7 +25,9 @@ export function registerAccrue(program: Command, ctx: CliContext) {
         }
       });
       const ms = Date.now() - started;
-      ctx.print({ businesses: results, ms }, () =>
+      // money is a JSON number in every document the service prints (API.md)
+      const doc = results.map((r) => ({ ...r, punitory_total: toMoneyNumber(money(r.punitory_total)) }));
+      ctx.print({ businesses: doc, ms }, () =>
         results.length
           ? `${table(results, ['business_id', 'as_of', 'credits_accrued', 'punitory_entries', 'punitory_total', 'written_off'])}\n(${ms} ms)`
           : 'no businesses',

@@ -3,6 +3,7 @@ import type { App } from '../../types.ts';
 import { conflict, notFound } from '../../errors.ts';
 import { Branch, IdParams, Nullable, ReadOnlyFields, errors, ref } from '../../schemas.ts';
 import { cleanText, writable } from '../../helpers.ts';
+import { presentBranch } from '../../present.ts';
 import { withActor } from '../../../db/connection.ts';
 import { getBranch, insertBranch, listBranches, softDeleteBranch, updateBranch } from '../../../db/repositories/branches.ts';
 
@@ -22,7 +23,7 @@ export default async function branchRoutes(app: App) {
         response: { 200: Type.Array(ref(Branch)), ...errors(401) },
       },
     },
-    async (req) => listBranches(app.db.kysely, req.auth.businessId),
+    async (req) => (await listBranches(app.db.kysely, req.auth.businessId)).map(presentBranch),
   );
 
   app.post(
@@ -33,7 +34,7 @@ export default async function branchRoutes(app: App) {
       const branch = await withActor(app.db.kysely, req.auth.actor, (trx) =>
         insertBranch(trx, req.auth.businessId, { ...input, name: req.body.name.trim() }),
       );
-      return reply.status(201).send(branch);
+      return reply.status(201).send(presentBranch(branch));
     },
   );
 
@@ -54,9 +55,9 @@ export default async function branchRoutes(app: App) {
       return withActor(app.db.kysely, req.auth.actor, async (trx) => {
         const current = await getBranch(trx, req.auth.businessId, req.params.id);
         if (!current) throw notFound('branch');
-        if (Object.keys(patch).length === 0) return current;
+        if (Object.keys(patch).length === 0) return presentBranch(current);
         if (current.deleted_at) throw conflict('the branch is deleted');
-        return (await updateBranch(trx, req.auth.businessId, current.id, patch))!;
+        return presentBranch((await updateBranch(trx, req.auth.businessId, current.id, patch))!);
       });
     },
   );
@@ -74,7 +75,7 @@ export default async function branchRoutes(app: App) {
     async (req) => {
       const branch = await withActor(app.db.kysely, req.auth.actor, (trx) => softDeleteBranch(trx, req.auth.businessId, req.params.id));
       if (!branch) throw notFound('branch');
-      return branch;
+      return presentBranch(branch);
     },
   );
 }

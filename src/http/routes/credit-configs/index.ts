@@ -43,7 +43,7 @@ const UpdateBody = Type.Object({ name: Type.Optional(Name), ...optional(PlanFiel
 
 const SimulateBody = Type.Object(
   {
-    amount: Type.Number({ exclusiveMinimum: 0, maximum: 999_999_999_999.99, description: 'at most 2 decimals' }),
+    amount: Type.Number({ maximum: 999_999_999_999.99, description: '> 0 (422 otherwise, as for a credit), at most 2 decimals' }),
     start_date: Type.Optional(Type.String({ format: 'date' })),
   },
   { additionalProperties: false },
