@@ -256,10 +256,6 @@ export interface AccrualCandidate {
  * accrued through asOf (a written-off one only until its write-off date). SKIP LOCKED: a credit
  * a payment or another run holds is left to them; keyset order on id so each credit is seen
  * once a run. `lastId` is where the next batch starts (null: nothing left).
- *
- * The keyset bound is repeated on the joined tables (the planner does not carry `c.id > x`
- * over to `a.credit_id` and `i.credit_id`): without it a merge join reads every installment and
- * watermark before the bound again in each batch, quadratic in the size of the book.
  */
 export async function lockAccrualBatch(
   db: Executor,
@@ -271,7 +267,7 @@ export async function lockAccrualBatch(
     SELECT c.id, c.status, c.written_off_at, c.write_off_days, c.daily_punitory_rate,
            c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct, c.branch_id
       FROM credits c
-      LEFT JOIN credit_accruals a ON a.business_id = c.business_id AND a.credit_id = c.id AND a.credit_id > ${after}::uuid
+      LEFT JOIN credit_accruals a ON a.business_id = c.business_id AND a.credit_id = c.id
      WHERE c.business_id = ${businessId}
        AND c.id > ${after}::uuid
        AND c.status IN ('active', 'written_off')
@@ -279,7 +275,7 @@ export async function lockAccrualBatch(
        AND (c.status = 'active' OR a.posted_through IS NULL
             OR a.posted_through < (c.written_off_at AT TIME ZONE ${o.timezone})::date)
        AND EXISTS (SELECT 1 FROM installments i
-                    WHERE i.business_id = c.business_id AND i.credit_id = c.id AND i.credit_id > ${after}::uuid
+                    WHERE i.business_id = c.business_id AND i.credit_id = c.id
                       AND i.status <> 'paid' AND i.due_date < ${o.asOf}::date)
      ORDER BY c.id
      LIMIT ${o.limit}
