@@ -162,3 +162,38 @@ test('credit creation refusals: each a clear 4xx that changes nothing', async (t
   assert.equal(ok.credit.start_date, todayUtc());
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
+
+test('every ledger entry of a multi-row write has its audit row: same columns, insertion order, the writer as actor', async (t) => {
+  const h = await build(t);
+  const branch = json(await h.post('/api/branches', { name: 'Centro' }));
+  const p = await plan(h, { installments_count: 4, days_until_first_payment: 10, daily_punitory_rate: 0.01 });
+  const c = await client(h);
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-100), branch_id: branch.id });
+  // a payment writes punitory for the overdue installments and payment slices in two statements
+  const paid = json(await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 800 }));
+  const entries = [...d.ledgerEntries, ...paid.ledgerEntries];
+  assert.ok(paid.ledgerEntries.filter((e: any) => e.type === 'punitory').length >= 3);
+  assert.ok(paid.ledgerEntries.filter((e: any) => e.type === 'payment').length >= 2);
+
+  const log = json(await h.get('/api/logs?table_name=ledger&limit=100')).items;
+  const byRecord = new Map(log.map((x: any) => [x.record_id, x]));
+  assert.equal(log.length, entries.length);
+  assert.equal(byRecord.size, entries.length, 'one audit row per entry');
+  for (const e of entries) {
+    const x: any = byRecord.get(e.id);
+    assert.ok(x, `entry ${e.id} audited`);
+    assert.equal(x.action, 'INSERT');
+    assert.equal(x.business_id, h.tenant.businessId);
+    assert.equal(x.branch_id, branch.id);
+    assert.equal(x.actor, `api_key:${h.tenant.fullKeyId}`);
+    assert.equal(x.old_data, null);
+    assert.equal(x.new_data.id, e.id);
+    assert.equal(x.new_data.type, e.type);
+    assert.equal(Number(x.new_data.amount), e.amount);
+    assert.equal(x.new_data.installment_id, e.installment_id);
+  }
+  // logged in the order the entries were written (the embedded database's clock may give ties)
+  const times = entries.map((e: any) => Date.parse((byRecord.get(e.id) as any).changed_at));
+  assert.deepEqual(times, [...times].sort((a, b) => a - b));
+  await assertLedgerInvariant(h.db, h.tenant.businessId);
+});

@@ -1,5 +1,6 @@
 // Migration 002 moves the accrual watermark out of the audited credits row: a database that
-// was at 001 keeps every credit's date, and the move itself writes no audit entry.
+// was at 001 keeps every credit's date, and the move itself writes no audit entry. Migration 003
+// gives the ledger one composite key to its installment and credit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -7,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { openEmbedded } from '../../src/db/connection.ts';
 import { migrate, migrationFiles } from '../../src/db/migrate.ts';
+import { build, json } from '../helpers/app.ts';
+import { client, credit, day, plan } from './helpers.ts';
 
 const dir = fileURLToPath(new URL('../../src/db/migrations/', import.meta.url));
 
@@ -50,4 +53,28 @@ test('002_credit_accruals copies punitory_posted_through, drops the column and a
   assert.deepEqual(after.map((r) => r.updated_at.getTime()), credits.map((c) => c.updated_at.getTime()));
   // tenant-scoped: a watermark for a credit of another business (or none) is refused
   await assert.rejects(sql`INSERT INTO credit_accruals (business_id, credit_id, posted_through) VALUES (gen_random_uuid(), ${credits[1]!.id}, '2024-01-01')`.execute(k), /foreign key/);
+});
+
+test('the ledger refuses an entry whose credit, installment or business do not go together', async (t) => {
+  const h = await build(t);
+  const other = await h.newTenant();
+  const p = await plan(h, { installments_count: 2 });
+  const c = await client(h);
+  const a = await credit(h, c.id, { credit_config_id: p.id, amount: 100, start_date: day(-1) });
+  const b = await credit(h, c.id, { credit_config_id: p.id, amount: 100, start_date: day(-1) });
+  const k = h.db.kysely;
+  const insert = (bid: string, creditId: string, installmentId: string) =>
+    sql`INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, created_by)
+        VALUES (${bid}::uuid, ${creditId}::uuid, ${installmentId}::uuid, 'punitory', 1, ${day(0)}::date, 'test')`.execute(k);
+  const bid = h.tenant.businessId;
+  const count = async () => json(await h.get(`/api/credits/${a.credit.id}/ledger`)).length;
+  const before = await count();
+  await assert.rejects(insert(bid, a.credit.id, b.installments[0].id), /foreign key/, "another credit's installment");
+  await assert.rejects(insert(other.businessId, a.credit.id, a.installments[0].id), /foreign key/, 'another business');
+  await assert.rejects(insert('00000000-0000-4000-8000-000000000000', a.credit.id, a.installments[0].id), /foreign key/, 'no business');
+  await assert.rejects(insert(bid, '00000000-0000-4000-8000-000000000000', a.installments[0].id), /foreign key/, 'no credit');
+  await assert.rejects(insert(bid, a.credit.id, '00000000-0000-4000-8000-000000000000'), /foreign key/, 'no installment');
+  assert.equal(await count(), before);
+  await insert(bid, a.credit.id, a.installments[0].id); // the right triple is accepted
+  assert.equal(await count(), before + 1);
 });
