@@ -79,6 +79,12 @@ async function inheritedBranch(trx: Transaction<DB>, credit: Credit): Promise<st
   return b && !b.deleted_at ? b.id : null;
 }
 
+/** A branch named in a request (must be usable), explicitly none (null), or the credit's when not given. */
+async function chosenBranch(trx: Transaction<DB>, credit: Credit, given: string | null | undefined): Promise<string | null> {
+  if (given === undefined) return inheritedBranch(trx, credit);
+  return given === null ? null : usableBranch(trx, credit.business_id, given);
+}
+
 function positiveAmount(amount: number | string, path = '/amount'): Decimal {
   const d = money(amount);
   if (d.lte(0)) throw unprocessable('amount must be greater than 0', [{ path, message: 'must be > 0' }]);
@@ -272,6 +278,7 @@ function lastPaymentDate(ledger: LedgerEntry[]): string | null {
 export interface PaymentInput {
   amount: number | string;
   paidOn?: string;
+  /** where it was taken: undefined = the credit's branch (none if deleted since), null = no branch */
   branchId?: string | null;
 }
 
@@ -308,7 +315,7 @@ export async function registerPayment(
     const lastPaid = lastPaymentDate(l.ledger);
     if (lastPaid && compareDates(paidOn, lastPaid) < 0)
       throw unprocessable(`paid_on ${paidOn} is before the credit's last payment (${lastPaid})`, [{ path: '/paid_on', message: 'before the last payment' }]);
-    const branchId = input.branchId ? await usableBranch(trx, ctx.businessId, input.branchId) : await inheritedBranch(trx, credit);
+    const branchId = await chosenBranch(trx, credit, input.branchId);
 
     const created: LedgerEntry[] = [];
     const postedThrough = l.postedThrough;
@@ -386,6 +393,9 @@ export interface RefinanceInput {
   creditConfigId: string;
   amount?: number | string;
   startDate?: string;
+  /** the new credit's branch: undefined = the old credit's (none if deleted since), null = no branch */
+  branchId?: string | null;
+  originTransactionReference?: string | null;
 }
 
 /**
@@ -408,7 +418,8 @@ export async function refinanceCredit(db: Kysely<DB>, ctx: LendingContext, credi
         { path: '/amount', message: `at least ${toMoneyString(balance)}` },
       ]);
 
-    const branchId = await inheritedBranch(trx, old);
+    // the settlement belongs to the old credit's book: its branch, whatever the new credit's
+    const settlementBranch = await inheritedBranch(trx, old);
     const allocation = allocatePayment(balance, l.states.map((s) => balanceOf(s)));
     const paymentId = crypto.randomUUID();
     const slices = await insertLedger(
@@ -422,7 +433,7 @@ export async function refinanceCredit(db: Kysely<DB>, ctx: LendingContext, credi
         punitory_part: toMoneyString(s.punitory),
         effective_date: now,
         payment_id: paymentId,
-        branch_id: branchId,
+        branch_id: settlementBranch,
         created_by: ctx.actor,
       })),
     );
@@ -434,7 +445,9 @@ export async function refinanceCredit(db: Kysely<DB>, ctx: LendingContext, credi
       clientId: old.client_id,
       creditConfigId: input.creditConfigId,
       amount: toMoneyString(amount),
-      branchId,
+      // checked like a new credit's: an unknown or deleted branch is 422
+      branchId: input.branchId === undefined ? settlementBranch : input.branchId,
+      originTransactionReference: input.originTransactionReference ?? null,
       startDate: input.startDate ?? now,
       refinancedFromId: old.id,
     });

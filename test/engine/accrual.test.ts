@@ -33,11 +33,11 @@ test('the daily run posts cumulative − posted, effective on its date; running 
     as_of: day(-4),
     credits_accrued: 1,
     punitory_entries: 1,
-    punitory_total: '30.00', // 6 days × 5
+    punitory_total: 30, // 6 days × 5 (money is a JSON number in --json output)
     written_off: 0,
   });
   const second = await accrue(h, '--business', h.tenant.businessId);
-  assert.equal(second.out.businesses[0].punitory_total, '20.00'); // days 7..10
+  assert.equal(second.out.businesses[0].punitory_total, 20); // days 7..10
   const third = await accrue(h, '--business', h.tenant.businessId);
   assert.deepEqual([third.out.businesses[0].credits_accrued, third.out.businesses[0].punitory_entries], [0, 0]);
   // a date before the last posting never takes anything back; a future date is clamped to today

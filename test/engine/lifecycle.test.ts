@@ -150,3 +150,51 @@ test('collections worklist: overdue installments, most days late first, with cli
   void a;
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
+
+test('refinance: branch_id and origin_transaction_reference of the new credit, checked like a new credit', async (t) => {
+  const h = await build(t);
+  const p = await plan(h, P35);
+  const c = await client(h);
+  const old = json(await h.post('/api/branches', { name: 'Vieja' }));
+  const other = json(await h.post('/api/branches', { name: 'Nueva' }));
+  const gone = json(await h.post('/api/branches', { name: 'Cerrada' }));
+  await h.del(`/api/branches/${gone.id}`);
+  const stranger = await h.newTenant();
+  const theirs = json(await h.post('/api/branches', { name: 'theirs' }, stranger.fullKey));
+  const open = async () => (await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40), branch_id: old.id })).credit;
+  const refinance = (id: string, body: Record<string, unknown>) => h.post(`/api/credits/${id}/refinance`, { credit_config_id: p.id, ...body });
+
+  // refused: each a 4xx that leaves the old credit active and the book untouched
+  const d = await open();
+  const ledgerBefore = json(await h.get(`/api/credits/${d.id}/ledger`));
+  for (const [body, status, path] of [
+    [{ branch_id: gone.id }, 422, '/branch_id'],
+    [{ branch_id: theirs.id }, 422, '/branch_id'],
+    [{ branch_id: '00000000-0000-4000-8000-000000000000' }, 422, '/branch_id'],
+    [{ branch_id: 'nope' }, 400, undefined],
+    [{ origin_transaction_reference: 'x'.repeat(201) }, 400, undefined],
+    [{ origin_transaction_reference: 7 }, 400, undefined],
+  ] as const) {
+    const res = await refinance(d.id, body);
+    assert.equal(res.statusCode, status, `${JSON.stringify(body)}: ${res.body}`);
+    if (path) assert.equal(json(res).details?.[0]?.path, path);
+  }
+  assert.equal(json(await h.get(`/api/credits/${d.id}`)).credit.status, 'active');
+  assert.deepEqual(json(await h.get(`/api/credits/${d.id}/ledger`)), ledgerBefore);
+
+  // given: the new credit takes that branch and the (trimmed) reference; the settlement stays on the old credit's branch
+  const moved = json(await refinance(d.id, { branch_id: other.id, origin_transaction_reference: '  REF-9 ' }));
+  assert.equal(moved.credit.branch_id, other.id);
+  assert.equal(moved.credit.origin_transaction_reference, 'REF-9');
+  assert.ok(moved.ledgerEntries.every((e: any) => e.branch_id === other.id));
+  const settled = json(await h.get(`/api/credits/${d.id}/ledger`)).filter((e: any) => e.type === 'payment');
+  assert.ok(settled.length > 0 && settled.every((e: any) => e.branch_id === old.id));
+
+  // null: no branch; omitted: the old credit's; an empty reference is none
+  const none = json(await refinance((await open()).id, { branch_id: null, origin_transaction_reference: '  ' }));
+  assert.deepEqual([none.credit.branch_id, none.credit.origin_transaction_reference], [null, null]);
+  assert.ok(none.ledgerEntries.every((e: any) => e.branch_id === null));
+  const kept = json(await refinance((await open()).id, {}));
+  assert.deepEqual([kept.credit.branch_id, kept.credit.origin_transaction_reference], [old.id, null]);
+  await assertLedgerInvariant(h.db, h.tenant.businessId);
+});

@@ -121,7 +121,7 @@ test('a payment dated before punitory already posted: allocated as of its date, 
     as_of: day(0),
     credits_accrued: 1,
     punitory_entries: 1,
-    punitory_total: '22.50',
+    punitory_total: 22.5,
     written_off: 0,
   });
   // as of its date (due + 5) the credit owed 5 × 2.25 = 11.25 + 1350: 1372.50 (today's balance) is too much
@@ -211,5 +211,31 @@ test('punitory modes on 1000 due 10 days ago, 0.5 %/day, 500 paid on due + 4', a
     // cumulative 35.9514… → 35.95, of which 20.15 was posted: 15.80
     compound: { first: [20.15, 500], punitory: [20.15, 15.8] },
   });
+  await assertLedgerInvariant(h.db, h.tenant.businessId);
+});
+
+test("a payment's branch: given, explicitly none (null), or the credit's when omitted (none once that branch is deleted)", async (t) => {
+  const h = await build(t);
+  const p = await plan(h, P35);
+  const c = await client(h);
+  const home = json(await h.post('/api/branches', { name: 'Casa' }));
+  const counter = json(await h.post('/api/branches', { name: 'Mostrador' }));
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40), branch_id: home.id }); // #1 due 10 days ago
+  const branches = (r: any) => [...new Set(r.ledgerEntries.map((e: any) => `${e.type}:${e.branch_id}`))];
+
+  // omitted: the credit's branch, for the punitory posted and the payment
+  assert.deepEqual(branches(await pay(h, d.credit.id, { amount: 50 })), [`punitory:${home.id}`, `payment:${home.id}`]);
+  // given: that branch for the payment; punitory always carries the credit's
+  assert.deepEqual(branches(await pay(h, d.credit.id, { amount: 50, branch_id: counter.id })), [`payment:${counter.id}`]);
+  // null: no branch (a bank transfer, say)
+  assert.deepEqual(branches(await pay(h, d.credit.id, { amount: 50, branch_id: null })), ['payment:null']);
+  // the credit's branch deleted since: omitted means none; naming it is 422
+  await h.del(`/api/branches/${home.id}`);
+  assert.deepEqual(branches(await pay(h, d.credit.id, { amount: 50 })), ['payment:null']);
+  assert.equal((await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 50, branch_id: home.id })).statusCode, 422);
+  // the audit rows carry the same branch as the entries
+  const log = json(await h.get('/api/logs?table_name=ledger&action=INSERT&limit=100')).items;
+  const entries = json(await h.get(`/api/credits/${d.credit.id}/ledger`));
+  for (const e of entries) assert.equal(log.find((x: any) => x.record_id === e.id)?.branch_id, e.branch_id);
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });

@@ -39,7 +39,11 @@ const PaymentBody = Type.Object(
   {
     amount: Amount,
     paid_on: Type.Optional(DateField),
-    branch_id: Type.Optional(Nullable(Uuid)),
+    branch_id: Type.Optional(
+      Type.Union([Uuid, Type.Null()], {
+        description: "where the payment was taken; omitted: the credit's branch (none if it was deleted); null: no branch (e.g. a bank transfer)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -49,6 +53,10 @@ const RefinanceBody = Type.Object(
     credit_config_id: Uuid,
     amount: Type.Optional(Amount),
     start_date: Type.Optional(DateField),
+    branch_id: Type.Optional(
+      Type.Union([Uuid, Type.Null()], { description: "the new credit's branch; omitted: the old credit's (none if it was deleted); null: no branch" }),
+    ),
+    origin_transaction_reference: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
   },
   { additionalProperties: false },
 );
@@ -214,7 +222,8 @@ export default async function creditRoutes(app: App) {
       checkDate(b.paid_on, '/paid_on');
       return idempotent(app, req, reply, async (store) => {
         let answer: Answer | undefined;
-        await registerPayment(app.db.kysely, ctxOf(req), req.params.id, { amount: b.amount, paidOn: b.paid_on, branchId: b.branch_id ?? null }, async (trx, r) => {
+        // branch_id omitted (undefined) and null differ: the credit's branch, or none
+        await registerPayment(app.db.kysely, ctxOf(req), req.params.id, { amount: b.amount, paidOn: b.paid_on, branchId: b.branch_id }, async (trx, r) => {
           const today = businessToday(req);
           answer = {
             status: 201,
@@ -251,7 +260,9 @@ export default async function creditRoutes(app: App) {
       schema: {
         tags: ['credits'],
         summary: "Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created",
-        description: 'amount defaults to the balance and may not be less (422). The new credit keeps the client and the branch (unless deleted).',
+        description:
+          'amount defaults to the balance and may not be less (422). The new credit keeps the client; its branch is branch_id when given ' +
+          '(an unknown or deleted branch is 422), none when branch_id is null, otherwise the old credit\'s branch (unless deleted since).',
         params: IdParams,
         body: RefinanceBody,
         response: { 201: CreditDetail, ...errors(400, 401, 403, 404, 409, 422) },
@@ -261,10 +272,13 @@ export default async function creditRoutes(app: App) {
       const b = req.body;
       checkAmount(b.amount);
       checkDate(b.start_date, '/start_date');
+      const ref = b.origin_transaction_reference?.trim();
       const d = await refinanceCredit(app.db.kysely, ctxOf(req), req.params.id, {
         creditConfigId: b.credit_config_id,
         amount: b.amount,
         startDate: b.start_date,
+        branchId: b.branch_id,
+        originTransactionReference: ref ? ref : null,
       });
       return reply.status(201).send(presentDetail(d, businessToday(req)));
     },
