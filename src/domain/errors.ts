@@ -1,9 +1,72 @@
-/** A rule of the domain refused its input; `code` is stable, the caller maps it to an HTTP answer (422). */
-export class DomainError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
+// The service's error vocabulary: every stable code with its HTTP status, the one error class,
+// and the helpers the domain and the services throw. The HTTP layer only renders these
+// (src/http/errors.ts); the OpenAPI Error.code enum is generated from ERROR_STATUS.
+
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  // rules of the domain that refuse a valid request: 422 with a code of their own
+  invalid_amount: 422,
+  invalid_interest_rate: 422,
+  invalid_installments_count: 422,
+  invalid_days_until_first_payment: 422,
+  invalid_cut_type: 422,
+  invalid_payment_day: 422,
+  invalid_start_date: 422,
+  amount_too_small: 422,
+  schedule_out_of_range: 422,
+  rate_limited: 429,
+  headers_too_large: 431,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** The codes of the pure rules (src/domain): all 422. */
+export type DomainCode = {
+  [K in ErrorCode]: (typeof ERROR_STATUS)[K] extends 422 ? K : never;
+}[ErrorCode];
+
+/** A refusal with a stable code; its status comes from ERROR_STATUS. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
     super(message);
-    this.name = 'DomainError';
-    this.code = code;
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
   }
 }
+
+/** A pure rule of the domain refused its input (422); the code reaches the response as is. */
+export class DomainError extends AppError {
+  constructor(code: DomainCode, message: string) {
+    super(code, message);
+    this.name = 'DomainError';
+  }
+}
+
+export const notFound = (what = 'resource') => new AppError('not_found', `${what} not found`);
+export const conflict = (msg: string) => new AppError('conflict', msg);
+export const gone = (msg: string) => new AppError('gone', msg);
+export const unprocessable = (msg: string, details?: ErrorDetail[]) => new AppError('unprocessable', msg, details);
+export const invalid = (path: string, message: string) =>
+  new AppError('validation_failed', `${path.replace(/^\//, '') || 'request'}: ${message}`, [{ path, message }]);

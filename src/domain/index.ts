@@ -12,9 +12,10 @@ export {
   dayNumber,
   fromDay,
 } from './dates.ts';
-export { DomainError } from './errors.ts';
-export { buildSchedule, firstDueDate } from './schedule.ts';
-export type { CutType, ScheduleInput, ScheduledInstallment, Schedule } from './schedule.ts';
+export { AppError, DomainError, ERROR_CODES, ERROR_STATUS, conflict, gone, invalid, notFound, unprocessable } from './errors.ts';
+export type { ErrorCode, ErrorDetail } from './errors.ts';
+export { buildSchedule, firstDueDate, scheduleFor } from './schedule.ts';
+export type { CutType, PlanScheduleTerms, ScheduleInput, ScheduledInstallment, Schedule } from './schedule.ts';
 export { delinquency } from './delinquency.ts';
 export type { InstallmentStatus, DelinquencyInput, Delinquency } from './delinquency.ts';
 export { cumulativePunitory, punitoryToPost, punitoryCap } from './punitory.ts';

@@ -73,3 +73,25 @@ export function buildSchedule(input: ScheduleInput): Schedule {
   }
   return { total, installments };
 }
+
+/** A plan's schedule terms as stored (a plan row, or the snapshot of them on a credit). */
+export interface PlanScheduleTerms {
+  interest_rate: string | number;
+  installments_count: number;
+  days_until_first_payment: number;
+  cut_type: CutType;
+  payment_day: number;
+}
+
+/** The schedule a credit of `amount` on these terms gets when it starts on startDate. */
+export function scheduleFor(terms: PlanScheduleTerms, amount: Decimal | string | number, startDate: string): Schedule {
+  return buildSchedule({
+    amount: new Dec(amount),
+    interestRate: new Dec(terms.interest_rate),
+    installmentsCount: terms.installments_count,
+    daysUntilFirstPayment: terms.days_until_first_payment,
+    cutType: terms.cut_type,
+    paymentDay: terms.payment_day,
+    startDate,
+  });
+}

@@ -1,48 +1,8 @@
-// The one list of stable error codes and their statuses, and the one error handler that turns
-// anything thrown into the Error body. Nothing else writes an error response.
+// The one error handler: maps what Fastify, the router and PostgreSQL throw onto the error
+// vocabulary (src/domain/errors.ts) and renders the Error body. Nothing else writes an error
+// response.
 import type { FastifyError, FastifyInstance } from 'fastify';
-
-export const ERROR_STATUS = {
-  validation_failed: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  gone: 410,
-  payload_too_large: 413,
-  headers_too_large: 431,
-  unsupported_media_type: 415,
-  unprocessable: 422,
-  rate_limited: 429,
-  internal: 500,
-  unavailable: 503,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
-
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
-
-export class AppError extends Error {
-  readonly status: number;
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: ErrorDetail[],
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message);
-    this.status = ERROR_STATUS[code];
-  }
-}
-
-export const notFound = (what = 'resource') => new AppError('not_found', `${what} not found`);
-export const conflict = (msg: string) => new AppError('conflict', msg);
-export const unprocessable = (msg: string, details?: ErrorDetail[]) => new AppError('unprocessable', msg, details);
-export const invalid = (path: string, message: string) =>
-  new AppError('validation_failed', `${path.replace(/^\//, '') || 'request'}: ${message}`, [{ path, message }]);
+import { AppError, notFound, type ErrorCode, type ErrorDetail } from '../domain/errors.ts';
 
 // Fastify's own errors, by code, mapped onto ours.
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -77,6 +37,13 @@ const PG_CODES: Record<string, ErrorCode> = {
   '40P01': 'conflict', // deadlock_detected
 };
 
+// what each input format asks for, in words (src/domain/records.ts)
+const FORMAT_MESSAGES: Record<string, string> = {
+  date: 'must be a calendar date YYYY-MM-DD from 0001-01-01 to 9999-12-31',
+  money: 'must have at most 2 decimals',
+  rate: 'must have at most 6 decimals',
+};
+
 function validationDetails(err: FastifyError): ErrorDetail[] {
   return (err.validation ?? []).map((v) => {
     let path = v.instancePath || '';
@@ -85,6 +52,11 @@ function validationDetails(err: FastifyError): ErrorDetail[] {
     if (v.keyword === 'additionalProperties' && params.additionalProperty) {
       path += `/${String(params.additionalProperty)}`;
       return { path, message: 'is not a known field' };
+    }
+    if (v.keyword === 'format') {
+      const format = String(params.format);
+      const message = FORMAT_MESSAGES[format];
+      if (message) return { path: path || '/', message };
     }
     return { path: path || '/', message: v.message ?? 'is invalid' };
   });

@@ -6,7 +6,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Database } from '../db/connection.ts';
+import type { Database } from '../services/context.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
 

@@ -17,7 +17,7 @@ import type { ClientFile, DB } from '../db/schema.ts';
 import { deleteFile, fileExists, insertFileIfNameFree, liveStorageKeys, takenFileNames } from '../db/repositories/files.ts';
 import { claimUpload } from '../db/repositories/uploadSessions.ts';
 import { numberedName, safeFileName } from '../domain/fileNames.ts';
-import { AppError, conflict } from '../http/errors.ts';
+import { AppError, conflict } from '../domain/errors.ts';
 import type { FileStorage } from '../storage/storage.ts';
 
 /** The accepted MIME types (DOMAIN.md, Client files) and the extension a nameless upload gets. */

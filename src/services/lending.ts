@@ -4,6 +4,7 @@
 // Routes translate HTTP to these; the demo and the tests call them too.
 import type { Kysely, Transaction } from 'kysely';
 import { withActor } from '../db/connection.ts';
+import type { ActorContext } from './context.ts';
 import type { Credit, DB, Installment, LedgerEntry } from '../db/schema.ts';
 import { getClient } from '../db/repositories/clients.ts';
 import {
@@ -24,9 +25,8 @@ import {
   type NewLedgerEntry,
 } from '../db/repositories/credits.ts';
 import {
-  DomainError,
   allocatePayment,
-  buildSchedule,
+  scheduleFor,
   compareDates,
   money,
   outstanding,
@@ -34,7 +34,7 @@ import {
   toMoneyString,
   type Decimal,
 } from '../domain/index.ts';
-import { conflict, notFound, unprocessable } from '../http/errors.ts';
+import { conflict, notFound, unprocessable } from '../domain/errors.ts';
 import {
   applyEntry,
   balanceOf,
@@ -48,11 +48,7 @@ import {
 } from './ledgerState.ts';
 
 /** Who acts, for which business, in which time zone (its "today"). */
-export interface LendingContext {
-  businessId: string;
-  actor: string;
-  timezone: string;
-}
+export type LendingContext = ActorContext;
 
 export interface CreditDetailRows {
   credit: Credit;
@@ -112,21 +108,7 @@ async function createCreditIn(trx: Transaction<DB>, ctx: LendingContext, input: 
   const amount = positiveAmount(input.amount);
   const startDate = input.startDate ?? today(ctx);
 
-  let schedule;
-  try {
-    schedule = buildSchedule({
-      amount,
-      interestRate: money(plan.interest_rate),
-      installmentsCount: plan.installments_count,
-      daysUntilFirstPayment: plan.days_until_first_payment,
-      cutType: plan.cut_type,
-      paymentDay: plan.payment_day,
-      startDate,
-    });
-  } catch (err) {
-    if (err instanceof DomainError) throw unprocessable(err.message);
-    throw err;
-  }
+  const schedule = scheduleFor(plan, amount, startDate);
   if (schedule.total.gt(MAX_MONEY)) throw unprocessable('the credit total (amount plus interest) is too large');
 
   const seq = await nextCreditSequence(trx, bid);

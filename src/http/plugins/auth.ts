@@ -2,7 +2,7 @@
 // X-API-Key: <key>; scope read may use the safe methods only. Runs before the body is parsed, so
 // a request without a valid key learns nothing about its body or the resources it names.
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { findActiveKey } from '../../db/repositories/apiKeys.ts';
 import type { App } from '../types.ts';
 

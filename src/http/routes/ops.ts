@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { App } from '../types.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { errors as errorResponses } from '../schemas.ts';
 
 

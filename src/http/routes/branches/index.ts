@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { conflict, notFound } from '../../errors.ts';
+import { conflict, notFound } from '../../../domain/errors.ts';
 import { Branch, IdParams, Nullable, ReadOnlyFields, errors, ref } from '../../schemas.ts';
 import { cleanText, writable } from '../../helpers.ts';
-import { presentBranch } from '../../present.ts';
+import { presentBranch } from '../../../services/present.ts';
 import { withActor } from '../../../db/connection.ts';
 import { getBranch, insertBranch, listBranches, softDeleteBranch, updateBranch } from '../../../db/repositories/branches.ts';
 

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { conflict, notFound } from '../../errors.ts';
+import { conflict, notFound } from '../../../domain/errors.ts';
 import { Client, ClientDetail, Credit, IdParams, Nullable, Page, PageQuery, ReadOnlyFields, Uuid, errors, ref } from '../../schemas.ts';
 import { businessToday, cleanText, writable } from '../../helpers.ts';
 import { withActor } from '../../../db/connection.ts';
 import { findClientByDni, getClient, insertClient, listClients, updateClient } from '../../../db/repositories/clients.ts';
 import { creditsOfClient, filesOfClient, installmentsOfCredits, ledgerOfCredits } from '../../../db/repositories/book.ts';
-import { presentCredit, presentFile, presentInstallment, presentLedgerEntry } from '../../present.ts';
+import { presentCredit, presentFile, presentInstallment, presentLedgerEntry } from '../../../services/present.ts';
 
 const Text = Nullable(Type.String({ maxLength: 200 }));
 const ClientFields = {

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { AppError, notFound, unprocessable } from '../../errors.ts';
-import { CreditConfig, CutType, IdParams, PunitoryMode, ReadOnlyFields, errors, ref } from '../../schemas.ts';
+import { AppError, notFound, unprocessable } from '../../../domain/errors.ts';
+import { CalendarDate, CreditConfig, CutType, DateInput, IdParams, MoneyInput, RateInput, PunitoryMode, ReadOnlyFields, errors, ref } from '../../schemas.ts';
 import { writable } from '../../helpers.ts';
 import { withActor } from '../../../db/connection.ts';
 import {
@@ -10,14 +10,13 @@ import {
   listCreditConfigs,
   updateCreditConfig,
 } from '../../../db/repositories/creditConfigs.ts';
-import { presentCreditConfig } from '../../present.ts';
-import { buildSchedule, DomainError, hasAtMostDecimals, isValidDate, money, todayIn, toMoneyNumber } from '../../../domain/index.ts';
+import { presentCreditConfig } from '../../../services/present.ts';
+import { scheduleFor, todayIn, toMoneyNumber } from '../../../domain/index.ts';
 
 
 const DAYS = 36_500; // a century: anything longer is a typo
-const RATE_DECIMALS = 6;
 const Days = (description: string) => Type.Integer({ minimum: 0, maximum: DAYS, description });
-const Rate = (description: string) => Type.Number({ minimum: 0, maximum: 999_999, description });
+const Rate = RateInput;
 
 // Plan fields with the contract's constraints; defaults (DOMAIN.md) apply on creation.
 const PlanFields = {
@@ -43,26 +42,15 @@ const UpdateBody = Type.Object({ name: Type.Optional(Name), ...optional(PlanFiel
 
 const SimulateBody = Type.Object(
   {
-    amount: Type.Number({ maximum: 999_999_999_999.99, description: '> 0 (422 otherwise, as for a credit), at most 2 decimals' }),
-    start_date: Type.Optional(Type.String({ format: 'date' })),
+    amount: MoneyInput('> 0 (422 otherwise, as for a credit), at most 2 decimals'),
+    start_date: Type.Optional(DateInput()),
   },
   { additionalProperties: false },
 );
 const Simulation = Type.Object({
-  installments: Type.Array(Type.Object({ number: Type.Integer(), amount: Type.Number(), due_date: Type.String({ format: 'date' }) })),
+  installments: Type.Array(Type.Object({ number: Type.Integer(), amount: Type.Number(), due_date: CalendarDate })),
   total: Type.Number(),
 });
-
-function checkRates(body: Partial<Static<typeof UpdateBody>>) {
-  for (const k of ['daily_punitory_rate', 'interest_rate', 'punitory_cap_pct'] as const) {
-    const v = body[k];
-    if (v !== undefined && !hasAtMostDecimals(v, RATE_DECIMALS)) {
-      throw new AppError('validation_failed', `${k} accepts at most ${RATE_DECIMALS} decimals`, [
-        { path: `/${k}`, message: `must have at most ${RATE_DECIMALS} decimals` },
-      ]);
-    }
-  }
-}
 
 export default async function creditConfigRoutes(app: App) {
   app.get(
@@ -82,7 +70,6 @@ export default async function creditConfigRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      checkRates(req.body);
       const input = writable(req.body);
       const plan = await withActor(app.db.kysely, req.auth.actor, (trx) =>
         insertCreditConfig(trx, req.auth.businessId, { ...input, name: input.name.trim() }),
@@ -114,7 +101,6 @@ export default async function creditConfigRoutes(app: App) {
     },
     async (req) => {
       const body = req.body ?? {};
-      checkRates(body);
       const patch = writable(body);
       if (patch.name !== undefined) patch.name = patch.name.trim();
       const plan = await withActor(app.db.kysely, req.auth.actor, async (trx) => {
@@ -143,26 +129,11 @@ export default async function creditConfigRoutes(app: App) {
       const plan = await getCreditConfig(app.db.kysely, req.auth.businessId, req.params.id);
       if (!plan) throw notFound('credit plan');
       const { amount, start_date } = req.body;
-      if (!hasAtMostDecimals(amount, 2)) throw new AppError('validation_failed', 'amount accepts at most 2 decimals', [{ path: '/amount', message: 'must have at most 2 decimals' }]);
-      if (start_date !== undefined && !isValidDate(start_date)) throw new AppError('validation_failed', 'start_date is not a calendar date', [{ path: '/start_date', message: 'must be YYYY-MM-DD' }]);
-      try {
-        const s = buildSchedule({
-          amount: money(amount),
-          interestRate: money(plan.interest_rate),
-          installmentsCount: plan.installments_count,
-          daysUntilFirstPayment: plan.days_until_first_payment,
-          cutType: plan.cut_type,
-          paymentDay: plan.payment_day,
-          startDate: start_date ?? todayIn(req.auth.timezone),
-        });
-        return {
-          installments: s.installments.map((i) => ({ number: i.number, amount: toMoneyNumber(i.amount), due_date: i.dueDate })),
-          total: toMoneyNumber(s.total),
-        };
-      } catch (err) {
-        if (err instanceof DomainError) throw unprocessable(err.message);
-        throw err;
-      }
+      const s = scheduleFor(plan, amount, start_date ?? todayIn(req.auth.timezone));
+      return {
+        installments: s.installments.map((i) => ({ number: i.number, amount: toMoneyNumber(i.amount), due_date: i.dueDate })),
+        total: toMoneyNumber(s.total),
+      };
     },
   );
 }

@@ -8,7 +8,7 @@ import type { Transaction } from 'kysely';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
 import type { DB } from '../../../db/schema.ts';
-import { AppError, conflict } from '../../errors.ts';
+import { AppError, conflict } from '../../../domain/errors.ts';
 import { findIdempotencyKey, saveIdempotencyKey } from '../../../db/repositories/credits.ts';
 
 export interface Answer {

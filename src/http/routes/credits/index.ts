@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
-import { AppError, notFound } from '../../errors.ts';
-import { Credit, CreditStatus, IdParams, Installment, LedgerEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
+import { AppError, notFound } from '../../../domain/errors.ts';
+import { Credit, CreditStatus, DateInput, IdParams, MoneyInput, Installment, LedgerEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
 import { businessToday } from '../../helpers.ts';
 import { getCredit, ledgerOfCredits } from '../../../db/repositories/book.ts';
 import { listCredits } from '../../../db/repositories/credits.ts';
-import { presentCredit, presentInstallment, presentLedgerEntry } from '../../present.ts';
-import { hasAtMostDecimals, isValidDate } from '../../../domain/index.ts';
+import { presentCredit, presentInstallment, presentLedgerEntry } from '../../../services/present.ts';
 import {
   cancelCredit,
   createCredit,
@@ -22,8 +21,8 @@ import { idempotent, type Answer } from './idempotency.ts';
 
 // Amounts: a JSON number with at most 2 decimals (more is a 400); ≤ 0 or more than owed is a
 // business rule (422), checked by the use case.
-const Amount = Type.Number({ maximum: 999_999_999_999.99, description: 'at most 2 decimals; must be > 0' });
-const DateField = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+const Amount = MoneyInput('at most 2 decimals; must be > 0');
+const DateField = DateInput();
 
 const CreateBody = Type.Object(
   {
@@ -81,13 +80,6 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-function checkAmount(v: number | undefined, path = '/amount') {
-  if (v !== undefined && !hasAtMostDecimals(v, 2)) throw new AppError('validation_failed', `${path.slice(1)} accepts at most 2 decimals`, [{ path, message: 'must have at most 2 decimals' }]);
-}
-function checkDate(v: string | undefined, path: string) {
-  if (v !== undefined && !isValidDate(v)) throw new AppError('validation_failed', `${path.slice(1)} is not a calendar date`, [{ path, message: 'must be YYYY-MM-DD' }]);
-}
-
 const ctxOf = (req: FastifyRequest): LendingContext => ({ businessId: req.auth.businessId, actor: req.auth.actor, timezone: req.auth.timezone });
 
 export function presentDetail(d: CreditDetailRows, today: string) {
@@ -133,8 +125,6 @@ export default async function creditRoutes(app: App) {
     },
     async (req, reply) => {
       const b = req.body;
-      checkAmount(b.amount);
-      checkDate(b.start_date, '/start_date');
       const ref = b.origin_transaction_reference?.trim();
       return idempotent(app, req, reply, async (store) => {
         let answer: Answer | undefined;
@@ -218,8 +208,6 @@ export default async function creditRoutes(app: App) {
     },
     async (req, reply) => {
       const b = req.body;
-      checkAmount(b.amount);
-      checkDate(b.paid_on, '/paid_on');
       return idempotent(app, req, reply, async (store) => {
         let answer: Answer | undefined;
         // branch_id omitted (undefined) and null differ: the credit's branch, or none
@@ -270,8 +258,6 @@ export default async function creditRoutes(app: App) {
     },
     async (req, reply) => {
       const b = req.body;
-      checkAmount(b.amount);
-      checkDate(b.start_date, '/start_date');
       const ref = b.origin_transaction_reference?.trim();
       const d = await refinanceCredit(app.db.kysely, ctxOf(req), req.params.id, {
         creditConfigId: b.credit_config_id,

@@ -3,9 +3,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
-import { notFound } from '../../errors.ts';
+import { notFound } from '../../../domain/errors.ts';
 import { ClientFile, IdParams, UploadSession, Uuid, errors, ref } from '../../schemas.ts';
-import { presentFile, presentUploadSession } from '../../present.ts';
+import { presentFile, presentUploadSession } from '../../../services/present.ts';
 import { withActor } from '../../../db/connection.ts';
 import { getClient } from '../../../db/repositories/clients.ts';
 import { filesOfClient } from '../../../db/repositories/book.ts';

@@ -3,7 +3,7 @@ import type { App } from '../../types.ts';
 import { Installment, Page, PageQuery, Uuid, errors } from '../../schemas.ts';
 import { businessToday } from '../../helpers.ts';
 import { listInstallments } from '../../../db/repositories/credits.ts';
-import { presentInstallment } from '../../present.ts';
+import { presentInstallment } from '../../../services/present.ts';
 
 const WorklistItem = Type.Object({
   ...Installment.properties,

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { AppError, invalid, notFound } from '../../errors.ts';
-import { CalendarDate, Money, Nullable, Uuid, errors } from '../../schemas.ts';
+import { AppError, invalid, notFound } from '../../../domain/errors.ts';
+import { CalendarDate, DateInput, Money, Nullable, Uuid, errors } from '../../schemas.ts';
 import { businessToday } from '../../helpers.ts';
 import { getBranch } from '../../../db/repositories/branches.ts';
 import { compareDates } from '../../../domain/index.ts';
@@ -68,7 +68,7 @@ export default async function reportRoutes(app: App) {
         summary: 'Portfolio figures as of a date (default: the business today), optionally for one branch',
         querystring: Type.Object(
           {
-            as_of: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD, not after the business today' })),
+            as_of: Type.Optional(DateInput('YYYY-MM-DD, not after the business today')),
             branch_id: Type.Optional(Uuid),
           },
           { additionalProperties: false },

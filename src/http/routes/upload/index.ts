@@ -2,9 +2,9 @@
 // business, the client and the session; the audit log names the session as the actor.
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { AppError, notFound } from '../../../domain/errors.ts';
 import { ClientFile, errors, ref } from '../../schemas.ts';
-import { presentFile } from '../../present.ts';
+import { presentFile } from '../../../services/present.ts';
 import { findUploadSessionByTokenHash } from '../../../db/repositories/uploadSessions.ts';
 import { UPLOAD_TOKEN_PATTERN, hashUploadToken, storeClientFile } from '../../../services/files.ts';
 import { UploadBody, receiveFile, registerMultipart } from '../files/multipart.ts';

@@ -1,4 +1,4 @@
-// Rows to API records: money to JSON numbers, delinquency computed for the business's today,
+// Rows to API records (the shapes of src/domain/records.ts): money to JSON numbers, delinquency computed for the business's today,
 // internal columns (hashes, storage keys, term snapshots) left out.
 import type { Branch, Credit, Installment, LedgerEntry, ClientFile, CreditConfig, UploadSession } from '../db/schema.ts';
 import { delinquency, money, toMoneyNumber } from '../domain/index.ts';
