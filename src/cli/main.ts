@@ -10,6 +10,7 @@ import { registerKeys } from './commands/keys.ts';
 import { registerMigrate } from './commands/migrate.ts';
 import { registerDemo } from './commands/demo.ts';
 import { serve } from '../server.ts';
+import { AppError } from '../domain/errors.ts';
 
 export type CommandRegistrar = (program: Command, ctx: CliContext) => void;
 const extraCommands: CommandRegistrar[] = [];
@@ -87,7 +88,8 @@ const LOCK_WAIT_MS = 20_000;
 
 function reportError(err: unknown, io: CliIO): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-  if (err instanceof UsageError) {
+  // a service refusing the input (unknown business, bad time zone) is a usage error too
+  if (err instanceof UsageError || (err instanceof AppError && err.status < 500)) {
     io.stderr.write(`error: ${err.message}\n`);
     return 2;
   }

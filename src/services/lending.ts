@@ -19,7 +19,6 @@ import {
   nextCreditSequence,
   postedThrough,
   setInstallmentState,
-  shareBranch,
   sharePlan,
   updateCredit,
   type NewLedgerEntry,
@@ -46,6 +45,7 @@ import {
   stopDate,
   type InstallmentState,
 } from './ledgerState.ts';
+import { chosenBranch, inheritedBranch, usableBranch } from './branches.ts';
 
 /** Who acts, for which business, in which time zone (its "today"). */
 export type LendingContext = ActorContext;
@@ -60,26 +60,6 @@ export interface CreditDetailRows {
 const MAX_MONEY = money('999999999999.99');
 
 const today = (ctx: LendingContext) => todayIn(ctx.timezone);
-
-async function usableBranch(trx: Transaction<DB>, businessId: string, branchId: string): Promise<string> {
-  const branch = await shareBranch(trx, businessId, branchId);
-  if (!branch) throw unprocessable(`branch_id ${branchId} names no branch of this business`, [{ path: '/branch_id', message: 'no such branch' }]);
-  if (branch.deleted_at) throw unprocessable(`branch ${branch.name} is deleted and cannot take new credits or payments`, [{ path: '/branch_id', message: 'branch is deleted' }]);
-  return branch.id;
-}
-
-/** The credit's branch for new entries, unless it has been deleted since. */
-async function inheritedBranch(trx: Transaction<DB>, credit: Credit): Promise<string | null> {
-  if (!credit.branch_id) return null;
-  const b = await shareBranch(trx, credit.business_id, credit.branch_id);
-  return b && !b.deleted_at ? b.id : null;
-}
-
-/** A branch named in a request (must be usable), explicitly none (null), or the credit's when not given. */
-async function chosenBranch(trx: Transaction<DB>, credit: Credit, given: string | null | undefined): Promise<string | null> {
-  if (given === undefined) return inheritedBranch(trx, credit);
-  return given === null ? null : usableBranch(trx, credit.business_id, given);
-}
 
 function positiveAmount(amount: number | string, path = '/amount'): Decimal {
   const d = money(amount);
