@@ -13,16 +13,10 @@ import type { Database } from '../db/connection.ts';
 import { withActor } from '../db/connection.ts';
 import type { Business } from '../db/schema.ts';
 import { getBusiness, listBusinesses } from '../db/repositories/businesses.ts';
-import {
-  accrualInstallments,
-  installmentHistories,
-  insertLedger,
-  lockAccrualBatch,
-  markAccrued,
-  setInstallmentState,
-  writeOffOverdue,
-  type NewLedgerEntry,
-} from '../db/repositories/credits.ts';
+import { lockAccrualBatch, writeOffOverdue } from '../db/repositories/credits.ts';
+import { accrualInstallments, setInstallmentState } from '../db/repositories/installments.ts';
+import { installmentHistories, insertLedger, type NewLedgerEntry } from '../db/repositories/ledger.ts';
+import { markAccrued } from '../db/repositories/creditAccruals.ts';
 import { Dec, compareDates, money, punitoryToPost, todayIn, toMoneyString } from '../domain/index.ts';
 import { creditTerms, cumulativeOf, emptyState, statusOf, stopDate } from '../services/ledgerState.ts';
 import { registerScheduler } from './scheduler.ts';

@@ -7,23 +7,11 @@ import { withActor } from '../db/connection.ts';
 import type { ActorContext } from './context.ts';
 import type { Credit, DB, Installment, LedgerEntry } from '../db/schema.ts';
 import { getClient } from '../db/repositories/clients.ts';
-import {
-  hasPayments,
-  insertCredit,
-  insertInstallments,
-  insertLedger,
-  installmentsOfCredit,
-  ledgerOfCredit,
-  lockCredit,
-  markAccrued,
-  nextCreditSequence,
-  postedThrough,
-  setInstallmentState,
-  shareBranch,
-  sharePlan,
-  updateCredit,
-  type NewLedgerEntry,
-} from '../db/repositories/credits.ts';
+import { insertCredit, lockCredit, shareBranch, sharePlan, updateCredit } from '../db/repositories/credits.ts';
+import { insertInstallments, installmentsOfCredit, setInstallmentState } from '../db/repositories/installments.ts';
+import { hasPayments, insertLedger, ledgerOfCredit, type NewLedgerEntry } from '../db/repositories/ledger.ts';
+import { markAccrued, postedThrough } from '../db/repositories/creditAccruals.ts';
+import { nextCreditSequence } from '../db/repositories/businessSequences.ts';
 import {
   allocatePayment,
   scheduleFor,

@@ -5,7 +5,10 @@ import { Client, ClientDetail, Credit, IdParams, Nullable, Page, PageQuery, Read
 import { businessToday, cleanText, writable } from '../../helpers.ts';
 import { withActor } from '../../../db/connection.ts';
 import { findClientByDni, getClient, insertClient, listClients, updateClient } from '../../../db/repositories/clients.ts';
-import { creditsOfClient, filesOfClient, installmentsOfCredits, ledgerOfCredits } from '../../../db/repositories/book.ts';
+import { creditsOfClient } from '../../../db/repositories/credits.ts';
+import { filesOfClient } from '../../../db/repositories/files.ts';
+import { installmentsOfCredits } from '../../../db/repositories/installments.ts';
+import { ledgerOfCredits } from '../../../db/repositories/ledger.ts';
 import { presentCredit, presentFile, presentInstallment, presentLedgerEntry } from '../../../services/present.ts';
 
 const Text = Nullable(Type.String({ maxLength: 200 }));

@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
 import type { DB } from '../../../db/schema.ts';
 import { AppError, conflict } from '../../../domain/errors.ts';
-import { findIdempotencyKey, saveIdempotencyKey } from '../../../db/repositories/credits.ts';
+import { findIdempotencyKey, saveIdempotencyKey } from '../../../db/repositories/idempotencyKeys.ts';
 
 export interface Answer {
   status: number;

@@ -4,8 +4,8 @@ import type { App } from '../../types.ts';
 import { AppError, notFound } from '../../../domain/errors.ts';
 import { Credit, CreditStatus, DateInput, IdParams, MoneyInput, Installment, LedgerEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
 import { businessToday } from '../../helpers.ts';
-import { getCredit, ledgerOfCredits } from '../../../db/repositories/book.ts';
-import { listCredits } from '../../../db/repositories/credits.ts';
+import { getCredit, listCredits } from '../../../db/repositories/credits.ts';
+import { ledgerOfCredits } from '../../../db/repositories/ledger.ts';
 import { presentCredit, presentInstallment, presentLedgerEntry } from '../../../services/present.ts';
 import {
   cancelCredit,

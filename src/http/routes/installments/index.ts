@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { Installment, Page, PageQuery, Uuid, errors } from '../../schemas.ts';
 import { businessToday } from '../../helpers.ts';
-import { listInstallments } from '../../../db/repositories/credits.ts';
+import { listInstallments } from '../../../db/repositories/installments.ts';
 import { presentInstallment } from '../../../services/present.ts';
 
 const WorklistItem = Type.Object({
