@@ -2,6 +2,7 @@
 // internal columns (hashes, storage keys, term snapshots) left out.
 import type { Branch, Credit, Installment, LedgerEntry, ClientFile, CreditConfig, UploadSession } from '../db/schema.ts';
 import { delinquency, money, toMoneyNumber } from '../domain/index.ts';
+import type { CreditDetailRows } from './lending.ts';
 
 const num = (s: string | number) => toMoneyNumber(money(s));
 const rate = (s: string | number) => Number(s);
@@ -89,4 +90,13 @@ export function presentUploadSession(s: UploadSession) {
 
 export function presentBranch(b: Branch) {
   return { ...b, address: b.address ?? '', phone: b.phone ?? '' };
+}
+
+/** A credit with its installments (delinquency as of the business's today) and ledger entries. */
+export function presentDetail(d: CreditDetailRows, today: string) {
+  return {
+    credit: presentCredit(d.credit),
+    installments: d.installments.map((i) => presentInstallment(i, today)),
+    ledgerEntries: d.ledgerEntries.map(presentLedgerEntry),
+  };
 }

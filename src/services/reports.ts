@@ -4,6 +4,7 @@
 import { stringify } from 'csv-stringify/sync';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import { getBranch } from '../db/repositories/branches.ts';
 import {
   countExport,
   cursorBatches,
@@ -15,6 +16,7 @@ import {
   type ExportRow,
   type SummaryQuery,
 } from '../db/repositories/reports.ts';
+import { notFound } from '../domain/errors.ts';
 import { delinquency, isValidDate, money, toMoneyNumber } from '../domain/index.ts';
 
 export { DATASETS, type Dataset, type Bound } from '../db/repositories/reports.ts';
@@ -25,7 +27,9 @@ const both = (a: string, r: string) => ({ amount: amount(a), ratio: ratio(r) });
 
 export const SITUATIONS = ['1', '2', '3', '4', '5'] as const;
 
+/** The portfolio figures as of a date; a branch that is not the business's is 404. */
 export async function portfolioSummary(db: Kysely<DB>, q: SummaryQuery) {
+  if (q.branchId && !(await getBranch(db, q.businessId, q.branchId))) throw notFound('branch');
   const r = await summaryFigures(db, q);
   const situations = Object.fromEntries(
     r.situations.map((s) => [String(s.s), { clients: Number(s.clients), outstanding: amount(s.outstanding) }]),

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { Installment, Page, PageQuery, Uuid, errors } from '../../schemas.ts';
 import { businessToday } from '../../helpers.ts';
-import { listInstallments } from '../../../db/repositories/installments.ts';
+import { collectionsWorklist } from '../../../services/credits.ts';
 import { presentInstallment } from '../../../services/present.ts';
 
 const WorklistItem = Type.Object({
@@ -38,7 +38,7 @@ export default async function installmentRoutes(app: App) {
       const limit = req.query.limit ?? 50;
       const offset = req.query.offset ?? 0;
       const today = businessToday(req);
-      const page = await listInstallments(app.db.kysely, req.auth.businessId, {
+      const page = await collectionsWorklist(app.db.kysely, req.auth.businessId, {
         today,
         overdue: req.query.overdue,
         branchId: req.query.branch_id,
