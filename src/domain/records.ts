@@ -85,6 +85,9 @@ export const Credit = Type.Object(
   { $id: 'Credit', title: 'Credit' },
 );
 
+/** An installment's delinquency as of the business's today: computed when it is read, never stored. */
+export const Delinquency = Type.Object({ overdue: Type.Boolean(), days_late: Type.Integer() });
+
 export const Installment = Type.Object(
   {
     id: Uuid,
@@ -93,13 +96,19 @@ export const Installment = Type.Object(
     amount: Money,
     due_date: CalendarDate,
     status: Type.Union([Type.Literal('pending'), Type.Literal('partial'), Type.Literal('paid')]),
-    overdue: Type.Boolean(),
-    days_late: Type.Integer(),
+    ...Delinquency.properties,
     created_at: DateTime,
     updated_at: DateTime,
   },
   { $id: 'Installment', title: 'Installment' },
 );
+
+/** An item of the collections worklist (an extension): the installment, its client and its credit's number. */
+export const WorklistItem = Type.Object({
+  ...Installment.properties,
+  client_id: Uuid,
+  credit_sequential_id: Type.Integer({ description: "the credit's per-business number" }),
+});
 
 export const LedgerEntry = Type.Object(
   {

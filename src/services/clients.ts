@@ -3,7 +3,10 @@
 import { withActor } from '../db/connection.ts';
 import type { Client } from '../db/schema.ts';
 import { findClientByDni, getClient, insertClient, listClients as clientPage, updateClient, type ClientInput } from '../db/repositories/clients.ts';
-import { creditsOfClient, filesOfClient, installmentsOfCredits, ledgerOfCredits } from '../db/repositories/book.ts';
+import { creditsOfClient } from '../db/repositories/credits.ts';
+import { filesOfClient } from '../db/repositories/files.ts';
+import { installmentsOfCredits } from '../db/repositories/installments.ts';
+import { ledgerOfCredits } from '../db/repositories/ledger.ts';
 import type { Page, PageRequest } from '../db/repositories/page.ts';
 import { todayIn } from '../domain/index.ts';
 import { conflict, notFound } from '../domain/errors.ts';

@@ -4,7 +4,7 @@ import type { Database } from '../db/connection.ts';
 import { getBusiness } from '../db/repositories/businesses.ts';
 import { addDemoBook } from '../demo.ts';
 import { addDays, compareDates, money, todayIn, toMoneyString } from '../domain/index.ts';
-import { accrueBusiness } from '../jobs/accrual.ts';
+import { accrueBusiness } from './accrual.ts';
 import { createCredit, registerPayment, type LendingContext } from './lending.ts';
 
 const earlier = (a: string, b: string) => (compareDates(a, b) <= 0 ? a : b);

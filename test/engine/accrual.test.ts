@@ -5,7 +5,7 @@ import { openEmbedded } from '../../src/db/connection.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { insertCreditConfig } from '../../src/db/repositories/creditConfigs.ts';
 import { insertClient } from '../../src/db/repositories/clients.ts';
-import { ledgerOfCredits } from '../../src/db/repositories/book.ts';
+import { ledgerOfCredits } from '../../src/db/repositories/ledger.ts';
 import { createCredit } from '../../src/services/lending.ts';
 import { todayIn } from '../../src/domain/index.ts';
 import { startSchedulers } from '../../src/jobs/scheduler.ts';

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { UsageError, table, type CliContext } from '../context.ts';
 import { registerCommand } from '../main.ts';
 import { isValidDate, money, toMoneyNumber } from '../../domain/index.ts';
-import { runAccrual } from '../../jobs/accrual.ts';
+import { runAccrual } from '../../services/accrual.ts';
+import '../../jobs/accrual.ts'; // the accrual scheduler registers with this command, as before
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -8,8 +8,7 @@ import { ClientFile, IdParams, UploadSession, Uuid, errors, ref } from '../../sc
 import { presentFile, presentUploadSession } from '../../../services/present.ts';
 import { withActor } from '../../../db/connection.ts';
 import { getClient } from '../../../db/repositories/clients.ts';
-import { filesOfClient } from '../../../db/repositories/book.ts';
-import { getFileByName } from '../../../db/repositories/files.ts';
+import { filesOfClient, getFileByName } from '../../../db/repositories/files.ts';
 import { insertUploadSession, listUploadSessions, revokeUploadSession } from '../../../db/repositories/uploadSessions.ts';
 import { attachmentDisposition, isPlausibleFileName } from '../../../domain/fileNames.ts';
 import {
