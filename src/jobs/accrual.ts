@@ -9,6 +9,8 @@
 // entries go in with one multi-row INSERT. How far each credit is accrued lives in
 // credit_accruals, not in the audited credits row: marking a batch writes no audit entry.
 import { Cron } from 'croner';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
 import type { Database } from '../db/connection.ts';
 import { withActor } from '../db/connection.ts';
 import type { Business } from '../db/schema.ts';
@@ -25,7 +27,6 @@ import {
 } from '../db/repositories/credits.ts';
 import { Dec, compareDates, money, punitoryToPost, todayIn, toMoneyString } from '../domain/index.ts';
 import { creditTerms, cumulativeOf, emptyState, statusOf, stopDate } from '../services/ledgerState.ts';
-import { registerScheduler } from './scheduler.ts';
 
 export interface AccrualOptions {
   /** accrue as of this date; each business is clamped to its own today (default: its today) */
@@ -153,7 +154,7 @@ export async function runAccrual(db: Database, opts: AccrualOptions): Promise<Bu
 // The server's scheduler: ACCRUAL_SCHEDULE (default hourly at :15), off when set to "off".
 // protect: a run still going when the next one is due is not started twice in this process;
 // other processes share the work through SKIP LOCKED.
-registerScheduler((db, config, log) => {
+export function startAccrualSchedule(db: Database, config: Config, log: FastifyBaseLogger): () => void {
   if (!config.accrualSchedule) return () => {};
   const job = new Cron(config.accrualSchedule, { protect: true, catch: (err) => log.error({ err }, 'accrual run failed') }, async () => {
     const started = Date.now();
@@ -168,4 +169,4 @@ registerScheduler((db, config, log) => {
     );
   });
   return () => job.stop();
-});
+}

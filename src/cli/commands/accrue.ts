@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { UsageError, table, type CliContext } from '../context.ts';
-import { registerCommand } from '../main.ts';
 import { isValidDate, money, toMoneyNumber } from '../../domain/index.ts';
 import { runAccrual } from '../../jobs/accrual.ts';
 
@@ -34,5 +33,3 @@ export function registerAccrue(program: Command, ctx: CliContext) {
       );
     });
 }
-
-registerCommand(registerAccrue);

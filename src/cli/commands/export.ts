@@ -6,7 +6,6 @@ import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { UsageError, type CliContext } from '../context.ts';
-import { registerCommand } from '../main.ts';
 import { getBusiness } from '../../db/repositories/businesses.ts';
 import { todayIn } from '../../domain/index.ts';
 import { DATASETS, countExport, exportCsv, parseBound, type Bound, type Dataset } from '../../services/reports.ts';
@@ -84,5 +83,3 @@ export function registerExport(program: Command, ctx: CliContext) {
       });
     });
 }
-
-registerCommand(registerExport);

@@ -2,7 +2,6 @@
 // table or (--json) the same JSON document.
 import type { Command } from 'commander';
 import { UsageError, table, record, type CliContext } from '../context.ts';
-import { registerCommand } from '../main.ts';
 import { getBusiness } from '../../db/repositories/businesses.ts';
 import { getBranch } from '../../db/repositories/branches.ts';
 import { compareDates, isValidDate, money, todayIn, toMoneyString } from '../../domain/index.ts';
@@ -80,5 +79,3 @@ export function registerReport(program: Command, ctx: CliContext) {
       ctx.print(summary, () => renderSummary(summary, title));
     });
 }
-
-registerCommand(registerReport);
