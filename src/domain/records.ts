@@ -7,7 +7,9 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 export const ref = <T extends TSchema>(t: T) => Type.Unsafe<Static<T>>({ $ref: `${t.$id}#` });
 
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-export const Uuid = Type.String({ format: 'uuid' });
+/** Checked by isUuid (src/domain/uuid.ts; the validator registers it). */
+export const UUID_FORMAT = 'uuid';
+export const Uuid = Type.String({ format: UUID_FORMAT });
 // Rows carry Date objects; the serializer writes them as RFC 3339.
 export const DateTime = Type.Unsafe<Date | string>({ type: 'string', format: 'date-time' });
 export const CalendarDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });

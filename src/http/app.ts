@@ -8,7 +8,6 @@ import rateLimit from '@fastify/rate-limit';
 import type { Database } from '../db/connection.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
-import { DirectoryStorage } from '../storage/directory.ts';
 import { AppError } from '../domain/errors.ts';
 import { errorBody, installErrorHandler, toAppError } from './errors.ts';
 import { installValidation } from './plugins/validation.ts';
@@ -20,7 +19,7 @@ import type { App } from './types.ts';
 export interface BuildOptions {
   db: Database;
   config: Config;
-  storage?: FileStorage;
+  storage: FileStorage;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -57,7 +56,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
 
   app.decorate('db', opts.db);
   app.decorate('config', opts.config);
-  app.decorate('storage', opts.storage ?? new DirectoryStorage(opts.config.filesDir));
+  app.decorate('storage', opts.storage);
 
   installErrorHandler(app);
   installValidation(app, SHARED_SCHEMAS);

@@ -3,10 +3,12 @@
 // when the next one is due is not started twice in this process; other processes share the work
 // through SKIP LOCKED.
 import { Cron } from 'croner';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/connection.ts';
 import { runAccrual } from '../services/accrual.ts';
-import { registerScheduler } from './scheduler.ts';
 
-registerScheduler((db, config, log) => {
+export function startAccrualSchedule(db: Database, config: Config, log: FastifyBaseLogger): () => void {
   if (!config.accrualSchedule) return () => {};
   const job = new Cron(config.accrualSchedule, { protect: true, catch: (err) => log.error({ err }, 'accrual run failed') }, async () => {
     const started = Date.now();
@@ -21,4 +23,4 @@ registerScheduler((db, config, log) => {
     );
   });
   return () => job.stop();
-});
+}

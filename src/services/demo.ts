@@ -1,24 +1,18 @@
 // The demo business: what a newcomer gets on `npm start` against an empty embedded database,
 // and what `lending demo` creates on demand. Everything goes through the same services (and so
 // the same rules and audit triggers) as the API.
-import type { Business } from './db/schema.ts';
-import type { ActorContext, Database } from './services/context.ts';
-import { createBusiness } from './services/businesses.ts';
-import { createKey } from './services/apiKeys.ts';
-import { createBranch } from './services/branches.ts';
-import { createClient } from './services/clients.ts';
-import { createPlan } from './services/creditPlans.ts';
+import type { Business } from '../db/schema.ts';
+import type { ActorContext, Database } from './context.ts';
+import { createBusiness } from './businesses.ts';
+import { createKey } from './apiKeys.ts';
+import { createBranch } from './branches.ts';
+import { createClient } from './clients.ts';
+import { createPlan } from './creditPlans.ts';
+import { buildDemoBook } from './demoBook.ts';
 
 export interface DemoResult {
   business: Business;
   keys: { full: string; read: string };
-}
-
-/** Hook for the lending engine: adds credits and payments to a fresh demo business. */
-export type DemoBook = (db: Database, businessId: string, ids: { clients: string[]; plans: string[]; branches: string[] }) => Promise<void>;
-const bookBuilders: DemoBook[] = [];
-export function addDemoBook(fn: DemoBook) {
-  bookBuilders.push(fn);
 }
 
 const CLIENTS = [
@@ -66,7 +60,7 @@ export async function createDemo(db: Database): Promise<DemoResult> {
   const clients = [];
   for (const c of CLIENTS) clients.push(await createClient(db, ctx, { ...c }));
   const ids = { clients: clients.map((c) => c.id), plans: plans.map((p) => p.id), branches: branches.map((b) => b.id) };
-  for (const build of bookBuilders) await build(db, bid, ids);
+  await buildDemoBook(db, bid, ids);
   const full = await createKey(db, { businessId: bid, scope: 'full', name: 'demo full' });
   const read = await createKey(db, { businessId: bid, scope: 'read', name: 'demo read' });
   return { business, keys: { full: full.key, read: read.key } };
