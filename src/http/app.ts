@@ -1,7 +1,6 @@
-// Builds the whole HTTP application; tests boot exactly this and inject requests into it. What is
-// registered, in order: the error handling, validation and the shared schemas, JSON bodies, the
-// security headers, the OpenAPI document, the public routes, then under /api the API key, the rate
-// limit, OPTIONS and every API route. Each plugin's file says what it does and why.
+// Builds the whole HTTP application; tests boot exactly this and inject requests into it. Each
+// concern is a named plugin (plugins/); this file says what is registered and in which order: a
+// hook or parser applies to the routes registered after it, in its scope.
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Database } from '../services/context.ts';
