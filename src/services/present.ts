@@ -3,11 +3,11 @@
 // OpenAPI document show one shape. Money becomes a JSON number, a number the driver gives as text
 // (bigint, numeric) a number; fields that are not columns (delinquency, a file's URL) are
 // computed; columns the record does not declare (hashes, storage keys, term snapshots) are left out.
+// Clients and audit entries need none of this: the API sends their rows and the response schema
+// (the same record) picks the fields.
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type {
-  AuditLogEntry as AuditRow,
   Branch as BranchRow,
-  Client as ClientRow,
   ClientFile as ClientFileRow,
   Credit as CreditRow,
   CreditConfig as CreditConfigRow,
@@ -17,9 +17,7 @@ import type {
 } from '../db/schema.ts';
 import type { WorklistRow } from '../db/repositories/installments.ts';
 import {
-  AuditLogEntry,
   Branch,
-  Client,
   ClientFile,
   Credit,
   CreditConfig,
@@ -39,6 +37,7 @@ export type MoneyAs = 'number' | 'text';
 type Row = Record<string, unknown>;
 type Kind = 'money' | 'number' | 'as-is';
 
+// money: a property declared with records.ts's Money
 const kindOf = (s: TSchema): Kind => (s === Money ? 'money' : s.type === 'integer' || s.type === 'number' ? 'number' : 'as-is');
 
 function convert(kind: Kind, v: unknown, moneyAs: MoneyAs): unknown {
@@ -77,25 +76,21 @@ export function fileUrl(clientId: string, fileName: string) {
   return `/api/files/${clientId}/${encodeURIComponent(fileName)}`;
 }
 
-const client = recordBuilder(Client);
 const credit = recordBuilder(Credit);
 const installment = recordBuilder(Installment);
 const worklistItem = recordBuilder(WorklistItem);
 const ledgerEntry = recordBuilder(LedgerEntry);
 const file = recordBuilder(ClientFile);
 const creditConfig = recordBuilder(CreditConfig);
-const auditLogEntry = recordBuilder(AuditLogEntry);
 const branch = recordBuilder(Branch);
 const uploadSession = recordBuilder(UploadSession);
 
-export const presentClient = (c: ClientRow) => client(c);
 export const presentCredit = (c: CreditRow) => credit(c);
 export const presentInstallment = (i: InstallmentRow, today: string) => installment(i, installmentDelinquency.of(i, today));
 export const presentWorklistItem = (i: WorklistRow, today: string) => worklistItem(i, installmentDelinquency.of(i, today));
 export const presentLedgerEntry = (e: LedgerRow) => ledgerEntry(e);
 export const presentFile = (f: ClientFileRow) => file(f, { file_url: fileUrl(f.client_id, f.file_name) });
 export const presentCreditConfig = (c: CreditConfigRow) => creditConfig(c);
-export const presentAuditLogEntry = (e: AuditRow) => auditLogEntry(e);
 // the contract types address and phone string, not nullable: an unknown one is ""
 export const presentBranch = (b: BranchRow) => branch(b, { address: b.address ?? '', phone: b.phone ?? '' });
 export const presentUploadSession = (s: UploadSessionRow) => uploadSession(s);
