@@ -14,7 +14,7 @@ import openapi from './plugins/openapi.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import rateLimit from './plugins/rateLimit.ts';
 import optionsMethod from './plugins/optionsMethod.ts';
-import { SHARED_SCHEMAS } from './schemas.ts';
+import { MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from './schemas.ts';
 import { apiRoutes, publicRoutes } from './routes/index.ts';
 import type { App } from './types.ts';
 
@@ -34,6 +34,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     // path params are checked by their schemas; a malformed uuid answers 404
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    // the records carry the input formats (their limits are the bodies'); the serializer only needs to know their names
+    serializerOpts: { ajv: { formats: { [MONEY_FORMAT]: true, [RATE_FORMAT]: true } } },
     genReqId: () => crypto.randomUUID(),
     clientErrorHandler,
     frameworkErrors,

@@ -1,7 +1,7 @@
 // API keys: created for a business (the secret is returned once, only its hash is stored), listed
 // without secrets, revoked at once; and the authentication of a presented key.
 import { createApiKey, findActiveKey, listApiKeys, revokeApiKey, type ApiKeyInfo, type KeyLookup, type Scope } from '../db/repositories/apiKeys.ts';
-import { AppError, notFound } from '../domain/errors.ts';
+import { AppError } from '../domain/errors.ts';
 import type { Database } from './context.ts';
 import { getBusiness } from './businesses.ts';
 
@@ -23,7 +23,7 @@ export async function listKeys(db: Database, businessId: string): Promise<ApiKey
 /** Refused from the next request on; revoking twice keeps the first time. */
 export async function revokeKey(db: Database, id: string): Promise<ApiKeyInfo> {
   const key = await revokeApiKey(db.kysely, id);
-  if (!key) throw notFound(`key ${id}`);
+  if (!key) throw new AppError('not_found', `no key ${id}`);
   return key;
 }
 

@@ -2,7 +2,7 @@
 import type { Business } from '../db/schema.ts';
 import { createBusiness as insertBusiness, getBusiness as businessRow, listBusinesses as businessRows } from '../db/repositories/businesses.ts';
 import { isValidTimeZone } from '../domain/index.ts';
-import { invalid, notFound } from '../domain/errors.ts';
+import { AppError, invalid } from '../domain/errors.ts';
 import type { Database } from './context.ts';
 
 export interface BusinessInput {
@@ -29,6 +29,6 @@ export function listBusinesses(db: Database): Promise<Business[]> {
 
 export async function getBusiness(db: Database, id: string): Promise<Business> {
   const business = await businessRow(db.kysely, id);
-  if (!business) throw notFound(`business ${id}`);
+  if (!business) throw new AppError('not_found', `no business ${id}`);
   return business;
 }
