@@ -94,6 +94,7 @@ async function exists(): Promise<boolean> {
   });
 }
 
+let dropped = false;
 if (opts.rebuild && (await exists())) {
   const state = await withClient(url, inspect);
   if (state.others > 0) {
@@ -101,8 +102,9 @@ if (opts.rebuild && (await exists())) {
     process.exit(2);
   }
   await step(`drop database ${dbName}`, () => dropDatabase(url));
+  dropped = true;
 }
-if (process.env.BENCH_DB) {
+if (process.env.BENCH_DB || dropped) {
   if (await ensureDatabase(url)) console.log(`created database ${dbName}`);
 } else if (!(await exists())) {
   console.error(`database ${dbName} does not exist: create it, or set BENCH_DB=${dbName} to have it created`);
