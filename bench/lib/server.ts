@@ -1,0 +1,67 @@
+// The real server under test: `node bin/lending.js serve` as a child process on a free port, no
+// scheduler, no rate limit, warnings only; ready once /readyz answers. Its RSS is sampled while it runs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface Server {
+  baseUrl: string;
+  pid: number;
+  /** highest RSS seen (MiB) since start or the last resetPeak() */
+  peakRssMiB(): number;
+  resetPeak(): void;
+  stop(): Promise<void>;
+}
+
+function rssMiB(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0; // gone
+  }
+}
+
+export async function startServer(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Server> {
+  const child: ChildProcess = spawn(process.execPath, ['bin/lending.js', 'serve'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ACCRUAL_SCHEDULE: 'off', RATE_LIMIT: '0', ...extraEnv },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then((code) => reject(new Error(`lending serve exited (${code}) before listening:\n${out}`)));
+  });
+  child.stdout!.resume(); // keep draining what it prints
+  for (let i = 0; ; i++) {
+    const ok = await fetch(`${baseUrl}/readyz`).then((r) => r.ok).catch(() => false);
+    if (ok) break;
+    if (i > 100) throw new Error(`${baseUrl}/readyz never answered 200`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const pid = child.pid!;
+  let peak = 0;
+  const timer = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 200);
+  timer.unref();
+  return {
+    baseUrl,
+    pid,
+    peakRssMiB: () => Math.max(peak, rssMiB(pid)),
+    resetPeak: () => (peak = rssMiB(pid)),
+    async stop() {
+      clearInterval(timer);
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// Client read (contract 1): GET /api/clients/:id for random clients of the bench book, through the
+// real server, against the database's ceiling for the same work: the one statement that builds
+// the whole document (the issue 9 target: ≥ 70 % of it, p99 < 20 ms), and the app's statements as
+// it runs them now (key lookup, client, credits, installments, ledger, files), prepared.
+//
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/lending_bench npm run bench -- read [--duration 15] [--connections 16] [--json]
+//
+// Needs the bench book (npm run bench -- book) in that database. Before the load, the app's answer
+// for one client is compared with the one statement's document.
+import { isDeepStrictEqual } from 'node:util';
+import { runBench } from './lib/harness.ts';
+import { AUTH, CLIENT, CLIENT_DOCUMENT, CREDITS_OF_CLIENT, FILES_OF_CLIENT, INSTALLMENTS_OF_CREDITS, LEDGER_OF_CREDITS } from './lib/statements.ts';
+
+interface Target extends Record<string, unknown> {
+  k: number;
+  client_id: string;
+  /** the client's credit ids, as a uuid[] literal */
+  credit_ids: string;
+}
+
+const lookup = (n: number) => `\\set k random(1, ${n})
+SELECT client_id AS cl, credit_ids AS cids FROM bench_targets_read WHERE k = :k \\gset
+`;
+
+await runBench<Target>({
+  name: 'read',
+  work: 'GET /api/clients/:id',
+  key: 'read',
+  targets: `SELECT row_number() OVER ()::int AS k, c.id AS client_id,
+                   (SELECT coalesce(array_agg(k.id ORDER BY k.sequential_id), '{}') FROM credits k WHERE k.business_id = $1 AND k.client_id = c.id)::text AS credit_ids
+              FROM (SELECT id FROM clients WHERE business_id = $1 ORDER BY random() LIMIT $2) c`,
+  request: (t) => ({ method: 'GET', path: `/api/clients/${t.client_id}` }),
+  ceilings: (book, targets) => [
+    { label: 'one statement building the JSON', scripts: [{ name: 'document', text: lookup(targets.length) + CLIENT_DOCUMENT(book.timezone) }] },
+    {
+      label: "the app's 6 statements",
+      scripts: [
+        {
+          name: 'statements',
+          text: [lookup(targets.length), AUTH, CLIENT, CREDITS_OF_CLIENT, INSTALLMENTS_OF_CREDITS, LEDGER_OF_CREDITS, FILES_OF_CLIENT].join('\n'),
+        },
+      ],
+    },
+  ],
+  sameDocument: async (c, book, t, appBody) => {
+    const sql = CLIENT_DOCUMENT(book.timezone).replace(/:bid/g, '$1').replace(/:cl/g, '$2');
+    const r = await c.query<{ body: string }>(sql, [book.business_id, t.client_id]);
+    const same = isDeepStrictEqual(JSON.parse(r.rows[0]!.body), appBody);
+    return `the one statement's document ${same ? 'equals' : 'DIFFERS FROM'} the app's answer for client ${t.client_id}`;
+  },
+});
