@@ -1,3 +1,4 @@
+import { isUuid } from '../domain/uuid.ts';
 import type { Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/connection.ts';
 import { migrate } from '../db/migrate.ts';
@@ -70,4 +71,10 @@ export function record(obj: object): string {
   return Object.entries(obj)
     .map(([k, v]) => `${k.padEnd(w)}  ${v === null || v === undefined ? '-' : v instanceof Date ? v.toISOString() : String(v)}`)
     .join('\n');
+}
+
+/** A uuid given on the command line, lower-cased; anything else is a usage error naming the option. */
+export function uuidArg(name: string, v: string): string {
+  if (!isUuid(v)) throw new UsageError(`${name} must be a uuid`);
+  return v.toLowerCase();
 }

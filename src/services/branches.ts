@@ -3,8 +3,7 @@
 import type { Transaction } from 'kysely';
 import { withActor } from '../db/connection.ts';
 import type { Credit, DB } from '../db/schema.ts';
-import { getBranch, insertBranch, listBranches as branchRows, softDeleteBranch, updateBranch } from '../db/repositories/branches.ts';
-import { shareBranch } from '../db/repositories/credits.ts';
+import { getBranch, insertBranch, listBranches as branchRows, shareBranch, softDeleteBranch, updateBranch } from '../db/repositories/branches.ts';
 import { conflict, notFound, unprocessable } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
 import type { ActorContext, Database } from './context.ts';

@@ -12,6 +12,7 @@ import { todayIn } from '../domain/index.ts';
 import { conflict, notFound } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
 import type { ActorContext, Database } from './context.ts';
+import type { Executor } from '../db/connection.ts';
 import { presentCredit, presentFile, presentInstallment, presentLedgerEntry } from './present.ts';
 
 export type { ClientInput };
@@ -46,8 +47,9 @@ export function editClient(db: Database, ctx: ActorContext, id: string, input: C
   });
 }
 
-async function existingClient(db: Database, ctx: ActorContext, id: string): Promise<Client> {
-  const client = await getClient(db.kysely, ctx.businessId, id);
+/** The business's client, or 404: every use case that names a client starts here. */
+export async function requireClient(db: Executor, businessId: string, id: string): Promise<Client> {
+  const client = await getClient(db, businessId, id);
   if (!client) throw notFound('client');
   return client;
 }
@@ -56,7 +58,7 @@ async function existingClient(db: Database, ctx: ActorContext, id: string): Prom
 export async function clientDetail(db: Database, ctx: ActorContext, id: string) {
   const k = db.kysely;
   const bid = ctx.businessId;
-  const client = await existingClient(db, ctx, id);
+  const client = await requireClient(db.kysely, ctx.businessId, id);
   const credits = await creditsOfClient(k, bid, client.id);
   const ids = credits.map((c) => c.id);
   const [installments, ledger, files] = await Promise.all([
@@ -76,6 +78,6 @@ export async function clientDetail(db: Database, ctx: ActorContext, id: string) 
 
 /** The client's credits (contract 2), oldest first. */
 export async function clientCredits(db: Database, ctx: ActorContext, id: string) {
-  const client = await existingClient(db, ctx, id);
+  const client = await requireClient(db.kysely, ctx.businessId, id);
   return (await creditsOfClient(db.kysely, ctx.businessId, client.id)).map(presentCredit);
 }

@@ -12,9 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Kysely, Transaction } from 'kysely';
 import { fileTypeFromBuffer } from 'file-type';
+import { requireClient } from './clients.ts';
 import { withActor } from '../db/connection.ts';
 import type { Client, ClientFile, DB } from '../db/schema.ts';
-import { getClient } from '../db/repositories/clients.ts';
 import { deleteFile, fileExists, filesOfClient, getFileByName, insertFileIfNameFree, liveStorageKeys, takenFileNames } from '../db/repositories/files.ts';
 import { claimUpload } from '../db/repositories/uploadSessions.ts';
 import { isPlausibleFileName, numberedName, safeFileName } from '../domain/fileNames.ts';
@@ -109,13 +109,6 @@ export interface IncomingFile {
   filename: string | undefined;
   /** the bytes; destroyed with an error when the upload is cut off or too large */
   stream: Readable;
-}
-
-/** The client a file or an upload link belongs to: 404 when the business has no such client. */
-export async function requireClient(db: Kysely<DB>, businessId: string, clientId: string): Promise<Client> {
-  const client = await getClient(db, businessId, clientId);
-  if (!client) throw notFound('client');
-  return client;
 }
 
 /** A client's files, oldest first. */

@@ -14,7 +14,8 @@ import {
 } from '../db/repositories/uploadSessions.ts';
 import { gone, notFound } from '../domain/errors.ts';
 import type { ActorContext } from './context.ts';
-import { requireClient, storeClientFile, type FileDeps, type IncomingFile } from './files.ts';
+import { requireClient } from './clients.ts';
+import { storeClientFile, type FileDeps, type IncomingFile } from './files.ts';
 
 export const DEFAULT_LINK_HOURS = 72;
 export const MAX_LINK_HOURS = 720;

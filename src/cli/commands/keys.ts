@@ -1,13 +1,6 @@
 import type { Command } from 'commander';
-import { UsageError, record, table, type CliContext } from '../context.ts';
+import { UsageError, record, table, uuidArg, type CliContext } from '../context.ts';
 import { createKey, listKeys, revokeKey, type Scope } from '../../services/apiKeys.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function uuidArg(name: string, v: string): string {
-  if (!UUID.test(v)) throw new UsageError(`${name} must be a uuid`);
-  return v.toLowerCase();
-}
 
 export function registerKeys(program: Command, ctx: CliContext) {
   const k = program.command('keys').description('API keys: create (the secret is shown once), list, revoke');

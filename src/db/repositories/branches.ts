@@ -39,3 +39,8 @@ export async function softDeleteBranch(db: Executor, businessId: string, id: str
     .execute();
   return getBranch(db, businessId, id);
 }
+
+/** Read with a share lock: the branch cannot be deleted until this transaction ends. */
+export function shareBranch(db: Executor, businessId: string, id: string): Promise<Branch | undefined> {
+  return db.selectFrom('branches').selectAll().where('business_id', '=', businessId).where('id', '=', id).forShare().executeTakeFirst();
+}

@@ -34,11 +34,6 @@ export function sharePlan(db: Executor, businessId: string, id: string): Promise
   return db.selectFrom('credit_configs').selectAll().where('business_id', '=', businessId).where('id', '=', id).forShare().executeTakeFirst();
 }
 
-/** Read with a share lock: the branch cannot be deleted until this transaction ends. */
-export function shareBranch(db: Executor, businessId: string, id: string): Promise<Branch | undefined> {
-  return db.selectFrom('branches').selectAll().where('business_id', '=', businessId).where('id', '=', id).forShare().executeTakeFirst();
-}
-
 export function insertCredit(db: Executor, businessId: string, sequentialId: number, values: NewCredit): Promise<Credit> {
   return db
     .insertInto('credits')
