@@ -7,13 +7,7 @@ import type { Installment, InstallmentStatus, InstallmentsTable } from '../schem
 export type NewInstallment = Omit<Insertable<InstallmentsTable>, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
 
 export function installmentsOfCredit(db: Executor, businessId: string, creditId: string): Promise<Installment[]> {
-  return db
-    .selectFrom('installments')
-    .selectAll()
-    .where('business_id', '=', businessId)
-    .where('credit_id', '=', creditId)
-    .orderBy('number')
-    .execute();
+  return installmentsOfCredits(db, businessId, [creditId]);
 }
 
 export function installmentsOfCredits(db: Executor, businessId: string, creditIds: string[]): Promise<Installment[]> {
