@@ -82,8 +82,11 @@ export function validValue(doc: Document, schema: Schema, h: Hints, name = ''): 
   }
 }
 
+/** The object alternative of a body schema (an upload-session body is an object or null). */
+export const objectSchema = (doc: Document, schema: Schema): Schema => branches(doc, schema).find((b) => b.type === 'object') ?? deref(doc, schema);
+
 export function validObject(doc: Document, schema: Schema, h: Hints): Record<string, unknown> {
-  const s = deref(doc, schema);
+  const s = objectSchema(doc, schema);
   const required = new Set<string>(s.required ?? []);
   const out: Record<string, unknown> = {};
   for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {

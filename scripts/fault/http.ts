@@ -47,7 +47,16 @@ export async function send(base: string, req: Request, timeoutMs: number): Promi
 }
 
 /** Long runs of one character (huge strings) shown as "x×100000". */
-const squeeze = (s: string) => s.replace(/(.)\1{39,}/gs, (run, c: string) => `${c}×${run.length}`);
+function squeeze(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; ) {
+    let j = i + 1;
+    while (j < s.length && s[j] === s[i]) j++;
+    out += j - i >= 40 ? `${s[i]}×${j - i}` : s.slice(i, j);
+    i = j;
+  }
+  return out;
+}
 
 /** The request in one line a person can replay with curl-like tools (bodies cut to `max` characters). */
 export function describe(req: Request, max = 400): string {
