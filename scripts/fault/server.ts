@@ -205,18 +205,19 @@ export class ServerProcess {
     this.proc = proc;
     live.add(proc);
     proc.on('exit', () => live.delete(proc));
-    let own = '';
+    let head: string | null = ''; // stdout until the URL line
     let errors = '';
     return new Promise((res) => {
       proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
         this.keep(d);
-        own += d;
-        const m = /listening on (http:\/\/\S+)/.exec(own);
-        if (m && !this.url) this.url = m[1]!;
-        if (m) {
-          this.port = Number(new URL(m[1]!).port);
-          res('listening');
-        }
+        if (head === null) return;
+        head += d;
+        const m = /listening on (http:\/\/\S+)/.exec(head);
+        if (!m) return;
+        head = null;
+        this.url = m[1]!;
+        this.port = Number(new URL(this.url).port);
+        res('listening');
       });
       proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
         this.keep(d);
@@ -239,9 +240,11 @@ export class ServerProcess {
     await this.signal('SIGKILL');
   }
 
-  /** a clean stop (SIGTERM) */
+  /** a clean stop (SIGTERM), or kill -9 if it has not ended in 15 s */
   async stop(): Promise<void> {
+    const timer = setTimeout(() => void this.signal('SIGKILL'), 15_000);
     await this.signal('SIGTERM');
+    clearTimeout(timer);
   }
 
   private async signal(sig: NodeJS.Signals) {
