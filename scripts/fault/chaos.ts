@@ -17,8 +17,9 @@ export interface ChaosOptions {
   /** concurrent writers */
   workers?: number;
   clients?: number;
-  /** load between two kills: a random time in this range (ms) */
+  /** load between two kills: a random time in this range (ms), and at least `minWrites` writes answered */
   loadMs?: [number, number];
+  minWrites?: number;
   log?: (line: string) => void;
 }
 
@@ -111,6 +112,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const writes: Write[] = [];
     let stopping = false;
     let n = 0;
+    let answered = 0;
     const nextWrite = (w: number): Write => {
       const key = `chaos-${o.seed}-${w}-${++n}`;
       if (rng.chance(0.3)) {
@@ -137,6 +139,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
           await sleep(200);
           continue;
         }
+        answered++;
         w.status = r.status;
         w.body = r.json;
         w.replayed = r.headers.get('idempotent-replayed') === 'true';
@@ -156,7 +159,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const restarts: StartFigures[] = [];
     const [minLoad, maxLoad] = o.loadMs ?? [300, 3000];
     for (let k = 0; k < o.kills; k++) {
+      const before = answered;
       await sleep(rng.int(minLoad, maxLoad));
+      while (answered - before < (o.minWrites ?? 5)) await sleep(50);
       await server.kill9();
       const fig = await server.start();
       restarts.push(fig);
