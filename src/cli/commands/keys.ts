@@ -9,8 +9,7 @@ function uuidArg(name: string, v: string): string {
   return v.toLowerCase();
 }
 
-export function registerKeys(program: Command, ctx: CliContext) {
-  const k = program.command('keys').description('API keys: create (the secret is shown once), list, revoke');
+export function registerKeys(k: Command, ctx: CliContext) {
   k.command('create')
     .description('create an API key; prints its record and, once, the secret as "key"')
     .requiredOption('--business <id>', 'business id')
