@@ -1,4 +1,4 @@
-// Runs the whole suite on the embedded database, then again on PostgreSQL when
+// Builds dist/, then runs the whole suite on the embedded database, then again on PostgreSQL when
 // TEST_DATABASE_URL is set (the same tests, the same assertions), with Node's test coverage
 // mapped onto the .ts sources: a table of src/ files (both runs merged) closes the output, just
 // before the "N passed, N failed, N skipped" line CI reads as the last one.
@@ -14,6 +14,11 @@ const files = readdirSync('test', { recursive: true })
   .sort();
 const only = process.argv.slice(2);
 const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
+
+// the CLI tests spawn bin/lending.js, which runs dist/: build it from the current sources first
+// (incremental, quick when nothing changed)
+const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
 
 const targets = [{ name: 'embedded (PGlite)', env: { TEST_DB: 'pglite' } }];
 if (process.env.TEST_DATABASE_URL) targets.push({ name: 'PostgreSQL', env: { TEST_DB: 'postgres' } });

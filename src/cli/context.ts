@@ -1,7 +1,6 @@
 import { isUuid } from '../domain/uuid.ts';
 import type { Config } from '../config.ts';
-import { openDatabase, type Database } from '../db/connection.ts';
-import { migrate } from '../db/migrate.ts';
+import type { Database } from '../db/connection.ts';
 import { DataDirBusyError } from '../db/lock.ts';
 import type { FileStorage } from '../storage/storage.ts';
 import { DirectoryStorage } from '../storage/directory.ts';
@@ -31,6 +30,8 @@ export class CliContext {
 
   async withDb<T>(fn: (db: Database) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
     if (this.server) return fn(this.server.db);
+    // the database drivers load here, not with the program: `lending --help` needs none of them
+    const [{ openDatabase }, { migrate }] = await Promise.all([import('../db/connection.ts'), import('../db/migrate.ts')]);
     let db: Database;
     try {
       db = await openDatabase(this.config);

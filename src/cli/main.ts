@@ -6,30 +6,58 @@ import type { Database } from '../db/connection.ts';
 import type { FileStorage } from '../storage/storage.ts';
 import { ServerUnreachable, adminSocketPath, forwardToServer, type CliIO } from './admin.ts';
 import { CliContext, ForwardToServer, UsageError } from './context.ts';
-import { registerBusinesses } from './commands/businesses.ts';
-import { registerKeys } from './commands/keys.ts';
-import { registerMigrate } from './commands/migrate.ts';
-import { registerDemo } from './commands/demo.ts';
-import { registerAccrue } from './commands/accrue.ts';
-import { registerReport } from './commands/report.ts';
-import { registerExport } from './commands/export.ts';
-import { registerFiles } from './commands/files.ts';
-import { serve } from '../server.ts';
 import { AppError } from '../domain/errors.ts';
 
-/** Every command after serve, in the order `lending --help` lists them. */
-const COMMANDS: ((program: Command, ctx: CliContext) => void)[] = [
-  registerMigrate,
-  registerBusinesses,
-  registerKeys,
-  registerDemo,
-  registerAccrue,
-  registerReport,
-  registerExport,
-  registerFiles,
+/** Adds a command's options, subcommands and action to the command main.ts created for it. */
+type Register = (cmd: Command, ctx: CliContext) => void;
+
+/**
+ * Every command after serve, in the order `lending --help` lists them. Only the command that runs
+ * loads its module (and the database, services and libraries behind it): `--help` stays quick.
+ */
+const COMMANDS: { name: string; description: string; load: () => Promise<Register> }[] = [
+  {
+    name: 'migrate',
+    description: 'apply pending database migrations (serve does it on start too)',
+    load: async () => (await import('./commands/migrate.ts')).registerMigrate,
+  },
+  {
+    name: 'businesses',
+    description: 'create and list businesses (tenants)',
+    load: async () => (await import('./commands/businesses.ts')).registerBusinesses,
+  },
+  {
+    name: 'keys',
+    description: 'API keys: create (the secret is shown once), list, revoke',
+    load: async () => (await import('./commands/keys.ts')).registerKeys,
+  },
+  {
+    name: 'demo',
+    description: 'create a demo business (plans, branches, clients, credits, payments) and print its keys',
+    load: async () => (await import('./commands/demo.ts')).registerDemo,
+  },
+  {
+    name: 'accrue',
+    description: 'the daily delinquency run: post punitory and write off overdue credits (idempotent)',
+    load: async () => (await import('./commands/accrue.ts')).registerAccrue,
+  },
+  { name: 'report', description: 'portfolio reports', load: async () => (await import('./commands/report.ts')).registerReport },
+  {
+    name: 'export',
+    description: 'write a dataset as CSV to stdout (clients, credits, installments, ledger, logs), e.g. lending export ledger --business ID > ledger.csv',
+    load: async () => (await import('./commands/export.ts')).registerExport,
+  },
+  { name: 'files', description: 'client files in FILES_DIR', load: async () => (await import('./commands/files.ts')).registerFiles },
 ];
 
-export function buildProgram(ctx: CliContext): Command {
+/** The command a command line runs (`lending [--json] <command>` or `lending help <command>`), if any. */
+function commandOf(argv: string[]): string | undefined {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+/** The program for this command line: every command described, the one that runs complete. */
+export async function buildProgram(ctx: CliContext, argv: string[] = []): Promise<Command> {
   const program = new Command('lending')
     .description('Lending management service: API server and administration')
     .option('--json', 'print exactly one JSON document on stdout')
@@ -43,9 +71,14 @@ export function buildProgram(ctx: CliContext): Command {
     .description('start the API server (what npm start does)')
     .action(async () => {
       if (ctx.insideServer) throw new UsageError('the server is already running on this data directory');
+      const { serve } = await import('../server.ts');
       await serve(ctx.config, ctx.io, (db, storage) => (argv, io) => runCli(argv, io, { db, storage, config: ctx.config }));
     });
-  for (const register of COMMANDS) register(program, ctx);
+  const running = commandOf(argv);
+  for (const c of COMMANDS) {
+    const cmd = program.command(c.name).description(c.description);
+    if (c.name === running) (await c.load())(cmd, ctx);
+  }
   program.commands.forEach(function inherit(c: Command) {
     c.exitOverride().configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) });
     c.commands.forEach(inherit);
@@ -71,7 +104,7 @@ export async function runCli(argv: string[], io: CliIO, inject?: { db: Database;
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
-      await buildProgram(ctx).parseAsync(argv, { from: 'user' });
+      await (await buildProgram(ctx, argv)).parseAsync(argv, { from: 'user' });
       return 0;
     } catch (err) {
       if (!(err instanceof ForwardToServer)) return reportError(err, io);

@@ -3,10 +3,8 @@ import { UsageError, table, type CliContext } from '../context.ts';
 import { isUuid, isValidDate, money, toMoneyNumber } from '../../domain/index.ts';
 import { runAccrual } from '../../services/accrual.ts';
 
-export function registerAccrue(program: Command, ctx: CliContext) {
-  program
-    .command('accrue')
-    .description('the daily delinquency run: post punitory and write off overdue credits (idempotent)')
+export function registerAccrue(cmd: Command, ctx: CliContext) {
+  cmd
     .option('--as-of <date>', "accrue as of this date (YYYY-MM-DD); default and latest: each business's today")
     .option('--business <id>', 'only this business')
     .action(async (opts: { asOf?: string; business?: string }) => {

@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { record, table, type CliContext } from '../context.ts';
 import { checkBusiness, createBusiness, listBusinesses } from '../../services/businesses.ts';
 
-export function registerBusinesses(program: Command, ctx: CliContext) {
-  const b = program.command('businesses').description('create and list businesses (tenants)');
+export function registerBusinesses(b: Command, ctx: CliContext) {
   b.command('create')
     .description('create a business; prints it with its id')
     .requiredOption('--name <name>', 'business name')

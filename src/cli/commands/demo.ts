@@ -2,10 +2,8 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.ts';
 import { createDemo } from '../../services/demo.ts';
 
-export function registerDemo(program: Command, ctx: CliContext) {
-  program
-    .command('demo')
-    .description('create a demo business (plans, branches, clients, credits, payments) and print its keys')
+export function registerDemo(cmd: Command, ctx: CliContext) {
+  cmd
     .action(async () => {
       const demo = await ctx.withDb((db) => createDemo(db));
       ctx.print(

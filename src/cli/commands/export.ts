@@ -37,10 +37,8 @@ function write(out: Writable, text: string): Promise<void> | void {
   });
 }
 
-export function registerExport(program: Command, ctx: CliContext) {
-  program
-    .command('export')
-    .description(`write a dataset as CSV to stdout (${DATASETS.join(', ')}), e.g. lending export ledger --business ID > ledger.csv`)
+export function registerExport(cmd: Command, ctx: CliContext) {
+  cmd
     .argument('<dataset>', DATASETS.join(' | '))
     .requiredOption('--business <id>', 'business id')
     .option('--from <when>', 'rows created from (changed_at for logs): YYYY-MM-DD (whole day, business time zone) or a date-time with offset')

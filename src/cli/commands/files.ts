@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { UsageError, type CliContext } from '../context.ts';
 import { SWEEP_GRACE_MS, sweepOrphanFiles } from '../../services/files.ts';
 
-export function registerFiles(program: Command, ctx: CliContext) {
-  const files = program.command('files').description('client files in FILES_DIR');
+export function registerFiles(files: Command, ctx: CliContext) {
   files
     .command('sweep')
     .description('remove stored bytes no file record points at, and temporary files of interrupted uploads (the server does this hourly)')

@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { UsageError, record, table, uuidArg, type CliContext } from '../context.ts';
 import { createKey, listKeys, revokeKey, type Scope } from '../../services/apiKeys.ts';
 
-export function registerKeys(program: Command, ctx: CliContext) {
-  const k = program.command('keys').description('API keys: create (the secret is shown once), list, revoke');
+export function registerKeys(k: Command, ctx: CliContext) {
   k.command('create')
     .description('create an API key; prints its record and, once, the secret as "key"')
     .requiredOption('--business <id>', 'business id')

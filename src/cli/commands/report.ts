@@ -50,8 +50,7 @@ export function renderSummary(s: PortfolioSummary, title: string): string {
   return [title, '', head, '', 'Portfolio at risk (outstanding of credits whose oldest overdue installment is at least k days late)', par, '', 'Debtor situations', sit, '', 'Branches', branches].join('\n');
 }
 
-export function registerReport(program: Command, ctx: CliContext) {
-  const r = program.command('report').description('portfolio reports');
+export function registerReport(r: Command, ctx: CliContext) {
   r.command('summary')
     .description('portfolio figures as of a date: the same as GET /api/reports/summary')
     .requiredOption('--business <id>', 'business id')
