@@ -14,7 +14,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { fileTypeFromBuffer } from 'file-type';
 import { requireClient } from './clients.ts';
 import { withActor } from '../db/connection.ts';
-import type { Client, ClientFile, DB } from '../db/schema.ts';
+import type { ClientFile, DB } from '../db/schema.ts';
 import { deleteFile, fileExists, filesOfClient, getFileByName, insertFileIfNameFree, liveStorageKeys, takenFileNames } from '../db/repositories/files.ts';
 import { claimUpload } from '../db/repositories/uploadSessions.ts';
 import { isPlausibleFileName, numberedName, safeFileName } from '../domain/fileNames.ts';

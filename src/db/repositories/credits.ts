@@ -2,8 +2,9 @@
 // writes, the list, and the daily run's batches and automatic write-off.
 import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Executor } from '../connection.ts';
+import { pageOf, type Page, type PageRequest } from './page.ts';
 import { postedThrough } from './creditAccruals.ts';
-import type { Branch, Credit, CreditConfig, CreditStatus, CreditsTable } from '../schema.ts';
+import type { Credit, CreditConfig, CreditStatus, CreditsTable } from '../schema.ts';
 
 export type NewCredit = Omit<Insertable<CreditsTable>, 'business_id' | 'id' | 'sequential_id' | 'created_at' | 'updated_at'>;
 
@@ -69,17 +70,13 @@ export interface CreditFilter {
 export async function listCredits(
   db: Executor,
   businessId: string,
-  f: CreditFilter & { limit: number; offset: number },
-): Promise<{ items: Credit[]; total: number }> {
+  f: CreditFilter & PageRequest,
+): Promise<Page<Credit>> {
   let base = db.selectFrom('credits').where('business_id', '=', businessId);
   if (f.status) base = base.where('status', '=', f.status);
   if (f.clientId) base = base.where('client_id', '=', f.clientId);
   if (f.branchId) base = base.where('branch_id', '=', f.branchId);
-  const [items, count] = await Promise.all([
-    base.selectAll().orderBy('sequential_id', 'desc').limit(f.limit).offset(f.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items, total: Number(count.n) };
+  return pageOf(base, (q) => q.selectAll().orderBy('sequential_id', 'desc'), f);
 }
 
 // ---- the daily run ----

@@ -2,6 +2,7 @@
 // collections worklist and what the daily run reads.
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../connection.ts';
+import { pageOf, type Page, type PageRequest } from './page.ts';
 import type { Installment, InstallmentStatus, InstallmentsTable } from '../schema.ts';
 
 export type NewInstallment = Omit<Insertable<InstallmentsTable>, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
@@ -50,8 +51,8 @@ export type WorklistRow = Installment & { client_id: string; credit_sequential_i
 export async function listInstallments(
   db: Executor,
   businessId: string,
-  f: { today: string; overdue?: boolean; branchId?: string; creditId?: string; minDaysLate?: number; limit: number; offset: number },
-): Promise<{ items: WorklistRow[]; total: number }> {
+  f: { today: string; overdue?: boolean; branchId?: string; creditId?: string; minDaysLate?: number } & PageRequest,
+): Promise<Page<WorklistRow>> {
   let base = db
     .selectFrom('installments as i')
     .innerJoin('credits as c', (j) => j.onRef('c.business_id', '=', 'i.business_id').onRef('c.id', '=', 'i.credit_id'))
@@ -69,19 +70,18 @@ export async function listInstallments(
                     ELSE ${f.today}::date - i.due_date END) >= ${n}`,
     );
   }
-  const [items, count] = await Promise.all([
-    base
-      .selectAll('i')
-      .select(['c.client_id', 'c.sequential_id as credit_sequential_id'])
-      .orderBy('i.due_date')
-      .orderBy('c.sequential_id')
-      .orderBy('i.number')
-      .limit(f.limit)
-      .offset(f.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: items as WorklistRow[], total: Number(count.n) };
+  const page = await pageOf(
+    base,
+    (q) =>
+      q
+        .selectAll('i')
+        .select(['c.client_id', 'c.sequential_id as credit_sequential_id'])
+        .orderBy('i.due_date')
+        .orderBy('c.sequential_id')
+        .orderBy('i.number'),
+    f,
+  );
+  return page as Page<WorklistRow>;
 }
 
 export type AccrualInstallment = Pick<Installment, 'id' | 'credit_id' | 'number' | 'amount' | 'due_date' | 'status' | 'paid_date'>;
