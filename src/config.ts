@@ -14,6 +14,17 @@ export interface Config {
   publicUrl: string | null;
   /** requests a minute per API key (per process); 0 = no limit */
   rateLimitPerMinute: number;
+  /** seconds a connection may stay silent (no byte either way): a stalled body is answered 408, an idle socket closed */
+  connectionTimeout: number;
+  /** seconds to receive a whole request, head and body (408 beyond) */
+  requestTimeout: number;
+  /** seconds to receive a request's head (408 beyond); at most requestTimeout */
+  headersTimeout: number;
+  /** seconds an idle keep-alive connection stays open between requests */
+  keepAliveTimeout: number;
+  /** connections at once, overall and from one address (503 beyond); 0 = no cap */
+  maxConnections: number;
+  maxConnectionsPerIp: number;
 }
 
 export class ConfigError extends Error {}
@@ -40,6 +51,19 @@ function publicUrl(raw: string | undefined): string | null {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`PUBLIC_URL=${raw} must be an http or https URL`);
   return v.replace(/\/+$/, '');
+}
+
+/** The server's timeouts in seconds; the headers are part of the request, so their timeout is at most the request's. */
+function timeouts(env: NodeJS.ProcessEnv) {
+  const requestTimeout = int(env, 'REQUEST_TIMEOUT', 120, 1, 3600);
+  const headersTimeout = int(env, 'HEADERS_TIMEOUT', Math.min(20, requestTimeout), 1, 3600);
+  if (headersTimeout > requestTimeout) throw new ConfigError(`HEADERS_TIMEOUT=${headersTimeout} is longer than REQUEST_TIMEOUT=${requestTimeout}`);
+  return {
+    connectionTimeout: int(env, 'CONNECTION_TIMEOUT', 30, 1, 3600),
+    requestTimeout,
+    headersTimeout,
+    keepAliveTimeout: int(env, 'KEEP_ALIVE_TIMEOUT', 72, 1, 3600),
+  };
 }
 
 /** Reads the configuration from the environment; an unusable value throws a ConfigError with one clear line. */
@@ -71,5 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accrualSchedule,
     publicUrl: publicUrl(env.PUBLIC_URL),
     rateLimitPerMinute: int(env, 'RATE_LIMIT', 6000, 0, 1_000_000),
+    ...timeouts(env),
+    maxConnections: int(env, 'MAX_CONNECTIONS', 512, 0, 1_000_000),
+    maxConnectionsPerIp: int(env, 'MAX_CONNECTIONS_PER_IP', 128, 0, 1_000_000),
   };
 }

@@ -14,6 +14,8 @@ import openapi from './plugins/openapi.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import rateLimit from './plugins/rateLimit.ts';
 import optionsMethod from './plugins/optionsMethod.ts';
+import timeouts, { serverTimeouts } from './plugins/timeouts.ts';
+import connectionLimit from './plugins/connectionLimit.ts';
 import { MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from './schemas.ts';
 import { apiRoutes, publicRoutes } from './routes/index.ts';
 import type { App } from './types.ts';
@@ -37,6 +39,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     // the records carry the input formats (their limits are the bodies'); the serializer only needs to know their names
     serializerOpts: { ajv: { formats: { [MONEY_FORMAT]: true, [RATE_FORMAT]: true } } },
     genReqId: () => crypto.randomUUID(),
+    ...serverTimeouts(opts.config),
     clientErrorHandler,
     frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
@@ -46,6 +49,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   app.decorate('storage', opts.storage);
 
   await app.register(errors);
+  await app.register(connectionLimit);
+  await app.register(timeouts);
   installValidation(app, SHARED_SCHEMAS);
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
   await app.register(jsonBody);

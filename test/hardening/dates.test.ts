@@ -6,7 +6,7 @@ import { build, json, type Harness } from '../helpers/app.ts';
 
 const BAD = ['0000-01-01', '0000-12-31', '2024-02-30', '2023-02-29', '2024-13-01', '2024-00-10', '10000-01-01', '-0001-01-01', '2024-1-01', '20240101'];
 
-function assert400(res: { statusCode: number; body: string }, what: string) {
+function assert400(res: Awaited<ReturnType<Harness['get']>>, what: string) {
   assert.equal(res.statusCode, 400, `${what}: ${res.statusCode} ${res.body.slice(0, 200)}`);
   assert.equal(json(res).code, 'validation_failed', what);
 }
