@@ -16,6 +16,7 @@ import rateLimit from './plugins/rateLimit.ts';
 import optionsMethod from './plugins/optionsMethod.ts';
 import timeouts, { serverTimeouts } from './plugins/timeouts.ts';
 import connectionLimit from './plugins/connectionLimit.ts';
+import bodyDrain from './plugins/bodyDrain.ts';
 import { MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from './schemas.ts';
 import { apiRoutes, publicRoutes } from './routes/index.ts';
 import type { App } from './types.ts';
@@ -51,6 +52,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(errors);
   await app.register(connectionLimit);
   await app.register(timeouts);
+  await app.register(bodyDrain);
   installValidation(app, SHARED_SCHEMAS);
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
   await app.register(jsonBody);

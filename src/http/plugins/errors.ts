@@ -8,7 +8,7 @@ import fp from 'fastify-plugin';
 import { AppError } from '../../domain/errors.ts';
 import { errorBody, toAppError } from '../errors.ts';
 import type { App } from '../types.ts';
-import { wasAnswered } from './timeouts.ts';
+import { wasAnswered } from './bodyDrain.ts';
 
 export function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
   return reply.status(404).send(errorBody(new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));

@@ -3,7 +3,6 @@
 // connection timeout is answered 408 here, through the body's reader, so a half-sent upload is
 // refused and removed like any other failed one.
 import type { ServerOptions } from 'node:http';
-import type { Socket } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../../domain/errors.ts';
@@ -12,11 +11,6 @@ import type { App } from '../types.ts';
 
 /** How often Node checks the request and headers timeouts (its default, 30 s, would let a 3 s timeout run to 30). */
 const CHECK_EVERY_MS = 1000;
-
-// connections whose request was answered before its body ended: the rest of the body is being
-// discarded, and a timeout that comes meanwhile closes them without a second answer
-const answered = new WeakSet<Socket>();
-export const wasAnswered = (socket: Socket) => answered.has(socket);
 
 /** Fastify's server options for the configured timeouts (seconds in the config, ms here). */
 export function serverTimeouts(config: Config): Pick<FastifyServerOptions, 'connectionTimeout' | 'requestTimeout' | 'keepAliveTimeout'> & { http: ServerOptions } {
@@ -33,11 +27,6 @@ export default fp(
     const seconds = app.config.connectionTimeout;
     app.addHook('onRequest', async (req, reply) => {
       const socket = req.raw.socket;
-      reply.raw.once('finish', () => {
-        if (req.raw.complete) return;
-        answered.add(socket);
-        req.raw.once('end', () => answered.delete(socket));
-      });
       // the connection was silent for the connection timeout while the body was still due
       req.raw.on('timeout', () => {
         // answered already (the rest of the body was being discarded): nothing left to say
