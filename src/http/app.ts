@@ -17,6 +17,7 @@ import optionsMethod from './plugins/optionsMethod.ts';
 import timeouts, { serverTimeouts } from './plugins/timeouts.ts';
 import connectionLimit from './plugins/connectionLimit.ts';
 import bodyDrain from './plugins/bodyDrain.ts';
+import { safeLogger } from './plugins/logging.ts';
 import { MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from './schemas.ts';
 import { apiRoutes, publicRoutes } from './routes/index.ts';
 import type { App } from './types.ts';
@@ -32,7 +33,7 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(opts: BuildOptions): Promise<App> {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    logger: safeLogger(opts.logger),
     bodyLimit: JSON_BODY_LIMIT,
     // path params are checked by their schemas; a malformed uuid answers 404
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },

@@ -50,7 +50,8 @@ export default fp(
     app.setErrorHandler((err, req, reply) => {
       const appErr = toAppError(err);
       if (appErr.status >= 500) req.log.error({ err }, 'request failed');
-      else req.log.info({ code: appErr.code, msg: appErr.message }, 'request refused');
+      // the code only: a message may quote what was sent (a dni already taken, a path)
+      else req.log.info({ code: appErr.code }, 'request refused');
       if (appErr.headers) reply.headers(appErr.headers);
       return reply.status(appErr.status).type('application/json; charset=utf-8').send(errorBody(appErr));
     });
