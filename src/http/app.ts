@@ -18,6 +18,7 @@ import timeouts, { serverTimeouts } from './plugins/timeouts.ts';
 import connectionLimit from './plugins/connectionLimit.ts';
 import bodyDrain from './plugins/bodyDrain.ts';
 import { safeLogger } from './plugins/logging.ts';
+import { proxyTrust } from './origin.ts';
 import { MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from './schemas.ts';
 import { apiRoutes, publicRoutes } from './routes/index.ts';
 import type { App } from './types.ts';
@@ -41,6 +42,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     // the records carry the input formats (their limits are the bodies'); the serializer only needs to know their names
     serializerOpts: { ajv: { formats: { [MONEY_FORMAT]: true, [RATE_FORMAT]: true } } },
     genReqId: () => crypto.randomUUID(),
+    trustProxy: proxyTrust(opts.config.trustProxy),
     ...serverTimeouts(opts.config),
     clientErrorHandler,
     frameworkErrors,
