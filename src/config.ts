@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
 import { Cron } from 'croner';
 
@@ -12,8 +13,21 @@ export interface Config {
   /** cron expression, or null when the scheduler is off */
   accrualSchedule: string | null;
   publicUrl: string | null;
+  /** which peers are proxies whose X-Forwarded-* headers count: all (true), the nearest n hops, or these addresses and CIDRs; null: none */
+  trustProxy: true | number | string[] | null;
   /** requests a minute per API key (per process); 0 = no limit */
   rateLimitPerMinute: number;
+  /** seconds a connection may stay silent (no byte either way): a stalled body is answered 408, an idle socket closed */
+  connectionTimeout: number;
+  /** seconds to receive a whole request, head and body (408 beyond) */
+  requestTimeout: number;
+  /** seconds to receive a request's head (408 beyond); at most requestTimeout */
+  headersTimeout: number;
+  /** seconds an idle keep-alive connection stays open between requests */
+  keepAliveTimeout: number;
+  /** connections at once, overall and from one address (503 beyond); 0 = no cap */
+  maxConnections: number;
+  maxConnectionsPerIp: number;
 }
 
 export class ConfigError extends Error {}
@@ -40,6 +54,36 @@ function publicUrl(raw: string | undefined): string | null {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`PUBLIC_URL=${raw} must be an http or https URL`);
   return v.replace(/\/+$/, '');
+}
+
+function trustProxy(raw: string | undefined): Config['trustProxy'] {
+  const v = raw?.trim() ?? '';
+  if (v === '' || v.toLowerCase() === 'false') return null;
+  if (v.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v) || null;
+  const list = v.split(',').map((a) => a.trim());
+  for (const a of list) {
+    const [addr = '', bits, ...rest] = a.split('/');
+    const family = isIP(addr);
+    const prefixOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!family || !prefixOk || rest.length) {
+      throw new ConfigError(`TRUST_PROXY=${raw} is not true, a hop count or a comma list of addresses and CIDRs (e.g. 10.0.0.0/8,192.168.1.7)`);
+    }
+  }
+  return list;
+}
+
+/** The server's timeouts in seconds; the headers are part of the request, so their timeout is at most the request's. */
+function timeouts(env: NodeJS.ProcessEnv) {
+  const requestTimeout = int(env, 'REQUEST_TIMEOUT', 120, 1, 3600);
+  const headersTimeout = int(env, 'HEADERS_TIMEOUT', Math.min(20, requestTimeout), 1, 3600);
+  if (headersTimeout > requestTimeout) throw new ConfigError(`HEADERS_TIMEOUT=${headersTimeout} is longer than REQUEST_TIMEOUT=${requestTimeout}`);
+  return {
+    connectionTimeout: int(env, 'CONNECTION_TIMEOUT', 30, 1, 3600),
+    requestTimeout,
+    headersTimeout,
+    keepAliveTimeout: int(env, 'KEEP_ALIVE_TIMEOUT', 72, 1, 3600),
+  };
 }
 
 /** Reads the configuration from the environment; an unusable value throws a ConfigError with one clear line. */
@@ -70,6 +114,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     accrualSchedule,
     publicUrl: publicUrl(env.PUBLIC_URL),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     rateLimitPerMinute: int(env, 'RATE_LIMIT', 6000, 0, 1_000_000),
+    ...timeouts(env),
+    maxConnections: int(env, 'MAX_CONNECTIONS', 512, 0, 1_000_000),
+    maxConnectionsPerIp: int(env, 'MAX_CONNECTIONS_PER_IP', 128, 0, 1_000_000),
   };
 }

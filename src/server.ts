@@ -7,6 +7,7 @@ import { migrate } from './db/migrate.ts';
 import { DataDirBusyError } from './db/lock.ts';
 import { countBusinesses } from './db/repositories/businesses.ts';
 import { buildApp } from './http/app.ts';
+import { listenBase } from './http/origin.ts';
 import { createDemo } from './services/demo.ts';
 import { adminSocketPath, startAdminSocket, type CliIO, type CommandRunner } from './cli/admin.ts';
 import { startJobs } from './jobs/index.ts';
@@ -51,8 +52,7 @@ export async function serve(config: Config, io: CliIO, runCommand: (db: Database
   if (db.mode === 'embedded' && (await countBusinesses(db.kysely)) === 0) demo = await createDemo(db);
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const base = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const base = listenBase(config.host, port);
 
   let admin: Server | null = null;
   if (db.mode === 'embedded') admin = await startAdminSocket(adminSocketPath(config.dataDir), runCommand(db, storage));

@@ -14,6 +14,11 @@ import openapi from './plugins/openapi.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import rateLimit from './plugins/rateLimit.ts';
 import optionsMethod from './plugins/optionsMethod.ts';
+import timeouts, { serverTimeouts } from './plugins/timeouts.ts';
+import connectionLimit from './plugins/connectionLimit.ts';
+import bodyDrain from './plugins/bodyDrain.ts';
+import { safeLogger } from './plugins/logging.ts';
+import { proxyTrust } from './origin.ts';
 import { MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from './schemas.ts';
 import { apiRoutes, publicRoutes } from './routes/index.ts';
 import type { App } from './types.ts';
@@ -29,7 +34,7 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(opts: BuildOptions): Promise<App> {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    logger: safeLogger(opts.logger),
     bodyLimit: JSON_BODY_LIMIT,
     // path params are checked by their schemas; a malformed uuid answers 404
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
@@ -37,6 +42,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     // the records carry the input formats (their limits are the bodies'); the serializer only needs to know their names
     serializerOpts: { ajv: { formats: { [MONEY_FORMAT]: true, [RATE_FORMAT]: true } } },
     genReqId: () => crypto.randomUUID(),
+    trustProxy: proxyTrust(opts.config.trustProxy),
+    ...serverTimeouts(opts.config),
     clientErrorHandler,
     frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
@@ -46,6 +53,9 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   app.decorate('storage', opts.storage);
 
   await app.register(errors);
+  await app.register(connectionLimit);
+  await app.register(timeouts);
+  await app.register(bodyDrain);
   installValidation(app, SHARED_SCHEMAS);
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
   await app.register(jsonBody);

@@ -20,7 +20,8 @@ test('create an upload link: defaults, token shown once and stored hashed, liste
   const link = await createLink(h, c.id);
   const s = link.session;
   assert.match(link.token, /^ul_[A-Za-z0-9_-]{43}$/);
-  assert.equal(link.upload_url, `http://localhost:80/upload/${link.token}`);
+  // no PUBLIC_URL: the listen address (HOST, PORT), never the Host header (test/hardening/upload-links.test.ts)
+  assert.equal(link.upload_url, `http://127.0.0.1:3000/upload/${link.token}`);
   assert.deepEqual(
     { business_id: s.business_id, client_id: s.client_id, created_by: s.created_by, revoked_at: s.revoked_at, last_used_at: s.last_used_at, upload_count: s.upload_count, max_uploads: s.max_uploads },
     { business_id: h.tenant.businessId, client_id: c.id, created_by: `api_key:${h.tenant.fullKeyId}`, revoked_at: null, last_used_at: null, upload_count: 0, max_uploads: 20 },

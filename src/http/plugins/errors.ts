@@ -8,6 +8,7 @@ import fp from 'fastify-plugin';
 import { AppError } from '../../domain/errors.ts';
 import { errorBody, toAppError } from '../errors.ts';
 import type { App } from '../types.ts';
+import { wasAnswered } from './bodyDrain.ts';
 
 export function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
   return reply.status(404).send(errorBody(new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
@@ -19,13 +20,24 @@ export function frameworkErrors(err: unknown, _req: FastifyRequest, reply: Fasti
   void reply.status(appErr.status).type('application/json; charset=utf-8').send(errorBody(appErr));
 }
 
-/** Fastify's clientErrorHandler option: a request node's HTTP parser refuses (headers too large, unknown method). */
+function clientError(err: NodeJS.ErrnoException): AppError {
+  if (err.code === 'HPE_HEADER_OVERFLOW') return new AppError('headers_too_large', 'the request headers are too large');
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('request_timeout', 'the request did not arrive in time: the request is closed');
+  return new AppError('validation_failed', 'the request is not valid HTTP');
+}
+
+/**
+ * Fastify's clientErrorHandler option: a request node's HTTP parser refuses (headers too large,
+ * unknown method) or that did not arrive within the request or headers timeout. Answered only
+ * when no answer has started on the connection; then it is closed.
+ */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket) {
-  if (!socket.writable) return;
-  const appErr =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? new AppError('headers_too_large', 'the request headers are too large')
-      : new AppError('validation_failed', 'the request is not valid HTTP');
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent: boolean } | null })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent || wasAnswered(socket)) {
+    socket.destroy();
+    return;
+  }
+  const appErr = clientError(err);
   const body = JSON.stringify(errorBody(appErr));
   socket.end(
     `HTTP/1.1 ${appErr.status} ${STATUS_CODES[appErr.status]}\r\n` +
@@ -38,7 +50,8 @@ export default fp(
     app.setErrorHandler((err, req, reply) => {
       const appErr = toAppError(err);
       if (appErr.status >= 500) req.log.error({ err }, 'request failed');
-      else req.log.info({ code: appErr.code, msg: appErr.message }, 'request refused');
+      // the code only: a message may quote what was sent (a dni already taken, a path)
+      else req.log.info({ code: appErr.code }, 'request refused');
       if (appErr.headers) reply.headers(appErr.headers);
       return reply.status(appErr.status).type('application/json; charset=utf-8').send(errorBody(appErr));
     });

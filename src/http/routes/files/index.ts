@@ -9,6 +9,7 @@ import { attachmentDisposition } from '../../../domain/fileNames.ts';
 import { addClientFile, listClientFiles, openClientFile, removeClientFile, type FileDeps } from '../../../services/files.ts';
 import { DEFAULT_LINK_HOURS, MAX_LINK_HOURS, createUploadLink, listUploadLinks, revokeUploadLink } from '../../../services/uploadLinks.ts';
 import { UploadBody, receiveFile, registerMultipart } from './multipart.ts';
+import { proxyTrust, publicBase } from '../../origin.ts';
 
 const FileParams = Type.Object({ id: Uuid, fileId: Uuid });
 const SessionParams = Type.Object({ id: Uuid, sessionId: Uuid });
@@ -38,14 +39,9 @@ const Binary = {
   content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
 };
 
-/** Where an upload link points: PUBLIC_URL when set, else the host and scheme this request came to. */
-function uploadUrl(req: FastifyRequest, publicUrl: string | null, token: string): string {
-  const base = publicUrl ?? `${req.protocol}://${req.host}`;
-  return `${base}/upload/${token}`;
-}
-
 export default async function fileRoutes(app: App) {
   const deps = (req: FastifyRequest): FileDeps => ({ db: app.db.kysely, storage: app.storage, log: req.log });
+  const trust = proxyTrust(app.config.trustProxy);
 
   app.get(
     '/clients/:id/files',
@@ -136,7 +132,7 @@ export default async function fileRoutes(app: App) {
     },
     async (req, reply) => {
       const { session, token } = await createUploadLink(app.db.kysely, req.auth, req.params.id, req.body?.expires_in_hours);
-      return reply.status(201).send({ session: presentUploadSession(session), upload_url: uploadUrl(req, app.config.publicUrl, token), token });
+      return reply.status(201).send({ session: presentUploadSession(session), upload_url: `${publicBase(req, app.config, trust)}/upload/${token}`, token });
     },
   );
 
