@@ -3,7 +3,7 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { runCli } = await import('../src/cli/entry.ts');
+const { runCli } = await import('../src/cli/main.ts');
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

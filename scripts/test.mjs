@@ -1,6 +1,8 @@
 // Runs the whole suite on the embedded database, then again on PostgreSQL when
-// TEST_DATABASE_URL is set (the same tests, the same assertions).
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// TEST_DATABASE_URL is set (the same tests, the same assertions), with Node's test coverage
+// mapped onto the .ts sources: a table of src/ files (both runs merged) closes the output, just
+// before the "N passed, N failed, N skipped" line CI reads as the last one.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,22 +18,27 @@ const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o
 const targets = [{ name: 'embedded (PGlite)', env: { TEST_DB: 'pglite' } }];
 if (process.env.TEST_DATABASE_URL) targets.push({ name: 'PostgreSQL', env: { TEST_DB: 'postgres' } });
 
-// spec to the terminal, TAP to a file whose totals make the closing "N passed, N failed" line
-const tapDir = mkdtempSync(join(tmpdir(), 'lending-tap-'));
+// spec to the terminal and the coverage of src/ to a JSON file (test-reporter.mjs), TAP to a file
+// whose totals make the closing line
+const outDir = mkdtempSync(join(tmpdir(), 'lending-test-'));
+const reporter = new URL('./test-reporter.mjs', import.meta.url).href;
 const totals = { pass: 0, fail: 0, skipped: 0 };
+const coverage = new Map();
 let failed = false;
 for (const [i, t] of targets.entries()) {
   console.log(`\n=== test suite on ${t.name} (${selected.length} files) ===`);
-  const tap = join(tapDir, `${i}.tap`);
+  const tap = join(outDir, `${i}.tap`);
+  const coverageFile = join(outDir, `${i}.json`);
   const r = spawnSync(
     process.execPath,
     [
-      '--import', 'tsx', '--test', '--test-concurrency=2',
-      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      '--import', 'tsx', '--enable-source-maps', '--experimental-test-coverage',
+      '--test', '--test-concurrency=2',
+      `--test-reporter=${reporter}`, '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
       ...selected,
     ],
-    { stdio: 'inherit', env: { ...process.env, ...t.env } },
+    { stdio: 'inherit', env: { ...process.env, ...t.env, TEST_COVERAGE_FILE: coverageFile } },
   );
   if (r.status !== 0) failed = true;
   const text = readFileSync(tap, 'utf8');
@@ -39,8 +46,40 @@ for (const [i, t] of targets.entries()) {
     const m = new RegExp(`^# ${k} (\\d+)$`, 'm').exec(text);
     if (m) totals[k] += Number(m[1]);
   }
+  if (existsSync(coverageFile)) mergeCoverage(coverage, JSON.parse(readFileSync(coverageFile, 'utf8')));
 }
-rmSync(tapDir, { recursive: true, force: true });
+rmSync(outDir, { recursive: true, force: true });
+printCoverage(coverage, targets.map((t) => t.name).join(' + '));
 if (totals.pass + totals.fail === 0) failed = true;
 console.log(`\n${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
 process.exit(failed ? 1 : 0);
+
+// Per src/ file: hits per line, per branch and per function, summed over the runs (what either
+// run executed is covered). Branches and functions come in the same order from every run.
+function mergeCoverage(into, files) {
+  const add = (map, key, hits) => map.set(key, (map.get(key) ?? 0) + hits);
+  for (const f of files) {
+    if (!into.has(f.file)) into.set(f.file, { lines: new Map(), branches: new Map(), functions: new Map() });
+    const c = into.get(f.file);
+    for (const l of f.lines) add(c.lines, l.line, l.count);
+    f.branches.forEach((b, i) => add(c.branches, `${i}:${b.line}`, b.count));
+    f.functions.forEach((fn, i) => add(c.functions, `${i}:${fn.line}`, fn.count));
+  }
+}
+
+function printCoverage(coverage, runs) {
+  if (coverage.size === 0) return;
+  const count = (m) => [[...m.values()].filter((h) => h > 0).length, m.size];
+  const pct = ([hit, all]) => (all ? ((100 * hit) / all).toFixed(2) : '100.00').padStart(11);
+  const width = Math.max(...[...coverage.keys()].map((f) => f.length));
+  const sum = { lines: [0, 0], branches: [0, 0], functions: [0, 0] };
+  const row = (name, c) => `${name.padEnd(width)} ${pct(c.lines)} ${pct(c.branches)} ${pct(c.functions)}`;
+  console.log(`\n=== coverage of src/ (${runs}) ===`);
+  console.log(`${'file'.padEnd(width)} ${'lines %'.padStart(11)} ${'branches %'.padStart(11)} ${'functions %'.padStart(11)}`);
+  for (const [file, c] of [...coverage].sort(([a], [b]) => a.localeCompare(b))) {
+    const counts = { lines: count(c.lines), branches: count(c.branches), functions: count(c.functions) };
+    for (const k of Object.keys(sum)) sum[k] = sum[k].map((v, j) => v + counts[k][j]);
+    console.log(row(file, counts));
+  }
+  console.log(row('all files', sum));
+}

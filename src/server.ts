@@ -7,11 +7,13 @@ import { migrate } from './db/migrate.ts';
 import { DataDirBusyError } from './db/lock.ts';
 import { countBusinesses } from './db/repositories/businesses.ts';
 import { buildApp } from './http/app.ts';
-import { createDemo } from './demo.ts';
+import { createDemo } from './services/demo.ts';
 import { adminSocketPath, startAdminSocket, type CliIO, type CommandRunner } from './cli/admin.ts';
-import { startSchedulers } from './jobs/scheduler.ts';
+import { startJobs } from './jobs/index.ts';
+import type { FileStorage } from './storage/storage.ts';
+import { DirectoryStorage } from './storage/directory.ts';
 
-export async function serve(config: Config, io: CliIO, runCommand: (db: Database) => CommandRunner): Promise<void> {
+export async function serve(config: Config, io: CliIO, runCommand: (db: Database, storage: FileStorage) => CommandRunner): Promise<void> {
   let db: Database;
   try {
     db = await openDatabase(config);
@@ -21,12 +23,15 @@ export async function serve(config: Config, io: CliIO, runCommand: (db: Database
     }
     throw err;
   }
+  // the one storage of the process: the API, the jobs and the commands run over the admin socket
+  const storage = new DirectoryStorage(config.filesDir);
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   try {
     await migrate(db);
     app = await buildApp({
       db,
       config,
+      storage,
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     });
     await app.listen({ port: config.port, host: config.host });
@@ -50,8 +55,8 @@ export async function serve(config: Config, io: CliIO, runCommand: (db: Database
   const base = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
 
   let admin: Server | null = null;
-  if (db.mode === 'embedded') admin = await startAdminSocket(adminSocketPath(config.dataDir), runCommand(db));
-  const stopJobs = startSchedulers(db, config, app.log);
+  if (db.mode === 'embedded') admin = await startAdminSocket(adminSocketPath(config.dataDir), runCommand(db, storage));
+  const stopJobs = startJobs({ db, config, storage, log: app.log });
 
   const lines = [
     `Lending service listening on ${base}`,

@@ -2,6 +2,8 @@ import type { Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/connection.ts';
 import { migrate } from '../db/migrate.ts';
 import { DataDirBusyError } from '../db/lock.ts';
+import type { FileStorage } from '../storage/storage.ts';
+import { DirectoryStorage } from '../storage/directory.ts';
 import type { CliIO } from './admin.ts';
 
 /** Thrown when the embedded data directory is held by a running server: the command goes there. */
@@ -11,19 +13,23 @@ export class UsageError extends Error {}
 
 export class CliContext {
   json = false;
+  /** where client files' bytes live: the server's own when it runs the command, else built here once */
+  readonly storage: FileStorage;
   constructor(
     readonly io: CliIO,
     readonly config: Config,
-    /** the database of the server running this command for another process */
-    private readonly injectedDb?: Database,
-  ) {}
+    /** the database and storage of the server running this command for another process */
+    private readonly server?: { db: Database; storage: FileStorage },
+  ) {
+    this.storage = server?.storage ?? new DirectoryStorage(config.filesDir);
+  }
 
   get insideServer() {
-    return this.injectedDb !== undefined;
+    return this.server !== undefined;
   }
 
   async withDb<T>(fn: (db: Database) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
-    if (this.injectedDb) return fn(this.injectedDb);
+    if (this.server) return fn(this.server.db);
     let db: Database;
     try {
       db = await openDatabase(this.config);

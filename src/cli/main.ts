@@ -3,22 +3,33 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig, ConfigError, type Config } from '../config.ts';
 import type { Database } from '../db/connection.ts';
+import type { FileStorage } from '../storage/storage.ts';
 import { ServerUnreachable, adminSocketPath, forwardToServer, type CliIO } from './admin.ts';
 import { CliContext, ForwardToServer, UsageError } from './context.ts';
 import { registerBusinesses } from './commands/businesses.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerMigrate } from './commands/migrate.ts';
 import { registerDemo } from './commands/demo.ts';
+import { registerAccrue } from './commands/accrue.ts';
+import { registerReport } from './commands/report.ts';
+import { registerExport } from './commands/export.ts';
+import { registerFiles } from './commands/files.ts';
 import { serve } from '../server.ts';
+import { AppError } from '../domain/errors.ts';
 
-export type CommandRegistrar = (program: Command, ctx: CliContext) => void;
-const extraCommands: CommandRegistrar[] = [];
-/** Lets feature modules (accrual, reports) add their commands. */
-export function registerCommand(r: CommandRegistrar) {
-  extraCommands.push(r);
-}
+/** Every command after serve, in the order `lending --help` lists them. */
+const COMMANDS: ((program: Command, ctx: CliContext) => void)[] = [
+  registerMigrate,
+  registerBusinesses,
+  registerKeys,
+  registerDemo,
+  registerAccrue,
+  registerReport,
+  registerExport,
+  registerFiles,
+];
 
-function buildProgram(ctx: CliContext): Command {
+export function buildProgram(ctx: CliContext): Command {
   const program = new Command('lending')
     .description('Lending management service: API server and administration')
     .option('--json', 'print exactly one JSON document on stdout')
@@ -32,13 +43,9 @@ function buildProgram(ctx: CliContext): Command {
     .description('start the API server (what npm start does)')
     .action(async () => {
       if (ctx.insideServer) throw new UsageError('the server is already running on this data directory');
-      await serve(ctx.config, ctx.io, (db) => (argv, io) => runCli(argv, io, { db, config: ctx.config }));
+      await serve(ctx.config, ctx.io, (db, storage) => (argv, io) => runCli(argv, io, { db, storage, config: ctx.config }));
     });
-  registerMigrate(program, ctx);
-  registerBusinesses(program, ctx);
-  registerKeys(program, ctx);
-  registerDemo(program, ctx);
-  for (const r of extraCommands) r(program, ctx);
+  for (const register of COMMANDS) register(program, ctx);
   program.commands.forEach(function inherit(c: Command) {
     c.exitOverride().configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) });
     c.commands.forEach(inherit);
@@ -46,8 +53,8 @@ function buildProgram(ctx: CliContext): Command {
   return program;
 }
 
-/** Runs one command line; resolves with the exit code. */
-export async function runCli(argv: string[], io: CliIO, inject?: { db: Database; config: Config }): Promise<number> {
+/** Runs one command line; resolves with the exit code. Inside the server, on the server's database and storage. */
+export async function runCli(argv: string[], io: CliIO, inject?: { db: Database; storage: FileStorage; config: Config }): Promise<number> {
   let config: Config;
   try {
     config = inject?.config ?? loadConfig();
@@ -58,7 +65,7 @@ export async function runCli(argv: string[], io: CliIO, inject?: { db: Database;
     }
     throw err;
   }
-  const ctx = new CliContext(io, config, inject?.db);
+  const ctx = new CliContext(io, config, inject);
   // Another command holding the embedded directory for a moment (no server behind it) is waited
   // for; a running server runs the command itself.
   const deadline = Date.now() + LOCK_WAIT_MS;
@@ -87,7 +94,8 @@ const LOCK_WAIT_MS = 20_000;
 
 function reportError(err: unknown, io: CliIO): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-  if (err instanceof UsageError) {
+  // a service refusing the input (unknown business, bad time zone) is a usage error too
+  if (err instanceof UsageError || (err instanceof AppError && err.status < 500)) {
     io.stderr.write(`error: ${err.message}\n`);
     return 2;
   }

@@ -12,6 +12,7 @@ export {
   dayNumber,
   fromDay,
 } from './dates.ts';
+export { UUID_PATTERN, isUuid } from './uuid.ts';
 export { AppError, DomainError, ERROR_CODES, ERROR_STATUS, conflict, gone, invalid, notFound, unprocessable } from './errors.ts';
 export type { ErrorCode, ErrorDetail } from './errors.ts';
 export { buildSchedule, firstDueDate, scheduleFor } from './schedule.ts';

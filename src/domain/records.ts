@@ -7,7 +7,9 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 export const ref = <T extends TSchema>(t: T) => Type.Unsafe<Static<T>>({ $ref: `${t.$id}#` });
 
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-export const Uuid = Type.String({ format: 'uuid' });
+/** Checked by isUuid (src/domain/uuid.ts; the validator registers it). */
+export const UUID_FORMAT = 'uuid';
+export const Uuid = Type.String({ format: UUID_FORMAT });
 // Rows carry Date objects; the serializer writes them as RFC 3339.
 export const DateTime = Type.Unsafe<Date | string>({ type: 'string', format: 'date-time' });
 export const CalendarDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
@@ -28,25 +30,30 @@ export const MoneyInput = (description = 'at most 2 decimals') =>
 /** A rate or percentage in a request: >= 0 with at most 6 decimals. */
 export const RateInput = (description: string) => Type.Number({ format: RATE_FORMAT, minimum: 0, maximum: 999_999, description });
 
+// The input limits of the writable fields live on the records, so request bodies derive from them
+// (src/http/routes); responses are serialised, never validated, so the limits do not change them.
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+const Text = Type.String({ maxLength: 200 });
+
 export const Client = Type.Object(
   {
     id: Uuid,
     business_id: Uuid,
-    first_name: Nullable(Type.String()),
-    last_name: Nullable(Type.String()),
-    dni: Type.String(),
+    first_name: Nullable(Text),
+    last_name: Nullable(Text),
+    dni: Type.String({ minLength: 1, maxLength: 32, pattern: '\\S', description: 'national identity document number; unique within the business' }),
     sex: Nullable(Type.Union([Type.Literal('m'), Type.Literal('f'), Type.Literal('o')])),
-    street: Nullable(Type.String()),
-    street_number: Nullable(Type.String()),
-    floor: Nullable(Type.String()),
-    apartment: Nullable(Type.String()),
-    city: Nullable(Type.String()),
-    state: Nullable(Type.String()),
-    country: Nullable(Type.String()),
-    zip_code: Nullable(Type.String()),
-    phone: Nullable(Type.String()),
-    alt_phone: Nullable(Type.String()),
-    email: Nullable(Type.String({ format: 'email' })),
+    street: Nullable(Text),
+    street_number: Nullable(Text),
+    floor: Nullable(Text),
+    apartment: Nullable(Text),
+    city: Nullable(Text),
+    state: Nullable(Text),
+    country: Nullable(Text),
+    zip_code: Nullable(Text),
+    phone: Nullable(Text),
+    alt_phone: Nullable(Text),
+    email: Nullable(Type.String({ format: 'email', maxLength: 254 })),
     created_at: DateTime,
     updated_at: DateTime,
   },
@@ -80,6 +87,9 @@ export const Credit = Type.Object(
   { $id: 'Credit', title: 'Credit' },
 );
 
+/** An installment's delinquency as of the business's today: computed when it is read, never stored. */
+export const Delinquency = Type.Object({ overdue: Type.Boolean(), days_late: Type.Integer() });
+
 export const Installment = Type.Object(
   {
     id: Uuid,
@@ -88,13 +98,19 @@ export const Installment = Type.Object(
     amount: Money,
     due_date: CalendarDate,
     status: Type.Union([Type.Literal('pending'), Type.Literal('partial'), Type.Literal('paid')]),
-    overdue: Type.Boolean(),
-    days_late: Type.Integer(),
+    ...Delinquency.properties,
     created_at: DateTime,
     updated_at: DateTime,
   },
   { $id: 'Installment', title: 'Installment' },
 );
+
+/** An item of the collections worklist (an extension): the installment, its client and its credit's number. */
+export const WorklistItem = Type.Object({
+  ...Installment.properties,
+  client_id: Uuid,
+  credit_sequential_id: Type.Integer({ description: "the credit's per-business number" }),
+});
 
 export const LedgerEntry = Type.Object(
   {
@@ -143,23 +159,27 @@ export const PunitoryMode = Type.Union([
   Type.Literal('full_amount'),
 ]);
 
+const DAYS = 36_500; // a century: anything longer is a typo
+const Days = (description: string) => Type.Integer({ minimum: 0, maximum: DAYS, description });
+
+// The defaults (DOMAIN.md) are the columns' defaults: they apply to the fields a new plan omits.
 export const CreditConfig = Type.Object(
   {
     id: Uuid,
     business_id: Uuid,
-    name: Type.String(),
-    is_active: Type.Boolean(),
-    installments_count: Type.Integer(),
-    days_until_first_payment: Type.Integer(),
+    name: Name,
+    is_active: Type.Boolean({ description: 'default true' }),
+    installments_count: Type.Integer({ minimum: 1, maximum: 12, description: 'default 1' }),
+    days_until_first_payment: Days('default 30'),
     cut_type: CutType,
-    daily_punitory_rate: Type.Number(),
-    interest_rate: Type.Number(),
-    payment_day: Type.Integer(),
-    grace_days: Type.Integer(),
+    daily_punitory_rate: RateInput('fraction a day: 0.005 = 0.5 % a day; default 0'),
+    interest_rate: RateInput('flat fraction over the whole credit: 0.35 = 35 %; default 0'),
+    payment_day: Type.Integer({ minimum: 1, maximum: 28, description: 'day of month for cut_type monthly; default 10' }),
+    grace_days: Days('tolerance before punitory applies; default 0'),
     punitory_mode: PunitoryMode,
-    max_punitory_days: Type.Integer(),
-    punitory_cap_pct: Type.Number(),
-    write_off_days: Type.Integer(),
+    max_punitory_days: Days('0 = no limit; default 0'),
+    punitory_cap_pct: RateInput('percentage of the installment amount: 50 = 50 %; 0 = no limit; default 0'),
+    write_off_days: Days('days late that write a credit off in the daily run; 0 = never; default 0'),
     created_at: DateTime,
     updated_at: DateTime,
   },
@@ -187,10 +207,10 @@ export const Branch = Type.Object(
   {
     id: Uuid,
     business_id: Uuid,
-    name: Type.String(),
+    name: Name,
     // the contract types these string, not nullable: an unknown address or phone is ""
-    address: Type.String(),
-    phone: Type.String(),
+    address: Text,
+    phone: Text,
     created_at: DateTime,
     updated_at: DateTime,
     deleted_at: Nullable(DateTime),

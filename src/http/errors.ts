@@ -1,7 +1,7 @@
-// The one error handler: maps what Fastify, the router and PostgreSQL throw onto the error
+// The one error renderer: maps what Fastify, the router and PostgreSQL throw onto the error
 // vocabulary (src/domain/errors.ts) and renders the Error body. Nothing else writes an error
-// response.
-import type { FastifyError, FastifyInstance } from 'fastify';
+// response; plugins/errors.ts wires it into every place one can arise.
+import type { FastifyError } from 'fastify';
 import { AppError, notFound, type ErrorCode, type ErrorDetail } from '../domain/errors.ts';
 
 // Fastify's own errors, by code, mapped onto ours.
@@ -111,18 +111,4 @@ export function toAppError(err: unknown): AppError {
 
 export function errorBody(err: AppError) {
   return { error: err.message, code: err.code, ...(err.details ? { details: err.details } : {}) };
-}
-
-export function installErrorHandler(app: FastifyInstance) {
-  app.setErrorHandler((err, req, reply) => {
-    const appErr = toAppError(err);
-    if (appErr.status >= 500) req.log.error({ err }, 'request failed');
-    else req.log.info({ code: appErr.code, msg: appErr.message }, 'request refused');
-    if (appErr.headers) reply.headers(appErr.headers);
-    return reply.status(appErr.status).type('application/json; charset=utf-8').send(errorBody(appErr));
-  });
-  app.setNotFoundHandler((req, reply) => {
-    const appErr = new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`);
-    return reply.status(404).send(errorBody(appErr));
-  });
 }

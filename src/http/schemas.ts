@@ -60,4 +60,4 @@ export const ReadOnlyFields = {
   created_at: Type.Optional(Type.Unknown()),
   updated_at: Type.Optional(Type.Unknown()),
 };
-export const READ_ONLY_KEYS = Object.keys(ReadOnlyFields);
+export const READ_ONLY_KEYS = Object.keys(ReadOnlyFields) as (keyof typeof ReadOnlyFields)[];

@@ -2,17 +2,14 @@
 // every hour, remove stored bytes no file row points at and temporary files of writes a crash
 // cut short, older than the grace period. Safe alongside uploads and in several processes.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.ts';
 import type { Database } from '../db/connection.ts';
-import { registerScheduler } from './scheduler.ts';
-import { DirectoryStorage } from '../storage/directory.ts';
+import type { FileStorage } from '../storage/storage.ts';
 import { sweepOrphanFiles } from '../services/files.ts';
 
 const EVERY_MS = 60 * 60 * 1000;
 
 /** Starts the sweep: a first run now (firstRun settles when it is done), then hourly. */
-export function startFileSweep(db: Database, config: Config, log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>) {
-  const storage = new DirectoryStorage(config.filesDir);
+export function startFileSweep(db: Database, storage: FileStorage, log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>) {
   let running: Promise<void> | null = null;
   let stopped = false;
   const run = (): Promise<void> => {
@@ -41,5 +38,3 @@ export function startFileSweep(db: Database, config: Config, log: Pick<FastifyBa
     },
   };
 }
-
-registerScheduler((db, config, log) => startFileSweep(db, config, log).stop);

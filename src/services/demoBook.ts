@@ -2,9 +2,8 @@
 // late with punitory, overdue with punitory posted by the daily run, closed, and fresh.
 import type { Database } from '../db/connection.ts';
 import { getBusiness } from '../db/repositories/businesses.ts';
-import { addDemoBook } from '../demo.ts';
 import { addDays, compareDates, money, todayIn, toMoneyString } from '../domain/index.ts';
-import { accrueBusiness } from '../jobs/accrual.ts';
+import { accrueBusiness } from './accrual.ts';
 import { createCredit, registerPayment, type LendingContext } from './lending.ts';
 
 const earlier = (a: string, b: string) => (compareDates(a, b) <= 0 ? a : b);
@@ -48,5 +47,3 @@ export async function buildDemoBook(db: Database, businessId: string, ids: { cli
 
   await accrueBusiness(db, business, { actor: 'cli' });
 }
-
-addDemoBook(buildDemoBook);

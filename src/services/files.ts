@@ -1,5 +1,5 @@
-// Client files: storing an upload (content sniffed, bytes first, then the row), deleting (row
-// first, then the bytes), upload links, and the sweep that removes bytes no row points at.
+// Client files: listing, uploading (content sniffed, bytes first, then the row), downloading by
+// name, deleting (row first, then the bytes), and the sweep that removes bytes no row points at.
 //
 // Invariants and crash windows (docs/files.md):
 // - A row never points at missing bytes: bytes are written (atomically) before the row is
@@ -8,17 +8,20 @@
 //   bytes and committing the row, or between committing a deletion and removing the bytes (or
 //   the removal fails). Such orphan keys, and temporary files of writes cut by a crash, are
 //   removed by sweepOrphanFiles, run by the server at start and every hour.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Kysely, Transaction } from 'kysely';
 import { fileTypeFromBuffer } from 'file-type';
 import { withActor } from '../db/connection.ts';
-import type { ClientFile, DB } from '../db/schema.ts';
-import { deleteFile, fileExists, insertFileIfNameFree, liveStorageKeys, takenFileNames } from '../db/repositories/files.ts';
+import type { Client, ClientFile, DB } from '../db/schema.ts';
+import { getClient } from '../db/repositories/clients.ts';
+import { deleteFile, fileExists, filesOfClient, getFileByName, insertFileIfNameFree, liveStorageKeys, takenFileNames } from '../db/repositories/files.ts';
 import { claimUpload } from '../db/repositories/uploadSessions.ts';
-import { numberedName, safeFileName } from '../domain/fileNames.ts';
-import { AppError, conflict } from '../domain/errors.ts';
+import { isPlausibleFileName, numberedName, safeFileName } from '../domain/fileNames.ts';
+import { AppError, conflict, notFound } from '../domain/errors.ts';
+import { UUID_PATTERN } from '../domain/uuid.ts';
 import type { FileStorage } from '../storage/storage.ts';
+import type { ActorContext } from './context.ts';
 
 /** The accepted MIME types (DOMAIN.md, Client files) and the extension a nameless upload gets. */
 export const ACCEPTED_TYPES: Readonly<Record<string, string>> = {
@@ -44,8 +47,7 @@ export interface FileDeps {
 
 /** The storage key of a file: ids only, never the uploaded name. */
 export const storageKey = (businessId: string, clientId: string, fileId: string) => `${businessId}/${clientId}/${fileId}`;
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-const KEY_IDS = new RegExp(`^(${UUID})/(${UUID})/(${UUID})$`);
+const KEY_IDS = new RegExp(`^(${UUID_PATTERN})/(${UUID_PATTERN})/(${UUID_PATTERN})$`);
 
 const cutOff = () => new AppError('validation_failed', 'the upload was cut off before the file ended');
 
@@ -107,6 +109,46 @@ export interface IncomingFile {
   filename: string | undefined;
   /** the bytes; destroyed with an error when the upload is cut off or too large */
   stream: Readable;
+}
+
+/** The client a file or an upload link belongs to: 404 when the business has no such client. */
+export async function requireClient(db: Kysely<DB>, businessId: string, clientId: string): Promise<Client> {
+  const client = await getClient(db, businessId, clientId);
+  if (!client) throw notFound('client');
+  return client;
+}
+
+/** A client's files, oldest first. */
+export async function listClientFiles(db: Kysely<DB>, businessId: string, clientId: string): Promise<ClientFile[]> {
+  await requireClient(db, businessId, clientId);
+  return filesOfClient(db, businessId, clientId);
+}
+
+/** Stores a file uploaded with an API key; the client is checked before a byte is received. */
+export async function addClientFile(deps: FileDeps, ctx: ActorContext, clientId: string, receive: () => Promise<IncomingFile>): Promise<ClientFile> {
+  const client = await requireClient(deps.db, ctx.businessId, clientId);
+  return storeClientFile(deps, { businessId: ctx.businessId, clientId: client.id, actor: ctx.actor, uploadSessionId: null }, await receive());
+}
+
+/** A file by its name, its bytes open for reading: 404 when no file has the name or its bytes are missing. */
+export async function openClientFile(
+  deps: FileDeps,
+  businessId: string,
+  clientId: string,
+  fileName: string,
+): Promise<{ file: ClientFile; stream: Readable; size: number }> {
+  // separators, control characters, "." and "..": never a stored name (and NUL is not even
+  // valid database text)
+  if (!isPlausibleFileName(fileName)) throw notFound('file');
+  const file = await getFileByName(deps.db, businessId, clientId, fileName);
+  if (!file) throw notFound('file');
+  const stored = await deps.storage.get(file.storage_key);
+  if (!stored) {
+    // a delete that committed between the lookup and the open, or bytes lost outside the service
+    deps.log.warn({ fileId: file.id, key: file.storage_key }, 'a file row points at missing bytes');
+    throw notFound('file');
+  }
+  return { file, ...stored };
 }
 
 export interface FileTarget {
@@ -189,10 +231,10 @@ async function insertUnderFreeName(trx: Transaction<DB>, name: string, row: Omit
   throw conflict('too many uploads took the same file name at the same time; retry');
 }
 
-/** Deletes a file: the row (audited) in a transaction, then the bytes. undefined when there is no such file. */
-export async function removeClientFile(deps: FileDeps, actor: string, businessId: string, clientId: string, fileId: string): Promise<ClientFile | undefined> {
-  const row = await withActor(deps.db, actor, (trx) => deleteFile(trx, businessId, clientId, fileId));
-  if (!row) return undefined;
+/** Deletes a file: the row (audited) in a transaction, then the bytes; answers the deleted row. */
+export async function removeClientFile(deps: FileDeps, ctx: ActorContext, clientId: string, fileId: string): Promise<ClientFile> {
+  const row = await withActor(deps.db, ctx.actor, (trx) => deleteFile(trx, ctx.businessId, clientId, fileId));
+  if (!row) throw notFound('file');
   try {
     await deps.storage.delete(row.storage_key);
   } catch (err) {
@@ -201,18 +243,6 @@ export async function removeClientFile(deps: FileDeps, actor: string, businessId
   }
   return row;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Upload links
-
-/** A new upload-link token: 256 random bits behind a readable prefix. */
-export const newUploadToken = () => `ul_${randomBytes(32).toString('base64url')}`;
-export const UPLOAD_TOKEN_PATTERN = '^ul_[A-Za-z0-9_-]{43}$';
-/** The token carries 256 bits, so one SHA-256 is enough: no guessing attack on the hash. */
-export const hashUploadToken = (token: string) => createHash('sha256').update(token).digest('hex');
-
-export const DEFAULT_LINK_HOURS = 72;
-export const MAX_LINK_HOURS = 720;
 
 // ---------------------------------------------------------------------------------------------
 // The orphan sweep

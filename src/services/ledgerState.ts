@@ -53,7 +53,7 @@ export function stopDate(c: Pick<Credit, 'written_off_at'>, timezone: string): s
   return c.written_off_at ? todayIn(timezone, new Date(c.written_off_at)) : null;
 }
 
-export function emptyState(i: InstallmentLike): InstallmentState {
+function emptyState(i: InstallmentLike): InstallmentState {
   return {
     id: i.id,
     number: i.number,
@@ -66,17 +66,38 @@ export function emptyState(i: InstallmentLike): InstallmentState {
   };
 }
 
+/** Punitory posted on the installment (a negative amount is a correction). */
+export function addPunitory(s: InstallmentState, amount: Decimal) {
+  s.punitoryPosted = s.punitoryPosted.plus(amount);
+}
+
+/** One payment slice on the installment; slices come in date order. */
+export function addPayment(s: InstallmentState, p: InstallmentPayment) {
+  s.principalPaid = s.principalPaid.plus(p.principal);
+  s.punitoryPaid = s.punitoryPaid.plus(p.punitory);
+  s.payments.push(p);
+}
+
 /** Applies one ledger entry (punitory or payment) to the state of its installment. */
 export function applyEntry(s: InstallmentState, e: Pick<LedgerEntry, 'type' | 'amount' | 'punitory_part' | 'effective_date'>) {
   if (e.type === 'punitory') {
-    s.punitoryPosted = s.punitoryPosted.plus(money(e.amount));
+    addPunitory(s, money(e.amount));
   } else if (e.type === 'payment') {
     const punitory = money(e.punitory_part);
-    const principal = money(e.amount).minus(punitory);
-    s.principalPaid = s.principalPaid.plus(principal);
-    s.punitoryPaid = s.punitoryPaid.plus(punitory);
-    s.payments.push({ paidOn: e.effective_date, principal, punitory });
+    addPayment(s, { paidOn: e.effective_date, principal: money(e.amount).minus(punitory), punitory });
   }
+}
+
+/** The installment's state from its aggregated history (the daily run reads it in one query, not entry by entry). */
+export function stateFromHistory(
+  i: InstallmentLike,
+  h: { punitory_posted: string; payments: [paidOn: string, principal: string, punitory: string][] | null } | undefined,
+): InstallmentState {
+  const s = emptyState(i);
+  if (!h) return s;
+  addPunitory(s, money(h.punitory_posted));
+  for (const [paidOn, principal, punitory] of h.payments ?? []) addPayment(s, { paidOn, principal: money(principal), punitory: money(punitory) });
+  return s;
 }
 
 export function buildStates(installments: InstallmentLike[], ledger: Pick<LedgerEntry, 'installment_id' | 'type' | 'amount' | 'punitory_part' | 'effective_date' | 'created_at'>[]): InstallmentState[] {

@@ -7,23 +7,11 @@ import { withActor } from '../db/connection.ts';
 import type { ActorContext } from './context.ts';
 import type { Credit, DB, Installment, LedgerEntry } from '../db/schema.ts';
 import { getClient } from '../db/repositories/clients.ts';
-import {
-  hasPayments,
-  insertCredit,
-  insertInstallments,
-  insertLedger,
-  installmentsOfCredit,
-  ledgerOfCredit,
-  lockCredit,
-  markAccrued,
-  nextCreditSequence,
-  postedThrough,
-  setInstallmentState,
-  shareBranch,
-  sharePlan,
-  updateCredit,
-  type NewLedgerEntry,
-} from '../db/repositories/credits.ts';
+import { insertCredit, lockCredit, sharePlan, updateCredit } from '../db/repositories/credits.ts';
+import { insertInstallments, installmentsOfCredit, setInstallmentState } from '../db/repositories/installments.ts';
+import { hasPayments, insertLedger, ledgerOfCredit, type NewLedgerEntry } from '../db/repositories/ledger.ts';
+import { markAccrued, postedThrough } from '../db/repositories/creditAccruals.ts';
+import { nextCreditSequence } from '../db/repositories/businessSequences.ts';
 import {
   allocatePayment,
   scheduleFor,
@@ -33,6 +21,7 @@ import {
   todayIn,
   toMoneyString,
   type Decimal,
+  type PaymentSlice,
 } from '../domain/index.ts';
 import { conflict, notFound, unprocessable } from '../domain/errors.ts';
 import {
@@ -46,6 +35,7 @@ import {
   stopDate,
   type InstallmentState,
 } from './ledgerState.ts';
+import { chosenBranch, inheritedBranch, usableBranch } from './branches.ts';
 
 /** Who acts, for which business, in which time zone (its "today"). */
 export type LendingContext = ActorContext;
@@ -60,26 +50,6 @@ export interface CreditDetailRows {
 const MAX_MONEY = money('999999999999.99');
 
 const today = (ctx: LendingContext) => todayIn(ctx.timezone);
-
-async function usableBranch(trx: Transaction<DB>, businessId: string, branchId: string): Promise<string> {
-  const branch = await shareBranch(trx, businessId, branchId);
-  if (!branch) throw unprocessable(`branch_id ${branchId} names no branch of this business`, [{ path: '/branch_id', message: 'no such branch' }]);
-  if (branch.deleted_at) throw unprocessable(`branch ${branch.name} is deleted and cannot take new credits or payments`, [{ path: '/branch_id', message: 'branch is deleted' }]);
-  return branch.id;
-}
-
-/** The credit's branch for new entries, unless it has been deleted since. */
-async function inheritedBranch(trx: Transaction<DB>, credit: Credit): Promise<string | null> {
-  if (!credit.branch_id) return null;
-  const b = await shareBranch(trx, credit.business_id, credit.branch_id);
-  return b && !b.deleted_at ? b.id : null;
-}
-
-/** A branch named in a request (must be usable), explicitly none (null), or the credit's when not given. */
-async function chosenBranch(trx: Transaction<DB>, credit: Credit, given: string | null | undefined): Promise<string | null> {
-  if (given === undefined) return inheritedBranch(trx, credit);
-  return given === null ? null : usableBranch(trx, credit.business_id, given);
-}
 
 function positiveAmount(amount: number | string, path = '/amount'): Decimal {
   const d = money(amount);
@@ -231,9 +201,41 @@ async function postPunitory(
     branch_id: l.credit.branch_id,
     created_by: ctx.actor,
   }));
+  return recordEntries(trx, ctx, l, rows);
+}
+
+/** Writes the entries and applies them to the installments' states. */
+async function recordEntries(trx: Transaction<DB>, ctx: LendingContext, l: Loaded, rows: NewLedgerEntry[]): Promise<LedgerEntry[]> {
   const inserted = await insertLedger(trx, ctx.businessId, rows);
   for (const e of inserted) applyEntry(l.states.find((s) => s.id === e.installment_id)!, e);
   return inserted;
+}
+
+/** One payment: an allocation's slices as payment entries of the credit under one payment id. */
+function postPayment(
+  trx: Transaction<DB>,
+  ctx: LendingContext,
+  l: Loaded,
+  slices: PaymentSlice[],
+  o: { paidOn: string; branchId: string | null },
+): Promise<LedgerEntry[]> {
+  const paymentId = crypto.randomUUID();
+  return recordEntries(
+    trx,
+    ctx,
+    l,
+    slices.map((s) => ({
+      credit_id: l.credit.id,
+      installment_id: s.installmentId,
+      type: 'payment' as const,
+      amount: toMoneyString(s.amount),
+      punitory_part: toMoneyString(s.punitory),
+      effective_date: o.paidOn,
+      payment_id: paymentId,
+      branch_id: o.branchId,
+      created_by: ctx.actor,
+    })),
+  );
 }
 
 /** Brings every installment's status and paid_date in line with its sums; closes a fully paid active credit. */
@@ -318,24 +320,7 @@ export async function registerPayment(
         { path: '/amount', message: `at most ${toMoneyString(owed)}` },
       ]);
     }
-    const paymentId = crypto.randomUUID();
-    const slices = await insertLedger(
-      trx,
-      ctx.businessId,
-      allocation.slices.map((s) => ({
-        credit_id: credit.id,
-        installment_id: s.installmentId,
-        type: 'payment' as const,
-        amount: toMoneyString(s.amount),
-        punitory_part: toMoneyString(s.punitory),
-        effective_date: paidOn,
-        payment_id: paymentId,
-        branch_id: branchId,
-        created_by: ctx.actor,
-      })),
-    );
-    for (const e of slices) applyEntry(l.states.find((s) => s.id === e.installment_id)!, e);
-    created.push(...slices);
+    created.push(...(await postPayment(trx, ctx, l, allocation.slices, { paidOn, branchId })));
 
     // 3. a backdated payment changed the history: recompute up to the latest posting and post
     //    the difference (negative when too much had been charged)
@@ -403,23 +388,7 @@ export async function refinanceCredit(db: Kysely<DB>, ctx: LendingContext, credi
     // the settlement belongs to the old credit's book: its branch, whatever the new credit's
     const settlementBranch = await inheritedBranch(trx, old);
     const allocation = allocatePayment(balance, l.states.map((s) => balanceOf(s)));
-    const paymentId = crypto.randomUUID();
-    const slices = await insertLedger(
-      trx,
-      ctx.businessId,
-      allocation.slices.map((s) => ({
-        credit_id: old.id,
-        installment_id: s.installmentId,
-        type: 'payment' as const,
-        amount: toMoneyString(s.amount),
-        punitory_part: toMoneyString(s.punitory),
-        effective_date: now,
-        payment_id: paymentId,
-        branch_id: settlementBranch,
-        created_by: ctx.actor,
-      })),
-    );
-    for (const e of slices) applyEntry(l.states.find((s) => s.id === e.installment_id)!, e);
+    await postPayment(trx, ctx, l, allocation.slices, { paidOn: now, branchId: settlementBranch });
     l.credit = await updateCredit(trx, ctx.businessId, old.id, { status: 'refinanced' });
     await settleStatuses(trx, ctx, l);
 

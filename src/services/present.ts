@@ -1,92 +1,105 @@
-// Rows to API records (the shapes of src/domain/records.ts): money to JSON numbers, delinquency computed for the business's today,
-// internal columns (hashes, storage keys, term snapshots) left out.
-import type { Branch, Credit, Installment, LedgerEntry, ClientFile, CreditConfig, UploadSession } from '../db/schema.ts';
+// Rows to API records. Each record is declared once (src/domain/records.ts) and built from a row
+// key by key, in the declaration's order: the API, the CSV exports (services/reports.ts) and the
+// OpenAPI document show one shape. Money becomes a JSON number, a number the driver gives as text
+// (bigint, numeric) a number; fields that are not columns (delinquency, a file's URL) are
+// computed; columns the record does not declare (hashes, storage keys, term snapshots) are left out.
+// Clients and audit entries need none of this: the API sends their rows and the response schema
+// (the same record) picks the fields.
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type {
+  Branch as BranchRow,
+  ClientFile as ClientFileRow,
+  Credit as CreditRow,
+  CreditConfig as CreditConfigRow,
+  Installment as InstallmentRow,
+  LedgerEntry as LedgerRow,
+  UploadSession as UploadSessionRow,
+} from '../db/schema.ts';
+import type { WorklistRow } from '../db/repositories/installments.ts';
+import {
+  Branch,
+  ClientFile,
+  Credit,
+  CreditConfig,
+  Delinquency,
+  Installment,
+  LedgerEntry,
+  Money,
+  UploadSession,
+  WorklistItem,
+} from '../domain/records.ts';
 import { delinquency, money, toMoneyNumber } from '../domain/index.ts';
+import type { CreditDetailRows } from './lending.ts';
 
-const num = (s: string | number) => toMoneyNumber(money(s));
-const rate = (s: string | number) => Number(s);
+/** How money is written: a JSON number (the API), or the database's numeric text as stored ("1234.50": a CSV file, no float on the way). */
+export type MoneyAs = 'number' | 'text';
 
-export function presentCredit(c: Credit) {
-  return {
-    id: c.id,
-    client_id: c.client_id,
-    credit_config_id: c.credit_config_id,
-    amount: num(c.amount),
-    status: c.status,
-    refinanced_from_id: c.refinanced_from_id,
-    created_by: c.created_by,
-    origin_transaction_reference: c.origin_transaction_reference,
-    branch_id: c.branch_id,
-    sequential_id: c.sequential_id,
-    created_at: c.created_at,
-    updated_at: c.updated_at,
-    written_off_at: c.written_off_at,
-    write_off_reason: c.write_off_reason,
-    total: num(c.total),
-    start_date: c.start_date,
+type Row = Record<string, unknown>;
+type Kind = 'money' | 'number' | 'as-is';
+
+// money: a property declared with records.ts's Money
+const kindOf = (s: TSchema): Kind => (s === Money ? 'money' : s.type === 'integer' || s.type === 'number' ? 'number' : 'as-is');
+
+function convert(kind: Kind, v: unknown, moneyAs: MoneyAs): unknown {
+  if (kind === 'money') return moneyAs === 'number' ? toMoneyNumber(money(v as string)) : v;
+  if (kind === 'number' && typeof v === 'string') return Number(v);
+  return v;
+}
+
+/** Builds records of `schema` from rows; `computed` gives the fields that are not columns. */
+export function recordBuilder<T extends TObject>(schema: T) {
+  const fields = Object.entries(schema.properties).map(([k, s]) => [k, kindOf(s)] as const);
+  return (row: object, computed: object = {}, moneyAs: MoneyAs = 'number'): Static<T> => {
+    const out: Row = {};
+    for (const [k, kind] of fields) out[k] = k in computed ? (computed as Row)[k] : convert(kind, (row as Row)[k], moneyAs);
+    return out as Static<T>;
   };
 }
 
-export function presentInstallment(i: Installment, today: string) {
-  const d = delinquency({ dueDate: i.due_date, status: i.status, paidDate: i.paid_date }, today);
-  return {
-    id: i.id,
-    credit_id: i.credit_id,
-    number: i.number,
-    amount: num(i.amount),
-    due_date: i.due_date,
-    status: i.status,
-    overdue: d.overdue,
-    days_late: d.days_late,
-    created_at: i.created_at,
-    updated_at: i.updated_at,
-  };
+/** Fields of a record that are not columns: their declaration (part of the record's), the columns they are computed from, and how. */
+export interface Computed<R> {
+  fields: TObject;
+  columns: readonly (keyof R & string)[];
+  of(row: R, today: string): object;
 }
 
-export function presentLedgerEntry(e: LedgerEntry) {
-  return {
-    id: e.id,
-    installment_id: e.installment_id,
-    type: e.type,
-    amount: num(e.amount),
-    branch_id: e.branch_id,
-    created_by: e.created_by,
-    created_at: e.created_at,
-    credit_id: e.credit_id,
-    effective_date: e.effective_date,
-  };
-}
+type DelinquencySource = Pick<InstallmentRow, 'due_date' | 'status' | 'paid_date'>;
+
+/** An installment's overdue and days_late as of the business's today. */
+export const installmentDelinquency: Computed<DelinquencySource> = {
+  fields: Delinquency,
+  columns: ['due_date', 'status', 'paid_date'],
+  of: (i, today) => delinquency({ dueDate: i.due_date, status: i.status, paidDate: i.paid_date }, today),
+};
 
 export function fileUrl(clientId: string, fileName: string) {
   return `/api/files/${clientId}/${encodeURIComponent(fileName)}`;
 }
 
-export function presentFile(f: ClientFile) {
+const credit = recordBuilder(Credit);
+const installment = recordBuilder(Installment);
+const worklistItem = recordBuilder(WorklistItem);
+const ledgerEntry = recordBuilder(LedgerEntry);
+const file = recordBuilder(ClientFile);
+const creditConfig = recordBuilder(CreditConfig);
+const branch = recordBuilder(Branch);
+const uploadSession = recordBuilder(UploadSession);
+
+export const presentCredit = (c: CreditRow) => credit(c);
+export const presentInstallment = (i: InstallmentRow, today: string) => installment(i, installmentDelinquency.of(i, today));
+export const presentWorklistItem = (i: WorklistRow, today: string) => worklistItem(i, installmentDelinquency.of(i, today));
+export const presentLedgerEntry = (e: LedgerRow) => ledgerEntry(e);
+export const presentFile = (f: ClientFileRow) => file(f, { file_url: fileUrl(f.client_id, f.file_name) });
+export const presentCreditConfig = (c: CreditConfigRow) => creditConfig(c);
+// the contract types address and phone string, not nullable: an unknown one is ""
+export const presentBranch = (b: BranchRow) => branch(b, { address: b.address ?? '', phone: b.phone ?? '' });
+export const presentUploadSession = (s: UploadSessionRow) => uploadSession(s);
+
+/** A credit with its installments (delinquency as of the business's today) and ledger entries. */
+export function presentDetail(d: CreditDetailRows, today: string) {
   return {
-    id: f.id,
-    client_id: f.client_id,
-    file_name: f.file_name,
-    file_url: fileUrl(f.client_id, f.file_name),
-    file_type: f.file_type,
-    file_size: Number(f.file_size),
-    created_at: f.created_at,
+    credit: presentCredit(d.credit),
+    installments: d.installments.map((i) => presentInstallment(i, today)),
+    ledgerEntries: d.ledgerEntries.map(presentLedgerEntry),
   };
-}
-
-export function presentCreditConfig(c: CreditConfig) {
-  return {
-    ...c,
-    daily_punitory_rate: rate(c.daily_punitory_rate),
-    interest_rate: rate(c.interest_rate),
-    punitory_cap_pct: rate(c.punitory_cap_pct),
-  };
-}
-
-export function presentUploadSession(s: UploadSession) {
-  const { token_hash: _hidden, ...rest } = s;
-  return rest;
-}
-
-export function presentBranch(b: Branch) {
-  return { ...b, address: b.address ?? '', phone: b.phone ?? '' };
 }

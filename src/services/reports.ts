@@ -2,12 +2,14 @@
 // in SQL, turned into JSON numbers here) and the CSV exports (rows from a cursor, one batch at a
 // time, quoted by csv-stringify). Decisions: docs/reports.md.
 import { stringify } from 'csv-stringify/sync';
+import type { TObject } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import { getBranch } from '../db/repositories/branches.ts';
 import {
-  countExport,
+  countRows,
   cursorBatches,
-  exportQueries,
+  exportQuery,
   summaryFigures,
   type Bound,
   type Dataset,
@@ -15,7 +17,10 @@ import {
   type ExportRow,
   type SummaryQuery,
 } from '../db/repositories/reports.ts';
-import { delinquency, isValidDate, money, toMoneyNumber } from '../domain/index.ts';
+import { AuditLogEntry, Client, Credit, Installment, LedgerEntry } from '../domain/records.ts';
+import { notFound } from '../domain/errors.ts';
+import { isValidDate, money, toMoneyNumber } from '../domain/index.ts';
+import { installmentDelinquency, recordBuilder, type Computed } from './present.ts';
 
 export { DATASETS, type Dataset, type Bound } from '../db/repositories/reports.ts';
 
@@ -25,7 +30,9 @@ const both = (a: string, r: string) => ({ amount: amount(a), ratio: ratio(r) });
 
 export const SITUATIONS = ['1', '2', '3', '4', '5'] as const;
 
+/** The portfolio figures as of a date; a branch that is not the business's is 404. */
 export async function portfolioSummary(db: Kysely<DB>, q: SummaryQuery) {
+  if (q.branchId && !(await getBranch(db, q.businessId, q.branchId))) throw notFound('branch');
   const r = await summaryFigures(db, q);
   const situations = Object.fromEntries(
     r.situations.map((s) => [String(s.s), { clients: Number(s.clients), outstanding: amount(s.outstanding) }]),
@@ -80,44 +87,37 @@ export function parseBound(s: string): Bound | null {
   return { instant: s };
 }
 
-type Cell = string | number | null;
-const iso = (d: Date | string | null) => (d === null ? null : d instanceof Date ? d.toISOString() : d);
-const bool = (b: boolean) => (b ? 'true' : 'false');
-
-interface DatasetDef<D extends Dataset> {
-  /** the record's fields in the contract's order, then our extensions */
-  columns: string[];
-  row(r: ExportRow<D>, today: string): Cell[];
-}
-
-// Money stays the database's numeric text ("1234.50"): no float on the way to the file.
-const DEFS: { [D in Dataset]: DatasetDef<D> } = {
-  clients: {
-    columns: ['id', 'business_id', 'first_name', 'last_name', 'dni', 'sex', 'street', 'street_number', 'floor', 'apartment', 'city', 'state', 'country', 'zip_code', 'phone', 'alt_phone', 'email', 'created_at', 'updated_at'],
-    row: (r) => [r.id, r.business_id, r.first_name, r.last_name, r.dni, r.sex, r.street, r.street_number, r.floor, r.apartment, r.city, r.state, r.country, r.zip_code, r.phone, r.alt_phone, r.email, iso(r.created_at), iso(r.updated_at)],
-  },
-  credits: {
-    columns: ['id', 'client_id', 'credit_config_id', 'amount', 'status', 'refinanced_from_id', 'created_by', 'origin_transaction_reference', 'branch_id', 'sequential_id', 'created_at', 'updated_at', 'written_off_at', 'write_off_reason', 'total', 'start_date'],
-    row: (r) => [r.id, r.client_id, r.credit_config_id, r.amount, r.status, r.refinanced_from_id, r.created_by, r.origin_transaction_reference, r.branch_id, r.sequential_id, iso(r.created_at), iso(r.updated_at), iso(r.written_off_at), r.write_off_reason, r.total, r.start_date],
-  },
-  installments: {
-    columns: ['id', 'credit_id', 'number', 'amount', 'due_date', 'status', 'overdue', 'days_late', 'created_at', 'updated_at'],
-    row: (r, today) => {
-      const d = delinquency({ dueDate: r.due_date, status: r.status, paidDate: r.paid_date }, today);
-      return [r.id, r.credit_id, r.number, r.amount, r.due_date, r.status, bool(d.overdue), d.days_late, iso(r.created_at), iso(r.updated_at)];
-    },
-  },
-  ledger: {
-    columns: ['id', 'installment_id', 'type', 'amount', 'branch_id', 'created_by', 'created_at', 'credit_id', 'effective_date'],
-    row: (r) => [r.id, r.installment_id, r.type, r.amount, r.branch_id, r.created_by, iso(r.created_at), r.credit_id, r.effective_date],
-  },
-  logs: {
-    columns: ['id', 'table_name', 'action', 'record_id', 'old_data', 'new_data', 'business_id', 'branch_id', 'changed_at', 'impersonated_by', 'actor'],
-    row: (r) => [r.id, r.table_name, r.action, r.record_id, r.old_data, r.new_data, r.business_id, r.branch_id, iso(r.changed_at), r.impersonated_by, r.actor],
-  },
+// Each dataset is a record of the contract: its CSV columns are the record's properties in order
+// (the contract's fields, then our extensions), a row is the record as the API presents it, with
+// money as the database's numeric text ("1234.50"): no float on the way to the file.
+// (computed: of the dataset's own row type, unknown here)
+const EXPORTS: Record<Dataset, { record: TObject; computed?: Computed<never> }> = {
+  clients: { record: Client },
+  credits: { record: Credit },
+  installments: { record: Installment, computed: installmentDelinquency },
+  ledger: { record: LedgerEntry },
+  logs: { record: AuditLogEntry },
 };
 
-export const columnsOf = (dataset: Dataset) => DEFS[dataset].columns;
+/** The CSV header: the record's properties in order. */
+const columnsOf = (dataset: Dataset) => Object.keys(EXPORTS[dataset].record.properties);
+
+/** The columns an export reads: the record's stored properties and those its computed ones are computed from. */
+function selectOf(dataset: Dataset): string[] {
+  const { record, computed } = EXPORTS[dataset];
+  const stored = Object.keys(record.properties).filter((k) => !(computed && k in computed.fields.properties));
+  return [...new Set([...stored, ...(computed?.columns ?? [])])];
+}
+
+type Cell = string | number | null;
+/** A presented value as a CSV cell: instants in RFC 3339 as in the API's JSON, booleans true/false. */
+const cell = (v: unknown): Cell => (v instanceof Date ? v.toISOString() : typeof v === 'boolean' ? (v ? 'true' : 'false') : (v as Cell));
+
+function csvRow(dataset: Dataset): (r: ExportRow, today: string) => Cell[] {
+  const { record, computed } = EXPORTS[dataset];
+  const build = recordBuilder(record);
+  return (r, today) => Object.values(build(r, computed?.of(r as never, today), 'text')).map(cell);
+}
 
 // RFC 4180: CRLF between records; a field holding a comma, a quote, CR or LF is quoted, quotes
 // doubled. csv-stringify quotes the record delimiter, not a lone LF or CR: quoted_match adds them.
@@ -135,12 +135,14 @@ export interface ExportOptions extends ExportFilter {
  * batch only when the consumer takes this one.
  */
 export async function* exportCsv(db: Kysely<DB>, dataset: Dataset, o: ExportOptions): AsyncGenerator<{ csv: string; rows: number }> {
-  const def = DEFS[dataset] as unknown as DatasetDef<Dataset>;
-  yield { csv: stringify([def.columns], CSV), rows: 0 };
-  const query = exportQueries[dataset](db, o);
-  for await (const batch of cursorBatches(db, query, o.batchSize)) {
-    yield { csv: stringify(batch.map((r) => def.row(r as never, o.today)), CSV), rows: batch.length };
+  const row = csvRow(dataset);
+  yield { csv: stringify([columnsOf(dataset)], CSV), rows: 0 };
+  for await (const batch of cursorBatches(db, exportQuery(db, dataset, selectOf(dataset), o), o.batchSize)) {
+    yield { csv: stringify(batch.map((r) => row(r, o.today)), CSV), rows: batch.length };
   }
 }
 
-export { countExport };
+/** How many rows an export will have (for a progress bar; a concurrent write may change it). */
+export function countExport(db: Kysely<DB>, dataset: Dataset, f: ExportFilter): Promise<number> {
+  return countRows(db, exportQuery(db, dataset, selectOf(dataset), f));
+}

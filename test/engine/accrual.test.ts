@@ -5,10 +5,10 @@ import { openEmbedded } from '../../src/db/connection.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { insertCreditConfig } from '../../src/db/repositories/creditConfigs.ts';
 import { insertClient } from '../../src/db/repositories/clients.ts';
-import { ledgerOfCredits } from '../../src/db/repositories/book.ts';
+import { ledgerOfCredits } from '../../src/db/repositories/ledger.ts';
 import { createCredit } from '../../src/services/lending.ts';
 import { todayIn } from '../../src/domain/index.ts';
-import { startSchedulers } from '../../src/jobs/scheduler.ts';
+import { startAccrualSchedule } from '../../src/jobs/accrual.ts';
 import { loadConfig } from '../../src/config.ts';
 import { accrue, assertLedgerInvariant, client, credit, day, pay, plan } from './helpers.ts';
 
@@ -139,10 +139,10 @@ test('the server scheduler runs the accrual on its cron schedule; "off" runs not
   const posted = async () => (await ledgerOfCredits(db.kysely, tenant.businessId, [d.credit.id])).filter((e) => e.type === 'punitory');
   const silent = { info() {}, error() {}, warn() {}, debug() {}, trace() {}, fatal() {}, child() { return this; }, level: 'silent' } as any;
 
-  const off = startSchedulers(db, loadConfig({ ACCRUAL_SCHEDULE: 'off', DATA_DIR: '/tmp' }), silent);
+  const off = startAccrualSchedule(db, loadConfig({ ACCRUAL_SCHEDULE: 'off', DATA_DIR: '/tmp' }), silent);
   off();
   assert.deepEqual(await posted(), []);
-  const stop = startSchedulers(db, loadConfig({ ACCRUAL_SCHEDULE: '* * * * * *', DATA_DIR: '/tmp' }), silent); // every second
+  const stop = startAccrualSchedule(db, loadConfig({ ACCRUAL_SCHEDULE: '* * * * * *', DATA_DIR: '/tmp' }), silent); // every second
   t.after(stop);
   // wait for the first tick to post (no assertion on how long it takes)
   for (let k = 0; k < 100 && (await posted()).length === 0; k++) await new Promise((r) => setTimeout(r, 100));

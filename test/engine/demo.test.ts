@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, json } from '../helpers/app.ts';
-import { createDemo } from '../../src/demo.ts';
-import '../../src/cli/features.ts';
+import { createDemo } from '../../src/services/demo.ts';
 import { assertLedgerInvariant } from './helpers.ts';
 
 test('the demo business has a living book: a payment, an overdue credit with punitory, a closed one', async (t) => {

@@ -3,7 +3,7 @@
 // every integration test ends with.
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { runCli } from '../../src/cli/entry.ts';
+import { runCli } from '../../src/cli/main.ts';
 import type { Database } from '../../src/db/connection.ts';
 import { addDays, money, todayIn, Dec } from '../../src/domain/index.ts';
 import { buildStates, creditTerms, cumulativeOf, statusOf, stopDate } from '../../src/services/ledgerState.ts';
@@ -47,7 +47,7 @@ export async function accrue(h: Harness, ...args: string[]): Promise<{ code: num
     stderr: new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }),
     stderrIsTTY: false,
   };
-  const code = await runCli(['accrue', '--json', ...args], io, { db: h.db, config: h.config });
+  const code = await runCli(['accrue', '--json', ...args], io, { db: h.db, storage: h.app.storage, config: h.config });
   return { code, out: out ? JSON.parse(out) : null, err };
 }
 

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { build, json } from '../helpers/app.ts';
-import { runCli } from '../../src/cli/entry.ts';
+import { runCli } from '../../src/cli/main.ts';
 import { sweepOrphanFiles } from '../../src/services/files.ts';
 import { startFileSweep } from '../../src/jobs/fileSweep.ts';
 import { pdf, png } from './fixtures.ts';
@@ -68,7 +68,7 @@ test('`lending files sweep` runs the same sweep', async (t) => {
     stderr: new Writable({ write: (_c, _e, cb) => cb() }),
     stderrIsTTY: false,
   };
-  const code = await runCli(['files', 'sweep', '--grace-minutes', '0', '--json'], io, { db: h.db, config: h.config });
+  const code = await runCli(['files', 'sweep', '--grace-minutes', '0', '--json'], io, { db: h.db, storage: h.app.storage, config: h.config });
   assert.equal(code, 0, out);
   assert.deepEqual(JSON.parse(out), { checked: 1, removed: 1, incomplete: 0 });
   assert.deepEqual(storedFiles(h.config.filesDir), []);
@@ -83,7 +83,7 @@ test('the server sweeps when it starts', async (t) => {
   await h.app.storage.put(orphan, Readable.from([pdf()]));
   for (const k of [liveKey, orphan]) utimesSync(join(h.config.filesDir, k), TWO_HOURS_AGO, TWO_HOURS_AGO);
   const logged: object[] = [];
-  const sweep = startFileSweep(h.db, h.config, { info: (o: object) => logged.push(o), warn() {}, error: (o: object) => logged.push(o) } as never);
+  const sweep = startFileSweep(h.db, h.app.storage, { info: (o: object) => logged.push(o), warn() {}, error: (o: object) => logged.push(o) } as never);
   t.after(() => sweep.stop());
   await sweep.firstRun;
   assert.deepEqual(storedFiles(h.config.filesDir), [liveKey]);

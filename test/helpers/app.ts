@@ -12,6 +12,7 @@ import type { Database } from '../../src/db/connection.ts';
 import { createBusiness } from '../../src/db/repositories/businesses.ts';
 import { createApiKey } from '../../src/db/repositories/apiKeys.ts';
 import type { App } from '../../src/http/types.ts';
+import { DirectoryStorage } from '../../src/storage/directory.ts';
 import { sharedTestDb } from './db.ts';
 
 export interface Tenant {
@@ -46,7 +47,7 @@ export async function build(t: TestContext, opts: { timezone?: string; env?: Rec
   const db = await sharedTestDb();
   const dataDir = mkdtempSync(join(tmpdir(), 'lending-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off', ...opts.env });
-  const app = await buildApp({ db, config });
+  const app = await buildApp({ db, config, storage: new DirectoryStorage(config.filesDir) });
   await app.ready();
   t.after(async () => {
     await app.close();

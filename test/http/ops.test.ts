@@ -7,6 +7,7 @@ import { build, json } from '../helpers/app.ts';
 import { openTestDb } from '../helpers/db.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { DirectoryStorage } from '../../src/storage/directory.ts';
 import { normalizePath, routerRoutes } from '../helpers/security.ts';
 
 test('/healthz and /readyz answer without a key', async (t) => {
@@ -22,7 +23,8 @@ test('/healthz and /readyz answer without a key', async (t) => {
 
 test('/readyz is 503 in the Error body when the database does not answer; /healthz stays 200', async (t) => {
   const db = await openTestDb();
-  const app = await buildApp({ db, config: loadConfig({ DATA_DIR: '/nonexistent-lending-test', LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off' }) });
+  const config = loadConfig({ DATA_DIR: '/nonexistent-lending-test', LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off' });
+  const app = await buildApp({ db, config, storage: new DirectoryStorage(config.filesDir) });
   t.after(() => app.close());
   await app.ready();
   assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);

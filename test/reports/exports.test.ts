@@ -13,7 +13,7 @@ import { runInNewContext } from 'node:vm';
 import { sql } from 'kysely';
 import { build, type Harness } from '../helpers/app.ts';
 import { adminSocketPath, forwardToServer, startAdminSocket } from '../../src/cli/admin.ts';
-import { runCli } from '../../src/cli/entry.ts';
+import { runCli } from '../../src/cli/main.ts';
 import { cli, csvRecords, day, newClient, newPlan, ok, parseCsv, today } from './helpers.ts';
 
 setFlagsFromString('--expose-gc');
@@ -199,7 +199,7 @@ test('lending export writes the same CSV as the API, and refuses bad input', asy
   let err = '';
   const stderr = Object.assign(new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }), { isTTY: true, columns: 100 });
   const stdout = new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) });
-  const code = await runCli(['export', 'installments', '--business', h.tenant.businessId], { stdout, stderr, stderrIsTTY: true }, { db: h.db, config: h.config });
+  const code = await runCli(['export', 'installments', '--business', h.tenant.businessId], { stdout, stderr, stderrIsTTY: true }, { db: h.db, storage: h.app.storage, config: h.config });
   assert.equal(code, 0, err);
   assert.equal(out, (await csv(h, 'installments.csv')).body);
   assert.match(err, /installments \[.*\] 0% 0\/6 rows/);
@@ -309,7 +309,7 @@ test('lending export through the admin socket (the server holds the database) st
   const dir = mkdtempSync(join(tmpdir(), 'lending-admin-'));
   const path = adminSocketPath(dir);
   // what `lending serve` does: run the forwarded command line inside this process, on its database
-  const server = await startAdminSocket(path, (argv, io) => runCli(argv, io, { db: h.db, config: h.config }));
+  const server = await startAdminSocket(path, (argv, io) => runCli(argv, io, { db: h.db, storage: h.app.storage, config: h.config }));
   t.after(() => {
     server.close();
     rmSync(dir, { recursive: true, force: true });

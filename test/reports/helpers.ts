@@ -2,7 +2,7 @@
 // in-process on the test database.
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { runCli } from '../../src/cli/entry.ts';
+import { runCli } from '../../src/cli/main.ts';
 import { addDays, todayIn } from '../../src/domain/index.ts';
 import { json, type Harness } from '../helpers/app.ts';
 
@@ -61,7 +61,7 @@ export async function cli(h: Harness, ...argv: string[]): Promise<{ code: number
     stderr: new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }),
     stderrIsTTY: false,
   };
-  const code = await runCli(argv, io, { db: h.db, config: h.config });
+  const code = await runCli(argv, io, { db: h.db, storage: h.app.storage, config: h.config });
   return { code, out, err };
 }
 

@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError, table, type CliContext } from '../context.ts';
-import { registerCommand } from '../main.ts';
-import { isValidDate, money, toMoneyNumber } from '../../domain/index.ts';
-import { runAccrual } from '../../jobs/accrual.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid, isValidDate, money, toMoneyNumber } from '../../domain/index.ts';
+import { runAccrual } from '../../services/accrual.ts';
 
 export function registerAccrue(program: Command, ctx: CliContext) {
   program
@@ -14,7 +11,7 @@ export function registerAccrue(program: Command, ctx: CliContext) {
     .option('--business <id>', 'only this business')
     .action(async (opts: { asOf?: string; business?: string }) => {
       if (opts.asOf !== undefined && !isValidDate(opts.asOf)) throw new UsageError(`--as-of ${opts.asOf} is not a date (YYYY-MM-DD)`);
-      if (opts.business !== undefined && !UUID.test(opts.business)) throw new UsageError('--business must be a uuid');
+      if (opts.business !== undefined && !isUuid(opts.business)) throw new UsageError('--business must be a uuid');
       const started = Date.now();
       const results = await ctx.withDb(async (db) => {
         try {
@@ -34,5 +31,3 @@ export function registerAccrue(program: Command, ctx: CliContext) {
       );
     });
 }
-
-registerCommand(registerAccrue);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.ts';
-import { createDemo } from '../../demo.ts';
+import { createDemo } from '../../services/demo.ts';
 
 export function registerDemo(program: Command, ctx: CliContext) {
   program

@@ -6,12 +6,9 @@ import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { UsageError, type CliContext } from '../context.ts';
-import { registerCommand } from '../main.ts';
 import { getBusiness } from '../../db/repositories/businesses.ts';
-import { todayIn } from '../../domain/index.ts';
+import { isUuid, todayIn } from '../../domain/index.ts';
 import { DATASETS, countExport, exportCsv, parseBound, type Bound, type Dataset } from '../../services/reports.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function bound(flag: string, v: string | undefined): Bound | undefined {
   if (v === undefined) return undefined;
@@ -50,7 +47,7 @@ export function registerExport(program: Command, ctx: CliContext) {
     .option('--to <when>', 'rows created up to, inclusive: YYYY-MM-DD or a date-time with offset')
     .action(async (dataset: string, opts: { business: string; from?: string; to?: string }) => {
       if (!(DATASETS as readonly string[]).includes(dataset)) throw new UsageError(`unknown dataset ${dataset}: one of ${DATASETS.join(', ')}`);
-      if (!UUID.test(opts.business)) throw new UsageError('--business must be a uuid');
+      if (!isUuid(opts.business)) throw new UsageError('--business must be a uuid');
       const from = bound('--from', opts.from);
       const to = bound('--to', opts.to);
       const businessId = opts.business.toLowerCase();
@@ -84,5 +81,3 @@ export function registerExport(program: Command, ctx: CliContext) {
       });
     });
 }
-
-registerCommand(registerExport);

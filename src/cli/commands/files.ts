@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { UsageError, type CliContext } from '../context.ts';
-import { registerCommand } from '../main.ts';
-import { DirectoryStorage } from '../../storage/directory.ts';
 import { SWEEP_GRACE_MS, sweepOrphanFiles } from '../../services/files.ts';
 
 export function registerFiles(program: Command, ctx: CliContext) {
@@ -13,11 +11,8 @@ export function registerFiles(program: Command, ctx: CliContext) {
     .action(async (opts: { graceMinutes: string }) => {
       if (!/^\d+$/.test(opts.graceMinutes)) throw new UsageError('--grace-minutes must be a whole number');
       const graceMs = Number(opts.graceMinutes) * 60_000;
-      const storage = new DirectoryStorage(ctx.config.filesDir);
       const log = { warn: (o: object, m: string) => ctx.io.stderr.write(`warning: ${m} ${JSON.stringify(o)}\n`), error: (o: object, m: string) => ctx.io.stderr.write(`error: ${m} ${JSON.stringify(o)}\n`) };
-      const r = await ctx.withDb((db) => sweepOrphanFiles({ db: db.kysely, storage, log }, { graceMs }));
+      const r = await ctx.withDb((db) => sweepOrphanFiles({ db: db.kysely, storage: ctx.storage, log }, { graceMs }));
       ctx.print(r, () => `checked ${r.checked} stored files older than ${opts.graceMinutes} min: removed ${r.removed} orphans and ${r.incomplete} interrupted uploads`);
     });
 }
-
-registerCommand(registerFiles);

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError, record, table, type CliContext } from '../context.ts';
-import { createApiKey, listApiKeys, revokeApiKey, type Scope } from '../../db/repositories/apiKeys.ts';
-import { getBusiness } from '../../db/repositories/businesses.ts';
+import { createKey, listKeys, revokeKey, type Scope } from '../../services/apiKeys.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -20,10 +19,7 @@ export function registerKeys(program: Command, ctx: CliContext) {
     .action(async (opts: { business: string; scope: string; name?: string }) => {
       if (opts.scope !== 'read' && opts.scope !== 'full') throw new UsageError('--scope must be read or full');
       const businessId = uuidArg('--business', opts.business);
-      const created = await ctx.withDb(async (db) => {
-        if (!(await getBusiness(db.kysely, businessId))) throw new UsageError(`no business ${businessId}`);
-        return createApiKey(db.kysely, { businessId, scope: opts.scope as Scope, name: opts.name ?? null });
-      });
+      const created = await ctx.withDb((db) => createKey(db, { businessId, scope: opts.scope as Scope, name: opts.name ?? null }));
       const out = { ...created.record, key: created.key };
       ctx.print(out, () => `${record(created.record)}\n\nkey  ${created.key}\n\nKeep the key now: it is not shown again.`);
     });
@@ -32,10 +28,7 @@ export function registerKeys(program: Command, ctx: CliContext) {
     .requiredOption('--business <id>', 'business id')
     .action(async (opts: { business: string }) => {
       const businessId = uuidArg('--business', opts.business);
-      const rows = await ctx.withDb(async (db) => {
-        if (!(await getBusiness(db.kysely, businessId))) throw new UsageError(`no business ${businessId}`);
-        return listApiKeys(db.kysely, businessId);
-      });
+      const rows = await ctx.withDb((db) => listKeys(db, businessId));
       ctx.print(rows, () => (rows.length ? table(rows, ['id', 'name', 'scope', 'prefix', 'created_at', 'last_used_at', 'revoked_at']) : 'no keys'));
     });
   k.command('revoke')
@@ -43,8 +36,7 @@ export function registerKeys(program: Command, ctx: CliContext) {
     .argument('<key-id>', 'the key id (from keys list)')
     .action(async (keyId: string) => {
       const id = uuidArg('key id', keyId);
-      const revoked = await ctx.withDb((db) => revokeApiKey(db.kysely, id));
-      if (!revoked) throw new UsageError(`no key ${id}`);
+      const revoked = await ctx.withDb((db) => revokeKey(db, id));
       ctx.print(revoked, () => record(revoked));
     });
 }

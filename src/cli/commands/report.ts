@@ -2,13 +2,11 @@
 // table or (--json) the same JSON document.
 import type { Command } from 'commander';
 import { UsageError, table, record, type CliContext } from '../context.ts';
-import { registerCommand } from '../main.ts';
 import { getBusiness } from '../../db/repositories/businesses.ts';
 import { getBranch } from '../../db/repositories/branches.ts';
-import { compareDates, isValidDate, money, todayIn, toMoneyString } from '../../domain/index.ts';
+import { compareDates, isUuid, isValidDate, money, todayIn, toMoneyString } from '../../domain/index.ts';
 import { portfolioSummary, SITUATIONS, type PortfolioSummary } from '../../services/reports.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SITUATION_LABEL = { '1': 'up to 31 days', '2': 'up to 90 days', '3': 'up to 180 days', '4': 'up to 365 days', '5': 'beyond 365 days' };
 
 const m = (n: number) => toMoneyString(money(n));
@@ -60,8 +58,8 @@ export function registerReport(program: Command, ctx: CliContext) {
     .option('--as-of <date>', "figures as of this date (YYYY-MM-DD); default: the business's today")
     .option('--branch <id>', 'only the credits of this branch')
     .action(async (opts: { business: string; asOf?: string; branch?: string }) => {
-      if (!UUID.test(opts.business)) throw new UsageError('--business must be a uuid');
-      if (opts.branch !== undefined && !UUID.test(opts.branch)) throw new UsageError('--branch must be a uuid');
+      if (!isUuid(opts.business)) throw new UsageError('--business must be a uuid');
+      if (opts.branch !== undefined && !isUuid(opts.branch)) throw new UsageError('--branch must be a uuid');
       if (opts.asOf !== undefined && !isValidDate(opts.asOf)) throw new UsageError(`--as-of ${opts.asOf} is not a date (YYYY-MM-DD)`);
       const businessId = opts.business.toLowerCase();
       const branchId = opts.branch?.toLowerCase() ?? null;
@@ -80,5 +78,3 @@ export function registerReport(program: Command, ctx: CliContext) {
       ctx.print(summary, () => renderSummary(summary, title));
     });
 }
-
-registerCommand(registerReport);

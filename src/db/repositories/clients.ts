@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB, Client, NewClient, ClientUpdate } from '../schema.ts';
 import type { Executor } from '../connection.ts';
+import { pageOf, type Page, type PageRequest } from './page.ts';
 
 export type ClientInput = Omit<NewClient, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
 
@@ -10,11 +11,11 @@ const PLAIN = 'aaaaeeeeiiiioooouuuunc';
 const fold = (v: string) => [...v.toLowerCase()].map((ch) => { const i = ACCENTED.indexOf(ch); return i >= 0 ? PLAIN[i] : ch; }).join('');
 const foldSql = (expr: RawBuilder<string>) => sql<string>`translate(lower(${expr}), ${ACCENTED}, ${PLAIN})`;
 
-export async function listClients(
+export function listClients(
   db: Kysely<DB>,
   businessId: string,
-  opts: { q?: string; limit: number; offset: number },
-): Promise<{ items: Client[]; total: number }> {
+  opts: { q?: string } & PageRequest,
+): Promise<Page<Client>> {
   let base = db.selectFrom('clients').where('business_id', '=', businessId);
   const q = opts.q?.trim();
   if (q) {
@@ -29,11 +30,7 @@ export async function listClients(
       ]),
     );
   }
-  const [items, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit).offset(opts.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items, total: Number(count.n) };
+  return pageOf(base, (b) => b.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), opts);
 }
 
 export function getClient(db: Executor, businessId: string, id: string): Promise<Client | undefined> {

@@ -1,29 +1,33 @@
-// Writes and locked reads of the lending engine: credits, installments and ledger entries.
-// Every query is scoped to one business. Reads without locks live in book.ts.
+// The credits table, scoped to one business: reads, the row lock every writer of a credit takes,
+// writes, the list, and the daily run's batches and automatic write-off.
 import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Executor } from '../connection.ts';
-import { ledgerOfCredits } from './book.ts';
-import type {
-  Branch,
-  Credit,
-  CreditConfig,
-  CreditStatus,
-  CreditsTable,
-  Installment,
-  InstallmentStatus,
-  InstallmentsTable,
-  LedgerEntry,
-  LedgerTable,
-} from '../schema.ts';
+import { postedThrough } from './creditAccruals.ts';
+import type { Branch, Credit, CreditConfig, CreditStatus, CreditsTable } from '../schema.ts';
 
 export type NewCredit = Omit<Insertable<CreditsTable>, 'business_id' | 'id' | 'sequential_id' | 'created_at' | 'updated_at'>;
-export type NewInstallment = Omit<Insertable<InstallmentsTable>, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
-export type NewLedgerEntry = Omit<Insertable<LedgerTable>, 'business_id' | 'id' | 'created_at'> & { punitory_part?: string | number };
+
+export function getCredit(db: Executor, businessId: string, id: string): Promise<Credit | undefined> {
+  return db.selectFrom('credits').selectAll().where('business_id', '=', businessId).where('id', '=', id).executeTakeFirst();
+}
+
+export function creditsOfClient(db: Executor, businessId: string, clientId: string): Promise<Credit[]> {
+  return db
+    .selectFrom('credits')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('client_id', '=', clientId)
+    .orderBy('sequential_id')
+    .execute();
+}
 
 /** The credit row, locked until the transaction ends: payments, write-off, refinance and the daily run on one credit queue up here. */
 export function lockCredit(db: Executor, businessId: string, id: string): Promise<Credit | undefined> {
   return db.selectFrom('credits').selectAll().where('business_id', '=', businessId).where('id', '=', id).forUpdate().executeTakeFirst();
 }
+
+// The share locks a new credit takes on what it names. They read other tables (credit_configs,
+// branches) but belong to granting a credit: the plan and branch services own those tables' rules.
 
 /** Read with a share lock: the plan cannot be deactivated or edited until this transaction ends. */
 export function sharePlan(db: Executor, businessId: string, id: string): Promise<CreditConfig | undefined> {
@@ -35,89 +39,12 @@ export function shareBranch(db: Executor, businessId: string, id: string): Promi
   return db.selectFrom('branches').selectAll().where('business_id', '=', businessId).where('id', '=', id).forShare().executeTakeFirst();
 }
 
-/**
- * The next per-business credit number. The row lock it takes lasts until the credit's
- * transaction ends, so numbers are given in commit order and a rolled-back credit gives its
- * number back: 1, 2, 3 … with no gap and no repeat.
- */
-export async function nextCreditSequence(db: Executor, businessId: string): Promise<number> {
-  const row = await db
-    .insertInto('business_sequences')
-    .values({ business_id: businessId, last_credit_seq: 1 })
-    .onConflict((oc) => oc.column('business_id').doUpdateSet({ last_credit_seq: sql`business_sequences.last_credit_seq + 1` }))
-    .returning('last_credit_seq')
-    .executeTakeFirstOrThrow();
-  return row.last_credit_seq;
-}
-
 export function insertCredit(db: Executor, businessId: string, sequentialId: number, values: NewCredit): Promise<Credit> {
   return db
     .insertInto('credits')
     .values({ ...values, business_id: businessId, sequential_id: sequentialId })
     .returningAll()
     .executeTakeFirstOrThrow();
-}
-
-export function insertInstallments(db: Executor, businessId: string, rows: NewInstallment[]): Promise<Installment[]> {
-  if (rows.length === 0) return Promise.resolve([]);
-  return db
-    .insertInto('installments')
-    .values(rows.map((r) => ({ ...r, business_id: businessId })))
-    .returningAll()
-    .execute()
-    .then((r) => r.sort((a, b) => a.number - b.number));
-}
-
-/** One multi-row INSERT; entries come back in the order given (created_at is clock_timestamp()). */
-export async function insertLedger(db: Executor, businessId: string, rows: NewLedgerEntry[]): Promise<LedgerEntry[]> {
-  if (rows.length === 0) return [];
-  const out: LedgerEntry[] = [];
-  // 10 parameters a row: stay well under PostgreSQL's 65,535 bind parameters
-  for (let i = 0; i < rows.length; i += 5000) {
-    const chunk = rows.slice(i, i + 5000);
-    const inserted = await db
-      .insertInto('ledger')
-      .values(chunk.map((r) => ({ ...r, business_id: businessId }) as never))
-      .returningAll()
-      .execute();
-    out.push(...inserted);
-  }
-  return out;
-}
-
-export function installmentsOfCredit(db: Executor, businessId: string, creditId: string): Promise<Installment[]> {
-  return db
-    .selectFrom('installments')
-    .selectAll()
-    .where('business_id', '=', businessId)
-    .where('credit_id', '=', creditId)
-    .orderBy('number')
-    .execute();
-}
-
-export function ledgerOfCredit(db: Executor, businessId: string, creditId: string): Promise<LedgerEntry[]> {
-  return ledgerOfCredits(db, businessId, [creditId]);
-}
-
-export async function hasPayments(db: Executor, businessId: string, creditId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('ledger')
-    .select('id')
-    .where('business_id', '=', businessId)
-    .where('credit_id', '=', creditId)
-    .where('type', '=', 'payment')
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-export function setInstallmentState(db: Executor, businessId: string, id: string, status: InstallmentStatus, paidDate: string | null) {
-  return db
-    .updateTable('installments')
-    .set({ status, paid_date: paidDate, updated_at: sql`now()` })
-    .where('business_id', '=', businessId)
-    .where('id', '=', id)
-    .execute();
 }
 
 export function updateCredit(
@@ -134,38 +61,6 @@ export function updateCredit(
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
-}
-
-// ---- how far punitory is posted (credit_accruals, not audited: derived from the ledger) ----
-
-/**
- * The date punitory is posted through on each of these credits (absent: never posted). Read it
- * while holding the credits' row locks: every writer holds them, so the value cannot move.
- */
-export async function postedThrough(db: Executor, businessId: string, creditIds: string[]): Promise<Map<string, string>> {
-  if (creditIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('credit_accruals')
-    .select(['credit_id', 'posted_through'])
-    .where('business_id', '=', businessId)
-    .where('credit_id', '=', sql<string>`ANY(${sql.val(creditIds)}::uuid[])`)
-    .execute();
-  return new Map(rows.map((r) => [r.credit_id, r.posted_through]));
-}
-
-/**
- * Marks these credits as accrued through `date`: one multi-row upsert, never moving a
- * watermark backwards. Touches no credits row, so no audit entry and no new updated_at.
- */
-export async function markAccrued(db: Executor, businessId: string, creditIds: string[], date: string): Promise<void> {
-  if (creditIds.length === 0) return;
-  await db
-    .insertInto('credit_accruals')
-    .values(creditIds.map((id) => ({ business_id: businessId, credit_id: id, posted_through: date })))
-    .onConflict((oc) =>
-      oc.columns(['business_id', 'credit_id']).doUpdateSet({ posted_through: sql`greatest(credit_accruals.posted_through, excluded.posted_through)` }),
-    )
-    .execute();
 }
 
 // ---- lists ----
@@ -190,49 +85,6 @@ export async function listCredits(
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items, total: Number(count.n) };
-}
-
-export type WorklistRow = Installment & { client_id: string; credit_sequential_id: number };
-
-/**
- * Installments for collections, most days late first. Cancelled (inactive) credits are out of
- * every figure; written-off ones stay (recoveries are collected too).
- */
-export async function listInstallments(
-  db: Executor,
-  businessId: string,
-  f: { today: string; overdue?: boolean; branchId?: string; creditId?: string; minDaysLate?: number; limit: number; offset: number },
-): Promise<{ items: WorklistRow[]; total: number }> {
-  let base = db
-    .selectFrom('installments as i')
-    .innerJoin('credits as c', (j) => j.onRef('c.business_id', '=', 'i.business_id').onRef('c.id', '=', 'i.credit_id'))
-    .where('i.business_id', '=', businessId)
-    .where('c.status', '<>', 'inactive');
-  const overdue = sql<boolean>`(i.status <> 'paid' AND i.due_date < ${f.today}::date)`;
-  if (f.overdue === true) base = base.where(overdue);
-  if (f.overdue === false) base = base.where(sql<boolean>`NOT ${overdue}`);
-  if (f.branchId) base = base.where('c.branch_id', '=', f.branchId);
-  if (f.creditId) base = base.where('i.credit_id', '=', f.creditId);
-  if (f.minDaysLate !== undefined && f.minDaysLate > 0) {
-    const n = f.minDaysLate;
-    base = base.where(
-      sql<boolean>`(CASE WHEN i.status = 'paid' THEN coalesce(i.paid_date - i.due_date, 0)
-                    ELSE ${f.today}::date - i.due_date END) >= ${n}`,
-    );
-  }
-  const [items, count] = await Promise.all([
-    base
-      .selectAll('i')
-      .select(['c.client_id', 'c.sequential_id as credit_sequential_id'])
-      .orderBy('i.due_date')
-      .orderBy('c.sequential_id')
-      .orderBy('i.number')
-      .limit(f.limit)
-      .offset(f.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: items as WorklistRow[], total: Number(count.n) };
 }
 
 // ---- the daily run ----
@@ -296,43 +148,6 @@ export async function lockAccrualBatch(
   };
 }
 
-export type AccrualInstallment = Pick<Installment, 'id' | 'credit_id' | 'number' | 'amount' | 'due_date' | 'status' | 'paid_date'>;
-
-/** The installments of these credits that can still accrue (not paid). */
-export async function accrualInstallments(db: Executor, businessId: string, creditIds: string[]): Promise<AccrualInstallment[]> {
-  if (creditIds.length === 0) return [];
-  return db
-    .selectFrom('installments')
-    .select(['id', 'credit_id', 'number', 'amount', 'due_date', 'status', 'paid_date'])
-    .where('business_id', '=', businessId)
-    .where('credit_id', '=', sql<string>`ANY(${sql.val(creditIds)}::uuid[])`)
-    .where('status', '<>', 'paid')
-    .execute();
-}
-
-export interface InstallmentHistory {
-  installment_id: string;
-  punitory_posted: string;
-  /** [effective_date, principal, punitory] of each payment slice, as text (never a float) */
-  payments: [string, string, string][] | null;
-}
-
-/** Posted punitory and payment history of every installment of these credits, aggregated in one query. */
-export async function installmentHistories(db: Executor, businessId: string, creditIds: string[]): Promise<InstallmentHistory[]> {
-  if (creditIds.length === 0) return [];
-  const r = await sql<InstallmentHistory>`
-    SELECT l.installment_id,
-           coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0)::text AS punitory_posted,
-           json_agg(json_build_array(l.effective_date::text, (l.amount - l.punitory_part)::text, l.punitory_part::text)
-                    ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS payments
-      FROM ledger l
-     WHERE l.business_id = ${businessId}
-       AND l.credit_id = ANY(${sql.val(creditIds)}::uuid[])
-       AND l.type <> 'installment'
-     GROUP BY l.installment_id`.execute(db);
-  return r.rows;
-}
-
 /**
  * Automatic write-off (DOMAIN.md): every active credit accrued through asOf with an unpaid
  * installment at least write_off_days late as of asOf. Credits another transaction holds are
@@ -373,33 +188,4 @@ export async function writeOffOverdue(
        AND ${rule(sql.raw('c'))}
     RETURNING c.id`.execute(db);
   return r.rows.map((x) => x.id);
-}
-
-// ---- Idempotency-Key answers ----
-
-export function findIdempotencyKey(db: Executor, businessId: string, key: string) {
-  return db
-    .selectFrom('idempotency_keys')
-    .select(['request_hash', 'status_code', 'response'])
-    .where('business_id', '=', businessId)
-    .where('key', '=', key)
-    .executeTakeFirst();
-}
-
-/** Stored in the transaction of the write it answers: both commit, or neither. */
-export async function saveIdempotencyKey(
-  db: Executor,
-  businessId: string,
-  v: { key: string; requestHash: string; statusCode: number; response: unknown },
-): Promise<void> {
-  await db
-    .insertInto('idempotency_keys')
-    .values({
-      business_id: businessId,
-      key: v.key,
-      request_hash: v.requestHash,
-      status_code: v.statusCode,
-      response: sql`${JSON.stringify(v.response)}::jsonb`,
-    })
-    .execute();
 }

@@ -1,5 +1,5 @@
 // Client file rows (metadata; the bytes are in the FileStorage under storage_key), scoped to one
-// business. The list of a client's files is filesOfClient in book.ts.
+// business.
 import { sql } from 'kysely';
 import type { Executor } from '../connection.ts';
 import type { ClientFile } from '../schema.ts';
@@ -14,6 +14,18 @@ export interface NewFileRow {
   storage_key: string;
   upload_session_id: string | null;
   created_by: string;
+}
+
+/** A client's files, oldest first. */
+export function filesOfClient(db: Executor, businessId: string, clientId: string): Promise<ClientFile[]> {
+  return db
+    .selectFrom('client_files')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('client_id', '=', clientId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** Which of the names are taken among the client's files. */

@@ -1,7 +1,7 @@
 // Reports: the portfolio summary as one SQL statement (aggregates stay in the database, money in
 // numeric), and the export datasets read through a server-side cursor. See docs/reports.md for
 // what every figure means "as of" a date.
-import { CompiledQuery, sql, type Compilable, type InferResult, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../schema.ts';
 import type { Executor } from '../connection.ts';
 
@@ -213,81 +213,36 @@ function bounds(col: string, f: ExportFilter) {
   return out;
 }
 
-const selectClients = (db: Kysely<DB>, f: ExportFilter) =>
-  where(
-    db
-      .selectFrom('clients')
-      .select(['id', 'business_id', 'first_name', 'last_name', 'dni', 'sex', 'street', 'street_number', 'floor', 'apartment', 'city', 'state', 'country', 'zip_code', 'phone', 'alt_phone', 'email', 'created_at', 'updated_at'])
-      .where('business_id', '=', f.businessId),
-    'created_at',
-    f,
-  );
+// Each dataset's table and the timestamp its from/to filter on; JSON columns are read as text.
+const EXPORT_TABLES = {
+  clients: { table: 'clients', time: 'created_at', json: [] },
+  credits: { table: 'credits', time: 'created_at', json: [] },
+  installments: { table: 'installments', time: 'created_at', json: [] },
+  ledger: { table: 'ledger', time: 'created_at', json: [] },
+  logs: { table: 'audit_log', time: 'changed_at', json: ['old_data', 'new_data'] },
+} as const satisfies Record<Dataset, { table: keyof DB; time: string; json: readonly string[] }>;
 
-const selectCredits = (db: Kysely<DB>, f: ExportFilter) =>
-  where(
-    db
-      .selectFrom('credits')
-      .select(['id', 'client_id', 'credit_config_id', 'amount', 'status', 'refinanced_from_id', 'created_by', 'origin_transaction_reference', 'branch_id', 'sequential_id', 'created_at', 'updated_at', 'written_off_at', 'write_off_reason', 'total', 'start_date'])
-      .where('business_id', '=', f.businessId),
-    'created_at',
-    f,
-  );
-
-const selectInstallments = (db: Kysely<DB>, f: ExportFilter) =>
-  where(
-    db
-      .selectFrom('installments')
-      .select(['id', 'credit_id', 'number', 'amount', 'due_date', 'status', 'paid_date', 'created_at', 'updated_at'])
-      .where('business_id', '=', f.businessId),
-    'created_at',
-    f,
-  );
-
-const selectLedger = (db: Kysely<DB>, f: ExportFilter) =>
-  where(
-    db
-      .selectFrom('ledger')
-      .select(['id', 'installment_id', 'type', 'amount', 'branch_id', 'created_by', 'created_at', 'credit_id', 'effective_date'])
-      .where('business_id', '=', f.businessId),
-    'created_at',
-    f,
-  );
-
-const selectLogs = (db: Kysely<DB>, f: ExportFilter) =>
-  where(
-    db
-      .selectFrom('audit_log')
-      .select(['id', 'table_name', 'action', 'record_id', 'business_id', 'branch_id', 'changed_at', 'impersonated_by', 'actor'])
-      // the stored JSON as text: no parse and re-serialise per row
-      .select([sql<string | null>`old_data::text`.as('old_data'), sql<string | null>`new_data::text`.as('new_data')])
-      .where('business_id', '=', f.businessId),
-    'changed_at',
-    f,
-  );
-
-function where<Q extends { where(e: RawBuilder<boolean>): Q; orderBy(c: never): Q }>(q: Q, col: 'created_at' | 'changed_at', f: ExportFilter): Q {
-  for (const b of bounds(col, f)) q = q.where(b);
-  return q.orderBy(col as never).orderBy('id' as never);
-}
+export type ExportRow = Record<string, unknown>;
 
 /**
- * The rows of each dataset, oldest first (created_at, or changed_at for logs, then id: the
- * (business_id, created_at, id) indexes), with the contract's columns and what a row mapper
- * needs besides (an installment's paid_date for days_late).
+ * A dataset's rows with these columns, oldest first (created_at, or changed_at for logs, then id:
+ * the (business_id, created_at, id) indexes). The stored JSON is read as text: no parse and
+ * re-serialise per row.
  */
-export const exportQueries = {
-  clients: selectClients,
-  credits: selectCredits,
-  installments: selectInstallments,
-  ledger: selectLedger,
-  logs: selectLogs,
-} satisfies Record<Dataset, unknown>;
+export function exportQuery(db: Kysely<DB>, dataset: Dataset, columns: readonly string[], f: ExportFilter): Compilable<ExportRow> {
+  const { table, time, json } = EXPORT_TABLES[dataset];
+  const isJson = (c: string) => (json as readonly string[]).includes(c);
+  let q = db
+    .selectFrom(table)
+    .select(columns.map((c) => (isJson(c) ? sql`${sql.ref(c)}::text` : sql.ref(c)).as(c)))
+    .where('business_id', '=', f.businessId);
+  for (const b of bounds(time, f)) q = q.where(b);
+  return q.orderBy(time).orderBy('id');
+}
 
-export type ExportRow<D extends Dataset> = InferResult<ReturnType<(typeof exportQueries)[D]>>[number];
-
-/** How many rows an export will have (for a progress bar; a concurrent write may change it). */
-export async function countExport(db: Kysely<DB>, dataset: Dataset, f: ExportFilter): Promise<number> {
-  const c = exportQueries[dataset](db, f).compile();
+/** How many rows a query gives. */
+export async function countRows(db: Kysely<DB>, query: Compilable<unknown>): Promise<number> {
+  const c = query.compile();
   const r = (await db.executeQuery<{ n: number }>(CompiledQuery.raw(`SELECT count(*) AS n FROM (${c.sql}) x`, [...c.parameters]))).rows[0]!;
   return Number(r.n);
 }

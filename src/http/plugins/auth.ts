@@ -3,7 +3,7 @@
 // a request without a valid key learns nothing about its body or the resources it names.
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
-import { findActiveKey } from '../../db/repositories/apiKeys.ts';
+import { authenticate } from '../../services/apiKeys.ts';
 import type { App } from '../types.ts';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -24,9 +24,7 @@ export function requireApiKey(app: App) {
   app.addHook('onRequest', async (req) => {
     const key = presentedKey(req);
     if (!key) throw new AppError('unauthorized', 'an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>');
-    if (key.length > 200) throw new AppError('unauthorized', 'the API key is not valid');
-    const found = await findActiveKey(app.db.kysely, key);
-    if (!found) throw new AppError('unauthorized', 'the API key is not valid or has been revoked');
+    const found = await authenticate(app.db, key);
     if (found.scope !== 'full' && !SAFE.has(req.method)) {
       throw new AppError('forbidden', `this key has scope ${found.scope}: ${req.method} needs a key with scope full`);
     }

@@ -1,13 +1,13 @@
 // Fastify's default Ajv coerces types and silently drops unknown fields. Bodies get neither: a
 // wrong type or an unknown field is a 400. Query strings and path parameters arrive as text, so
 // they keep type coercion (limit=10 is the number 10), and nothing is removed anywhere.
-// The input formats of src/domain/records.ts (date, money, rate) are registered here, so every
+// The input formats of src/domain/records.ts (date, money, rate, uuid) are registered here, so every
 // input rule is a schema keyword the OpenAPI document shows.
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
-import { hasAtMostDecimals, isValidDate } from '../../domain/index.ts';
-import { DATE_FORMAT, MONEY_FORMAT, RATE_FORMAT } from '../../domain/records.ts';
+import { hasAtMostDecimals, isUuid, isValidDate } from '../../domain/index.ts';
+import { DATE_FORMAT, MONEY_FORMAT, RATE_FORMAT, UUID_FORMAT } from '../../domain/records.ts';
 import type { App } from '../types.ts';
 
 // ajv-formats is CommonJS: its function is the default export at run time, .default in its types
@@ -20,6 +20,8 @@ function makeAjv(opts: Options) {
   ajv.addFormat(DATE_FORMAT, { type: 'string', validate: (s: string) => isValidDate(s) });
   ajv.addFormat(MONEY_FORMAT, { type: 'number', validate: (x: number) => hasAtMostDecimals(x, 2) });
   ajv.addFormat(RATE_FORMAT, { type: 'number', validate: (x: number) => hasAtMostDecimals(x, 6) });
+  // and its uuid a "urn:uuid:" prefix, which no id has (the database refuses it): the domain's one definition
+  ajv.addFormat(UUID_FORMAT, { type: 'string', validate: isUuid });
   return ajv;
 }
 

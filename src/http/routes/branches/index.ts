@@ -1,17 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { conflict, notFound } from '../../../domain/errors.ts';
 import { Branch, IdParams, Nullable, ReadOnlyFields, errors, ref } from '../../schemas.ts';
-import { cleanText, writable } from '../../helpers.ts';
-import { presentBranch } from '../../../services/present.ts';
-import { withActor } from '../../../db/connection.ts';
-import { getBranch, insertBranch, listBranches, softDeleteBranch, updateBranch } from '../../../db/repositories/branches.ts';
+import { writable } from '../../helpers.ts';
+import { createBranch, deleteBranch, editBranch, listBranches } from '../../../services/branches.ts';
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
-const Text = Nullable(Type.String({ maxLength: 200 }));
-const Fields = { address: Type.Optional(Text), phone: Type.Optional(Text), deleted_at: Type.Optional(Type.Unknown()) };
+// The record's writable fields (src/domain/records.ts); address and phone may be sent as null
+// (unknown, answered as ""). Read-only fields sent back, deleted_at too, are accepted and ignored.
+const { name: Name, address, phone } = Branch.properties;
+const Fields = { address: Type.Optional(Nullable(address)), phone: Type.Optional(Nullable(phone)), deleted_at: Type.Optional(Type.Unknown()) };
 const CreateBody = Type.Object({ name: Name, ...Fields, ...ReadOnlyFields }, { additionalProperties: false });
 const UpdateBody = Type.Object({ name: Type.Optional(Name), ...Fields, ...ReadOnlyFields }, { additionalProperties: false });
+
+/** The service's input: the body without what is ignored. */
+const input = <T extends { deleted_at?: unknown }>(body: T) => {
+  const { deleted_at: _ignored, ...fields } = writable(body);
+  return fields;
+};
 
 export default async function branchRoutes(app: App) {
   app.get(
@@ -23,19 +27,13 @@ export default async function branchRoutes(app: App) {
         response: { 200: Type.Array(ref(Branch)), ...errors(401) },
       },
     },
-    async (req) => (await listBranches(app.db.kysely, req.auth.businessId)).map(presentBranch),
+    async (req) => listBranches(app.db, req.auth),
   );
 
   app.post(
     '/branches',
     { schema: { tags: ['branches'], summary: 'Create a branch', body: CreateBody, response: { 201: ref(Branch), ...errors(400, 401, 403) } } },
-    async (req, reply) => {
-      const { deleted_at: _ignored, ...input } = cleanText(writable(req.body));
-      const branch = await withActor(app.db.kysely, req.auth.actor, (trx) =>
-        insertBranch(trx, req.auth.businessId, { ...input, name: req.body.name.trim() }),
-      );
-      return reply.status(201).send(presentBranch(branch));
-    },
+    async (req, reply) => reply.status(201).send(await createBranch(app.db, req.auth, input(req.body))),
   );
 
   app.put(
@@ -49,17 +47,7 @@ export default async function branchRoutes(app: App) {
         response: { 200: ref(Branch), ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => {
-      const { deleted_at: _ignored, ...patch } = cleanText(writable(req.body ?? {}));
-      if (req.body?.name !== undefined) patch.name = req.body.name.trim();
-      return withActor(app.db.kysely, req.auth.actor, async (trx) => {
-        const current = await getBranch(trx, req.auth.businessId, req.params.id);
-        if (!current) throw notFound('branch');
-        if (Object.keys(patch).length === 0) return presentBranch(current);
-        if (current.deleted_at) throw conflict('the branch is deleted');
-        return presentBranch((await updateBranch(trx, req.auth.businessId, current.id, patch))!);
-      });
-    },
+    async (req) => editBranch(app.db, req.auth, req.params.id, input(req.body ?? {})),
   );
 
   app.delete(
@@ -72,10 +60,6 @@ export default async function branchRoutes(app: App) {
         response: { 200: ref(Branch), ...errors(401, 403, 404) },
       },
     },
-    async (req) => {
-      const branch = await withActor(app.db.kysely, req.auth.actor, (trx) => softDeleteBranch(trx, req.auth.businessId, req.params.id));
-      if (!branch) throw notFound('branch');
-      return presentBranch(branch);
-    },
+    async (req) => deleteBranch(app.db, req.auth, req.params.id),
   );
 }

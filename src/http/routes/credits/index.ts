@@ -1,22 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
-import { AppError, notFound } from '../../../domain/errors.ts';
 import { Credit, CreditStatus, DateInput, IdParams, MoneyInput, Installment, LedgerEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
 import { businessToday } from '../../helpers.ts';
-import { getCredit, ledgerOfCredits } from '../../../db/repositories/book.ts';
-import { listCredits } from '../../../db/repositories/credits.ts';
-import { presentCredit, presentInstallment, presentLedgerEntry } from '../../../services/present.ts';
-import {
-  cancelCredit,
-  createCredit,
-  creditDetail,
-  refinanceCredit,
-  registerPayment,
-  writeOffCredit,
-  type CreditDetailRows,
-  type LendingContext,
-} from '../../../services/lending.ts';
+import { presentCredit, presentDetail, presentLedgerEntry } from '../../../services/present.ts';
+import { creditLedger, listCredits, readCredit } from '../../../services/credits.ts';
+import { cancelCredit, createCredit, refinanceCredit, registerPayment, writeOffCredit, type LendingContext } from '../../../services/lending.ts';
 import { idempotent, type Answer } from './idempotency.ts';
 
 // Amounts: a JSON number with at most 2 decimals (more is a 400); ≤ 0 or more than owed is a
@@ -82,14 +71,6 @@ const ListQuery = Type.Object(
 
 const ctxOf = (req: FastifyRequest): LendingContext => ({ businessId: req.auth.businessId, actor: req.auth.actor, timezone: req.auth.timezone });
 
-export function presentDetail(d: CreditDetailRows, today: string) {
-  return {
-    credit: presentCredit(d.credit),
-    installments: d.installments.map((i) => presentInstallment(i, today)),
-    ledgerEntries: d.ledgerEntries.map(presentLedgerEntry),
-  };
-}
-
 export default async function creditRoutes(app: App) {
   app.get(
     '/credits/:id/ledger',
@@ -101,11 +82,7 @@ export default async function creditRoutes(app: App) {
         response: { 200: Type.Array(ref(LedgerEntry)), ...errors(401, 404) },
       },
     },
-    async (req) => {
-      const credit = await getCredit(app.db.kysely, req.auth.businessId, req.params.id);
-      if (!credit) throw notFound('credit');
-      return (await ledgerOfCredits(app.db.kysely, req.auth.businessId, [credit.id])).map(presentLedgerEntry);
-    },
+    async (req) => (await creditLedger(app.db.kysely, req.auth.businessId, req.params.id)).map(presentLedgerEntry),
   );
 
   app.post(
@@ -183,11 +160,7 @@ export default async function creditRoutes(app: App) {
         response: { 200: CreditDetail, ...errors(401, 404) },
       },
     },
-    async (req) => {
-      const credit = await getCredit(app.db.kysely, req.auth.businessId, req.params.id);
-      if (!credit) throw notFound('credit');
-      return presentDetail(await creditDetail(app.db.kysely, req.auth.businessId, credit), businessToday(req));
-    },
+    async (req) => presentDetail(await readCredit(app.db.kysely, req.auth.businessId, req.params.id), businessToday(req)),
   );
 
   app.post(
@@ -212,15 +185,8 @@ export default async function creditRoutes(app: App) {
         let answer: Answer | undefined;
         // branch_id omitted (undefined) and null differ: the credit's branch, or none
         await registerPayment(app.db.kysely, ctxOf(req), req.params.id, { amount: b.amount, paidOn: b.paid_on, branchId: b.branch_id }, async (trx, r) => {
-          const today = businessToday(req);
-          answer = {
-            status: 201,
-            body: {
-              credit: presentCredit(r.credit),
-              installments: r.installments.map((i) => presentInstallment(i, today)),
-              ledgerEntries: r.created.map(presentLedgerEntry),
-            },
-          };
+          // only the entries this payment created
+          answer = { status: 201, body: presentDetail({ ...r, ledgerEntries: r.created }, businessToday(req)) };
           await store?.(trx, answer);
         });
         return answer!;

@@ -3,24 +3,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
-import { notFound } from '../../../domain/errors.ts';
 import { ClientFile, IdParams, UploadSession, Uuid, errors, ref } from '../../schemas.ts';
 import { presentFile, presentUploadSession } from '../../../services/present.ts';
-import { withActor } from '../../../db/connection.ts';
-import { getClient } from '../../../db/repositories/clients.ts';
-import { filesOfClient } from '../../../db/repositories/book.ts';
-import { getFileByName } from '../../../db/repositories/files.ts';
-import { insertUploadSession, listUploadSessions, revokeUploadSession } from '../../../db/repositories/uploadSessions.ts';
-import { attachmentDisposition, isPlausibleFileName } from '../../../domain/fileNames.ts';
-import {
-  DEFAULT_LINK_HOURS,
-  MAX_LINK_HOURS,
-  hashUploadToken,
-  newUploadToken,
-  removeClientFile,
-  storeClientFile,
-  type FileDeps,
-} from '../../../services/files.ts';
+import { attachmentDisposition } from '../../../domain/fileNames.ts';
+import { addClientFile, listClientFiles, openClientFile, removeClientFile, type FileDeps } from '../../../services/files.ts';
+import { DEFAULT_LINK_HOURS, MAX_LINK_HOURS, createUploadLink, listUploadLinks, revokeUploadLink } from '../../../services/uploadLinks.ts';
 import { UploadBody, receiveFile, registerMultipart } from './multipart.ts';
 
 const FileParams = Type.Object({ id: Uuid, fileId: Uuid });
@@ -60,12 +47,6 @@ function uploadUrl(req: FastifyRequest, publicUrl: string | null, token: string)
 export default async function fileRoutes(app: App) {
   const deps = (req: FastifyRequest): FileDeps => ({ db: app.db.kysely, storage: app.storage, log: req.log });
 
-  async function requireClient(businessId: string, clientId: string) {
-    const client = await getClient(app.db.kysely, businessId, clientId);
-    if (!client) throw notFound('client');
-    return client;
-  }
-
   app.get(
     '/clients/:id/files',
     {
@@ -76,10 +57,7 @@ export default async function fileRoutes(app: App) {
         response: { 200: Type.Array(ref(ClientFile)), ...errors(401, 404) },
       },
     },
-    async (req) => {
-      await requireClient(req.auth.businessId, req.params.id);
-      return (await filesOfClient(app.db.kysely, req.auth.businessId, req.params.id)).map(presentFile);
-    },
+    async (req) => (await listClientFiles(app.db.kysely, req.auth.businessId, req.params.id)).map(presentFile),
   );
 
   // only this route parses multipart
@@ -100,10 +78,7 @@ export default async function fileRoutes(app: App) {
         },
       },
       async (req, reply) => {
-        const bid = req.auth.businessId;
-        const client = await requireClient(bid, req.params.id);
-        const upload = await receiveFile(req, app.config.maxFileBytes);
-        const row = await storeClientFile(deps(req), { businessId: bid, clientId: client.id, actor: req.auth.actor, uploadSessionId: null }, upload);
+        const row = await addClientFile(deps(req), req.auth, req.params.id, () => receiveFile(req, app.config.maxFileBytes));
         return reply.status(201).send(presentFile(row));
       },
     );
@@ -119,11 +94,7 @@ export default async function fileRoutes(app: App) {
         response: { 200: ref(ClientFile), ...errors(401, 403, 404) },
       },
     },
-    async (req) => {
-      const row = await removeClientFile(deps(req), req.auth.actor, req.auth.businessId, req.params.id, req.params.fileId);
-      if (!row) throw notFound('file');
-      return presentFile(row);
-    },
+    async (req) => presentFile(await removeClientFile(deps(req), req.auth, req.params.id, req.params.fileId)),
   );
 
   app.get(
@@ -138,28 +109,16 @@ export default async function fileRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const bid = req.auth.businessId;
-      const { clientId, filename } = req.params;
-      // separators, control characters, "." and "..": never a stored name (and NUL is not even
-      // valid database text)
-      if (!isPlausibleFileName(filename)) throw notFound('file');
-      const row = await getFileByName(app.db.kysely, bid, clientId, filename);
-      if (!row) throw notFound('file');
-      const stored = await app.storage.get(row.storage_key);
-      if (!stored) {
-        // a delete that committed between the lookup and the open, or bytes lost outside the service
-        req.log.warn({ fileId: row.id, key: row.storage_key }, 'a file row points at missing bytes');
-        throw notFound('file');
-      }
+      const { file, stream, size } = await openClientFile(deps(req), req.auth.businessId, req.params.clientId, req.params.filename);
       reply
-        .header('content-type', row.file_type)
-        .header('content-length', String(stored.size))
-        .header('content-disposition', attachmentDisposition(row.file_name))
+        .header('content-type', file.file_type)
+        .header('content-length', String(size))
+        .header('content-disposition', attachmentDisposition(file.file_name))
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'private, no-store')
         .header('content-security-policy', "default-src 'none'; sandbox");
       // HEAD too: fastify's HEAD route drains the stream and keeps this Content-Length
-      return reply.send(stored.stream);
+      return reply.send(stream);
     },
   );
 
@@ -176,18 +135,7 @@ export default async function fileRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const bid = req.auth.businessId;
-      const client = await requireClient(bid, req.params.id);
-      const token = newUploadToken();
-      const session = await withActor(app.db.kysely, req.auth.actor, (trx) =>
-        insertUploadSession(trx, {
-          businessId: bid,
-          clientId: client.id,
-          tokenHash: hashUploadToken(token),
-          createdBy: req.auth.actor,
-          expiresInHours: req.body?.expires_in_hours ?? DEFAULT_LINK_HOURS,
-        }),
-      );
+      const { session, token } = await createUploadLink(app.db.kysely, req.auth, req.params.id, req.body?.expires_in_hours);
       return reply.status(201).send({ session: presentUploadSession(session), upload_url: uploadUrl(req, app.config.publicUrl, token), token });
     },
   );
@@ -202,10 +150,7 @@ export default async function fileRoutes(app: App) {
         response: { 200: Type.Array(ref(UploadSession)), ...errors(401, 404) },
       },
     },
-    async (req) => {
-      await requireClient(req.auth.businessId, req.params.id);
-      return (await listUploadSessions(app.db.kysely, req.auth.businessId, req.params.id)).map(presentUploadSession);
-    },
+    async (req) => (await listUploadLinks(app.db.kysely, req.auth.businessId, req.params.id)).map(presentUploadSession),
   );
 
   app.delete(
@@ -218,12 +163,6 @@ export default async function fileRoutes(app: App) {
         response: { 200: ref(UploadSession), ...errors(401, 403, 404) },
       },
     },
-    async (req) => {
-      const s = await withActor(app.db.kysely, req.auth.actor, (trx) =>
-        revokeUploadSession(trx, req.auth.businessId, req.params.id, req.params.sessionId),
-      );
-      if (!s) throw notFound('upload link');
-      return presentUploadSession(s);
-    },
+    async (req) => presentUploadSession(await revokeUploadLink(app.db.kysely, req.auth, req.params.id, req.params.sessionId)),
   );
 }

@@ -1,15 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { Installment, Page, PageQuery, Uuid, errors } from '../../schemas.ts';
+import { Page, PageQuery, Uuid, WorklistItem, errors } from '../../schemas.ts';
 import { businessToday } from '../../helpers.ts';
-import { listInstallments } from '../../../db/repositories/credits.ts';
-import { presentInstallment } from '../../../services/present.ts';
-
-const WorklistItem = Type.Object({
-  ...Installment.properties,
-  client_id: Uuid,
-  credit_sequential_id: Type.Integer({ description: "the credit's per-business number" }),
-});
+import { collectionsWorklist } from '../../../services/credits.ts';
+import { presentWorklistItem } from '../../../services/present.ts';
 
 const Query = Type.Object(
   {
@@ -38,7 +32,7 @@ export default async function installmentRoutes(app: App) {
       const limit = req.query.limit ?? 50;
       const offset = req.query.offset ?? 0;
       const today = businessToday(req);
-      const page = await listInstallments(app.db.kysely, req.auth.businessId, {
+      const page = await collectionsWorklist(app.db.kysely, req.auth.businessId, {
         today,
         overdue: req.query.overdue,
         branchId: req.query.branch_id,
@@ -47,12 +41,7 @@ export default async function installmentRoutes(app: App) {
         limit,
         offset,
       });
-      return {
-        items: page.items.map((i) => ({ ...presentInstallment(i, today), client_id: i.client_id, credit_sequential_id: i.credit_sequential_id })),
-        total: page.total,
-        limit,
-        offset,
-      };
+      return { items: page.items.map((i) => presentWorklistItem(i, today)), total: page.total, limit, offset };
     },
   );
 }

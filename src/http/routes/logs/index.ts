@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { AuditLogEntry, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
-import { listAudit } from '../../../db/repositories/audit.ts';
+import { pageRequest } from '../../helpers.ts';
+import { listAudit } from '../../../services/audit.ts';
 
-const Action = Type.Union([Type.Literal('INSERT'), Type.Literal('UPDATE'), Type.Literal('DELETE')]);
 const TableName = Type.String({ minLength: 1, maxLength: 63, description: 'clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions' });
 
 export default async function logRoutes(app: App) {
@@ -17,7 +17,7 @@ export default async function logRoutes(app: App) {
           {
             table_name: Type.Optional(TableName),
             table: Type.Optional(TableName),
-            action: Type.Optional(Action),
+            action: Type.Optional(AuditLogEntry.properties.action),
             record_id: Type.Optional(Uuid),
             ...PageQuery,
           },
@@ -28,16 +28,8 @@ export default async function logRoutes(app: App) {
     },
     async (req) => {
       const q = req.query;
-      const limit = q.limit ?? 50;
-      const offset = q.offset ?? 0;
-      const page = await listAudit(app.db.kysely, req.auth.businessId, {
-        tableName: q.table_name ?? q.table,
-        action: q.action,
-        recordId: q.record_id,
-        limit,
-        offset,
-      });
-      return { ...page, limit, offset };
+      // table is the short alias of table_name
+      return listAudit(app.db, req.auth, { tableName: q.table_name ?? q.table, action: q.action, recordId: q.record_id, ...pageRequest(q) });
     },
   );
 }

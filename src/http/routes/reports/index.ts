@@ -1,10 +1,9 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { AppError, invalid, notFound } from '../../../domain/errors.ts';
+import { AppError, invalid } from '../../../domain/errors.ts';
 import { CalendarDate, DateInput, Money, Nullable, Uuid, errors } from '../../schemas.ts';
 import { businessToday } from '../../helpers.ts';
-import { getBranch } from '../../../db/repositories/branches.ts';
 import { compareDates } from '../../../domain/index.ts';
 import { BOUND_PATTERN, DATASETS, exportCsv, parseBound, portfolioSummary, type Bound } from '../../../services/reports.ts';
 
@@ -81,9 +80,7 @@ export default async function reportRoutes(app: App) {
       const today = businessToday(req);
       const asOf = req.query.as_of ?? today;
       if (compareDates(asOf, today) > 0) throw invalid('/as_of', `is after the business's today (${today}): figures exist up to today`);
-      const branchId = req.query.branch_id ?? null;
-      if (branchId && !(await getBranch(app.db.kysely, bid, branchId))) throw notFound('branch');
-      return portfolioSummary(app.db.kysely, { businessId: bid, asOf, branchId, timezone: req.auth.timezone });
+      return portfolioSummary(app.db.kysely, { businessId: bid, asOf, branchId: req.query.branch_id ?? null, timezone: req.auth.timezone });
     },
   );
 

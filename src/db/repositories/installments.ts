@@ -1,0 +1,105 @@
+// The installments table, scoped to one business: a credit's schedule, its status updates, the
+// collections worklist and what the daily run reads.
+import { sql, type Insertable } from 'kysely';
+import type { Executor } from '../connection.ts';
+import type { Installment, InstallmentStatus, InstallmentsTable } from '../schema.ts';
+
+export type NewInstallment = Omit<Insertable<InstallmentsTable>, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
+
+export function installmentsOfCredit(db: Executor, businessId: string, creditId: string): Promise<Installment[]> {
+  return db
+    .selectFrom('installments')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('credit_id', '=', creditId)
+    .orderBy('number')
+    .execute();
+}
+
+export function installmentsOfCredits(db: Executor, businessId: string, creditIds: string[]): Promise<Installment[]> {
+  if (creditIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('installments')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('credit_id', 'in', creditIds)
+    .orderBy('credit_id')
+    .orderBy('number')
+    .execute();
+}
+
+export function insertInstallments(db: Executor, businessId: string, rows: NewInstallment[]): Promise<Installment[]> {
+  if (rows.length === 0) return Promise.resolve([]);
+  return db
+    .insertInto('installments')
+    .values(rows.map((r) => ({ ...r, business_id: businessId })))
+    .returningAll()
+    .execute()
+    .then((r) => r.sort((a, b) => a.number - b.number));
+}
+
+export function setInstallmentState(db: Executor, businessId: string, id: string, status: InstallmentStatus, paidDate: string | null) {
+  return db
+    .updateTable('installments')
+    .set({ status, paid_date: paidDate, updated_at: sql`now()` })
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export type WorklistRow = Installment & { client_id: string; credit_sequential_id: number };
+
+/**
+ * Installments for collections, most days late first. Cancelled (inactive) credits are out of
+ * every figure; written-off ones stay (recoveries are collected too).
+ */
+export async function listInstallments(
+  db: Executor,
+  businessId: string,
+  f: { today: string; overdue?: boolean; branchId?: string; creditId?: string; minDaysLate?: number; limit: number; offset: number },
+): Promise<{ items: WorklistRow[]; total: number }> {
+  let base = db
+    .selectFrom('installments as i')
+    .innerJoin('credits as c', (j) => j.onRef('c.business_id', '=', 'i.business_id').onRef('c.id', '=', 'i.credit_id'))
+    .where('i.business_id', '=', businessId)
+    .where('c.status', '<>', 'inactive');
+  const overdue = sql<boolean>`(i.status <> 'paid' AND i.due_date < ${f.today}::date)`;
+  if (f.overdue === true) base = base.where(overdue);
+  if (f.overdue === false) base = base.where(sql<boolean>`NOT ${overdue}`);
+  if (f.branchId) base = base.where('c.branch_id', '=', f.branchId);
+  if (f.creditId) base = base.where('i.credit_id', '=', f.creditId);
+  if (f.minDaysLate !== undefined && f.minDaysLate > 0) {
+    const n = f.minDaysLate;
+    base = base.where(
+      sql<boolean>`(CASE WHEN i.status = 'paid' THEN coalesce(i.paid_date - i.due_date, 0)
+                    ELSE ${f.today}::date - i.due_date END) >= ${n}`,
+    );
+  }
+  const [items, count] = await Promise.all([
+    base
+      .selectAll('i')
+      .select(['c.client_id', 'c.sequential_id as credit_sequential_id'])
+      .orderBy('i.due_date')
+      .orderBy('c.sequential_id')
+      .orderBy('i.number')
+      .limit(f.limit)
+      .offset(f.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: items as WorklistRow[], total: Number(count.n) };
+}
+
+export type AccrualInstallment = Pick<Installment, 'id' | 'credit_id' | 'number' | 'amount' | 'due_date' | 'status' | 'paid_date'>;
+
+/** The installments of these credits that can still accrue (not paid). */
+export async function accrualInstallments(db: Executor, businessId: string, creditIds: string[]): Promise<AccrualInstallment[]> {
+  if (creditIds.length === 0) return [];
+  return db
+    .selectFrom('installments')
+    .select(['id', 'credit_id', 'number', 'amount', 'due_date', 'status', 'paid_date'])
+    .where('business_id', '=', businessId)
+    .where('credit_id', '=', sql<string>`ANY(${sql.val(creditIds)}::uuid[])`)
+    .where('status', '<>', 'paid')
+    .execute();
+}

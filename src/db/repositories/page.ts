@@ -1,0 +1,27 @@
+// One page of a listing and the number of rows that match it: the shape of every paged list.
+import type { SelectQueryBuilder } from 'kysely';
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+}
+
+export interface Page<T> extends PageRequest {
+  items: T[];
+  /** rows matching the filters, all pages */
+  total: number;
+}
+
+/** base holds the filters; rows selects and orders the items from it. Items and count are read side by side. */
+export async function pageOf<DB, TB extends keyof DB, O, T>(
+  base: SelectQueryBuilder<DB, TB, O>,
+  rows: (q: SelectQueryBuilder<DB, TB, O>) => SelectQueryBuilder<DB, TB, T>,
+  { limit, offset }: PageRequest,
+): Promise<Page<T>> {
+  const [items, count] = await Promise.all([
+    rows(base).limit(limit).offset(offset).execute(),
+    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  // the count's row type cannot be resolved over a generic table: it is { n } by construction
+  return { items, total: Number((count as { n: number | string | bigint }).n), limit, offset };
+}

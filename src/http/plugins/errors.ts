@@ -1,0 +1,48 @@
+// Every error response is the Error body of src/http/errors.ts: what a route or hook throws, a
+// path no route answers, what the router refuses before any route runs and what node's HTTP
+// parser refuses before Fastify sees a request.
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError } from '../../domain/errors.ts';
+import { errorBody, toAppError } from '../errors.ts';
+import type { App } from '../types.ts';
+
+export function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
+  return reply.status(404).send(errorBody(new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
+}
+
+/** Fastify's frameworkErrors option: errors the router raises before any route or error handler runs. */
+export function frameworkErrors(err: unknown, _req: FastifyRequest, reply: FastifyReply) {
+  const appErr = toAppError(err);
+  void reply.status(appErr.status).type('application/json; charset=utf-8').send(errorBody(appErr));
+}
+
+/** Fastify's clientErrorHandler option: a request node's HTTP parser refuses (headers too large, unknown method). */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket) {
+  if (!socket.writable) return;
+  const appErr =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('headers_too_large', 'the request headers are too large')
+      : new AppError('validation_failed', 'the request is not valid HTTP');
+  const body = JSON.stringify(errorBody(appErr));
+  socket.end(
+    `HTTP/1.1 ${appErr.status} ${STATUS_CODES[appErr.status]}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export default fp(
+  async (app: App) => {
+    app.setErrorHandler((err, req, reply) => {
+      const appErr = toAppError(err);
+      if (appErr.status >= 500) req.log.error({ err }, 'request failed');
+      else req.log.info({ code: appErr.code, msg: appErr.message }, 'request refused');
+      if (appErr.headers) reply.headers(appErr.headers);
+      return reply.status(appErr.status).type('application/json; charset=utf-8').send(errorBody(appErr));
+    });
+    app.setNotFoundHandler(notFoundHandler);
+  },
+  { name: 'errors' },
+);

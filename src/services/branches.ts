@@ -1,0 +1,71 @@
+// Branches and the deleted-branch rules: a deleted branch stays listed with deleted_at, cannot be
+// edited (409), and takes no new credits or payments (422); entries that would inherit it get none.
+import type { Transaction } from 'kysely';
+import { withActor } from '../db/connection.ts';
+import type { Credit, DB } from '../db/schema.ts';
+import { getBranch, insertBranch, listBranches as branchRows, softDeleteBranch, updateBranch } from '../db/repositories/branches.ts';
+import { shareBranch } from '../db/repositories/credits.ts';
+import { conflict, notFound, unprocessable } from '../domain/errors.ts';
+import { cleanText } from '../domain/text.ts';
+import type { ActorContext, Database } from './context.ts';
+import { presentBranch } from './present.ts';
+
+export interface BranchInput {
+  name: string;
+  address?: string | null;
+  phone?: string | null;
+}
+export type BranchPatch = Partial<BranchInput>;
+
+/** Deleted ones included, with deleted_at (contract 8). */
+export async function listBranches(db: Database, ctx: ActorContext) {
+  return (await branchRows(db.kysely, ctx.businessId)).map(presentBranch);
+}
+
+export async function createBranch(db: Database, ctx: ActorContext, input: BranchInput) {
+  const fields = cleanText(input);
+  return presentBranch(await withActor(db.kysely, ctx.actor, (trx) => insertBranch(trx, ctx.businessId, fields)));
+}
+
+/** Only the fields given change; nothing given answers the branch as it is, even a deleted one. */
+export function editBranch(db: Database, ctx: ActorContext, id: string, input: BranchPatch) {
+  const patch = cleanText(input);
+  return withActor(db.kysely, ctx.actor, async (trx) => {
+    const current = await getBranch(trx, ctx.businessId, id);
+    if (!current) throw notFound('branch');
+    if (Object.keys(patch).length === 0) return presentBranch(current);
+    if (current.deleted_at) throw conflict('the branch is deleted');
+    return presentBranch((await updateBranch(trx, ctx.businessId, current.id, patch))!);
+  });
+}
+
+/** Soft delete; deleting again keeps the first deleted_at. */
+export async function deleteBranch(db: Database, ctx: ActorContext, id: string) {
+  const branch = await withActor(db.kysely, ctx.actor, (trx) => softDeleteBranch(trx, ctx.businessId, id));
+  if (!branch) throw notFound('branch');
+  return presentBranch(branch);
+}
+
+// The branch rules of new credits and ledger entries, run inside the lending transaction: the
+// share lock keeps the branch from being deleted until it commits.
+
+/** A branch named for a new credit or payment: it must exist in the business and not be deleted. */
+export async function usableBranch(trx: Transaction<DB>, businessId: string, branchId: string): Promise<string> {
+  const branch = await shareBranch(trx, businessId, branchId);
+  if (!branch) throw unprocessable(`branch_id ${branchId} names no branch of this business`, [{ path: '/branch_id', message: 'no such branch' }]);
+  if (branch.deleted_at) throw unprocessable(`branch ${branch.name} is deleted and cannot take new credits or payments`, [{ path: '/branch_id', message: 'branch is deleted' }]);
+  return branch.id;
+}
+
+/** The credit's branch for new entries, unless it has been deleted since. */
+export async function inheritedBranch(trx: Transaction<DB>, credit: Credit): Promise<string | null> {
+  if (!credit.branch_id) return null;
+  const b = await shareBranch(trx, credit.business_id, credit.branch_id);
+  return b && !b.deleted_at ? b.id : null;
+}
+
+/** A branch named in a request (must be usable), explicitly none (null), or the credit's when not given. */
+export async function chosenBranch(trx: Transaction<DB>, credit: Credit, given: string | null | undefined): Promise<string | null> {
+  if (given === undefined) return inheritedBranch(trx, credit);
+  return given === null ? null : usableBranch(trx, credit.business_id, given);
+}

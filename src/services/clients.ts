@@ -1,0 +1,81 @@
+// Clients: a dni is unique within the business (409), text is stored trimmed, and the client's
+// detail (contract 1) gathers its credits, installments, ledger entries and files.
+import { withActor } from '../db/connection.ts';
+import type { Client } from '../db/schema.ts';
+import { findClientByDni, getClient, insertClient, listClients as clientPage, updateClient, type ClientInput } from '../db/repositories/clients.ts';
+import { creditsOfClient } from '../db/repositories/credits.ts';
+import { filesOfClient } from '../db/repositories/files.ts';
+import { installmentsOfCredits } from '../db/repositories/installments.ts';
+import { ledgerOfCredits } from '../db/repositories/ledger.ts';
+import type { Page, PageRequest } from '../db/repositories/page.ts';
+import { todayIn } from '../domain/index.ts';
+import { conflict, notFound } from '../domain/errors.ts';
+import { cleanText } from '../domain/text.ts';
+import type { ActorContext, Database } from './context.ts';
+import { presentCredit, presentFile, presentInstallment, presentLedgerEntry } from './present.ts';
+
+export type { ClientInput };
+export type ClientPatch = Partial<ClientInput>;
+
+const dniTaken = (dni: string) => conflict(`a client with dni ${dni} already exists`);
+
+/** Newest first; q matches a dni prefix or a name or email fragment (case and accents folded). */
+export function listClients(db: Database, ctx: ActorContext, query: { q?: string } & PageRequest): Promise<Page<Client>> {
+  return clientPage(db.kysely, ctx.businessId, query);
+}
+
+export function createClient(db: Database, ctx: ActorContext, input: ClientInput): Promise<Client> {
+  const fields = cleanText(input);
+  return withActor(db.kysely, ctx.actor, async (trx) => {
+    if (await findClientByDni(trx, ctx.businessId, fields.dni)) throw dniTaken(fields.dni);
+    return insertClient(trx, ctx.businessId, fields);
+  });
+}
+
+/** Only the fields given change; nothing given changes nothing (no audit entry either). */
+export function editClient(db: Database, ctx: ActorContext, id: string, input: ClientPatch): Promise<Client> {
+  const patch = cleanText(input);
+  return withActor(db.kysely, ctx.actor, async (trx) => {
+    const current = await getClient(trx, ctx.businessId, id);
+    if (!current) throw notFound('client');
+    if (Object.keys(patch).length === 0) return current;
+    if (patch.dni && (await findClientByDni(trx, ctx.businessId, patch.dni, current.id))) throw dniTaken(patch.dni);
+    const updated = await updateClient(trx, ctx.businessId, current.id, patch);
+    if (!updated) throw notFound('client');
+    return updated;
+  });
+}
+
+async function existingClient(db: Database, ctx: ActorContext, id: string): Promise<Client> {
+  const client = await getClient(db.kysely, ctx.businessId, id);
+  if (!client) throw notFound('client');
+  return client;
+}
+
+/** The client with everything it owns (contract 1); delinquency as of the business's today. */
+export async function clientDetail(db: Database, ctx: ActorContext, id: string) {
+  const k = db.kysely;
+  const bid = ctx.businessId;
+  const client = await existingClient(db, ctx, id);
+  const credits = await creditsOfClient(k, bid, client.id);
+  const ids = credits.map((c) => c.id);
+  const [installments, ledger, files] = await Promise.all([
+    installmentsOfCredits(k, bid, ids),
+    ledgerOfCredits(k, bid, ids),
+    filesOfClient(k, bid, client.id),
+  ]);
+  const today = todayIn(ctx.timezone);
+  return {
+    client,
+    credits: credits.map(presentCredit),
+    installments: installments.map((i) => presentInstallment(i, today)),
+    ledgerEntries: ledger.map(presentLedgerEntry),
+    files: files.map(presentFile),
+  };
+}
+
+/** The client's credits (contract 2), oldest first. */
+export async function clientCredits(db: Database, ctx: ActorContext, id: string) {
+  const client = await existingClient(db, ctx, id);
+  return (await creditsOfClient(db.kysely, ctx.businessId, client.id)).map(presentCredit);
+}

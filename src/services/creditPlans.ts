@@ -1,0 +1,63 @@
+// Credit plans (credit_configs): the terms a new credit copies. Omitted fields take the defaults on
+// creation (the columns' defaults); an edit changes only the fields given and never the credits
+// already created; simulate shows the schedule a credit would get, storing nothing.
+import { withActor } from '../db/connection.ts';
+import type { CreditConfig } from '../db/schema.ts';
+import {
+  getCreditConfig,
+  insertCreditConfig,
+  listCreditConfigs,
+  updateCreditConfig,
+  type CreditConfigInput,
+  type CreditConfigPatch,
+} from '../db/repositories/creditConfigs.ts';
+import { scheduleFor, todayIn, toMoneyNumber } from '../domain/index.ts';
+import { notFound } from '../domain/errors.ts';
+import { cleanText } from '../domain/text.ts';
+import type { ActorContext, Database } from './context.ts';
+import { presentCreditConfig } from './present.ts';
+
+export type PlanInput = CreditConfigInput;
+export type PlanPatch = CreditConfigPatch;
+
+export async function listPlans(db: Database, ctx: ActorContext) {
+  return (await listCreditConfigs(db.kysely, ctx.businessId)).map(presentCreditConfig);
+}
+
+async function existingPlan(db: Database, ctx: ActorContext, id: string): Promise<CreditConfig> {
+  const plan = await getCreditConfig(db.kysely, ctx.businessId, id);
+  if (!plan) throw notFound('credit plan');
+  return plan;
+}
+
+export async function getPlan(db: Database, ctx: ActorContext, id: string) {
+  return presentCreditConfig(await existingPlan(db, ctx, id));
+}
+
+export async function createPlan(db: Database, ctx: ActorContext, input: PlanInput) {
+  const fields = cleanText(input);
+  return presentCreditConfig(await withActor(db.kysely, ctx.actor, (trx) => insertCreditConfig(trx, ctx.businessId, fields)));
+}
+
+/** Only the fields given change; nothing given changes nothing. */
+export async function editPlan(db: Database, ctx: ActorContext, id: string, input: PlanPatch) {
+  const patch = cleanText(input);
+  const plan = await withActor(db.kysely, ctx.actor, async (trx) => {
+    const current = await getCreditConfig(trx, ctx.businessId, id);
+    if (!current) throw notFound('credit plan');
+    if (Object.keys(patch).length === 0) return current;
+    return updateCreditConfig(trx, ctx.businessId, id, patch);
+  });
+  if (!plan) throw notFound('credit plan');
+  return presentCreditConfig(plan);
+}
+
+/** The schedule of a credit of amount on this plan, starting startDate (the business's today by default). */
+export async function simulate(db: Database, ctx: ActorContext, id: string, input: { amount: number; startDate?: string }) {
+  const plan = await existingPlan(db, ctx, id);
+  const s = scheduleFor(plan, input.amount, input.startDate ?? todayIn(ctx.timezone));
+  return {
+    installments: s.installments.map((i) => ({ number: i.number, amount: toMoneyNumber(i.amount), due_date: i.dueDate })),
+    total: toMoneyNumber(s.total),
+  };
+}

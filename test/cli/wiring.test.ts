@@ -1,0 +1,26 @@
+// Commands and jobs are listed where they are used (src/cli/main.ts, src/jobs/index.ts), not
+// registered by importing a module for its side effects: importing the server alone, or the
+// command line alone, loses none of them. Dynamic imports: the first test sees only what the
+// server's own imports bring.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { loadConfig } from '../../src/config.ts';
+
+test('the server starts the accrual schedule and the file sweep', async () => {
+  const { serve } = await import('../../src/server.ts');
+  const { JOBS } = await import('../../src/jobs/index.ts');
+  assert.equal(typeof serve, 'function');
+  assert.deepEqual(JOBS.map((j) => j.name), ['accrual', 'file sweep']);
+});
+
+test('the program built by main.ts has every command', async () => {
+  const { buildProgram } = await import('../../src/cli/main.ts');
+  const { CliContext } = await import('../../src/cli/context.ts');
+  const io = { stdout: new PassThrough(), stderr: new PassThrough(), stderrIsTTY: false };
+  const program = buildProgram(new CliContext(io, loadConfig({ DATA_DIR: '/nonexistent-lending-test' })));
+  assert.deepEqual(
+    program.commands.map((c) => c.name()),
+    ['serve', 'migrate', 'businesses', 'keys', 'demo', 'accrue', 'report', 'export', 'files'],
+  );
+});
