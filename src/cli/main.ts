@@ -16,6 +16,7 @@ import { registerExport } from './commands/export.ts';
 import { registerFiles } from './commands/files.ts';
 import { serve } from '../server.ts';
 import { AppError } from '../domain/errors.ts';
+import type { Clock } from '../domain/index.ts';
 
 /** Every command after serve, in the order `lending --help` lists them. */
 const COMMANDS: ((program: Command, ctx: CliContext) => void)[] = [
@@ -53,8 +54,15 @@ export function buildProgram(ctx: CliContext): Command {
   return program;
 }
 
-/** Runs one command line; resolves with the exit code. Inside the server, on the server's database and storage. */
-export async function runCli(argv: string[], io: CliIO, inject?: { db: Database; storage: FileStorage; config: Config }): Promise<number> {
+/**
+ * Runs one command line; resolves with the exit code. Inside the server, on the server's database
+ * and storage; `inject.clock` (tests) says what time it is.
+ */
+export async function runCli(
+  argv: string[],
+  io: CliIO,
+  inject?: { db: Database; storage: FileStorage; config: Config; clock?: Clock },
+): Promise<number> {
   let config: Config;
   try {
     config = inject?.config ?? loadConfig();
@@ -65,7 +73,7 @@ export async function runCli(argv: string[], io: CliIO, inject?: { db: Database;
     }
     throw err;
   }
-  const ctx = new CliContext(io, config, inject);
+  const ctx = new CliContext(io, config, inject, inject?.clock);
   // Another command holding the embedded directory for a moment (no server behind it) is waited
   // for; a running server runs the command itself.
   const deadline = Date.now() + LOCK_WAIT_MS;

@@ -8,7 +8,6 @@ import { filesOfClient } from '../db/repositories/files.ts';
 import { installmentsOfCredits } from '../db/repositories/installments.ts';
 import { ledgerOfCredits } from '../db/repositories/ledger.ts';
 import type { Page, PageRequest } from '../db/repositories/page.ts';
-import { todayIn } from '../domain/index.ts';
 import { conflict, notFound } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
 import type { ActorContext, Database } from './context.ts';
@@ -64,7 +63,7 @@ export async function clientDetail(db: Database, ctx: ActorContext, id: string) 
     ledgerOfCredits(k, bid, ids),
     filesOfClient(k, bid, client.id),
   ]);
-  const today = todayIn(ctx.timezone);
+  const today = ctx.today;
   return {
     client,
     credits: credits.map(presentCredit),

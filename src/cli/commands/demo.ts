@@ -7,7 +7,7 @@ export function registerDemo(program: Command, ctx: CliContext) {
     .command('demo')
     .description('create a demo business (plans, branches, clients, credits, payments) and print its keys')
     .action(async () => {
-      const demo = await ctx.withDb((db) => createDemo(db));
+      const demo = await ctx.withDb((db) => createDemo(db, ctx.clock));
       ctx.print(
         { business: demo.business, keys: demo.keys },
         () =>

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { Page, PageQuery, Uuid, WorklistItem, errors } from '../../schemas.ts';
-import { businessToday } from '../../helpers.ts';
 import { collectionsWorklist } from '../../../services/credits.ts';
 import { presentWorklistItem } from '../../../services/present.ts';
 
@@ -31,7 +30,7 @@ export default async function installmentRoutes(app: App) {
     async (req) => {
       const limit = req.query.limit ?? 50;
       const offset = req.query.offset ?? 0;
-      const today = businessToday(req);
+      const today = req.auth.today;
       const page = await collectionsWorklist(app.db.kysely, req.auth.businessId, {
         today,
         overdue: req.query.overdue,
