@@ -12,6 +12,7 @@ import { conflict, notFound } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
 import type { ActorContext, Database } from './context.ts';
 import { presentCredit, presentFile, presentInstallment, presentLedgerEntry } from './present.ts';
+import { owedOfCredits } from './ledgerState.ts';
 
 export type { ClientInput };
 export type ClientPatch = Partial<ClientInput>;
@@ -51,7 +52,7 @@ async function existingClient(db: Database, ctx: ActorContext, id: string): Prom
   return client;
 }
 
-/** The client with everything it owns (contract 1); delinquency as of the business's today. */
+/** The client with everything it owns (contract 1); delinquency and what each installment owes as of the business's today. */
 export async function clientDetail(db: Database, ctx: ActorContext, id: string) {
   const k = db.kysely;
   const bid = ctx.businessId;
@@ -63,11 +64,11 @@ export async function clientDetail(db: Database, ctx: ActorContext, id: string) 
     ledgerOfCredits(k, bid, ids),
     filesOfClient(k, bid, client.id),
   ]);
-  const today = ctx.today;
+  const owed = owedOfCredits(credits, installments, ledger, ctx.today, ctx.timezone);
   return {
     client,
     credits: credits.map(presentCredit),
-    installments: installments.map((i) => presentInstallment(i, today)),
+    installments: installments.map((i) => presentInstallment(i, ctx.today, owed.get(i.id)!)),
     ledgerEntries: ledger.map(presentLedgerEntry),
     files: files.map(presentFile),
   };

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { Credit, CreditStatus, DateInput, IdParams, MoneyInput, Installment, LedgerEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
+import { Balance, Credit, CreditStatus, DateInput, IdParams, MoneyInput, Installment, LedgerEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
 import { presentCredit, presentDetail, presentLedgerEntry } from '../../../services/present.ts';
 import { creditLedger, listCredits, readCredit } from '../../../services/credits.ts';
 import { cancelCredit, createCredit, refinanceCredit, registerPayment, writeOffCredit } from '../../../services/lending.ts';
@@ -51,11 +51,13 @@ const CreditDetail = Type.Object({
   credit: ref(Credit),
   installments: Type.Array(ref(Installment)),
   ledgerEntries: Type.Array(ref(LedgerEntry)),
+  balance: Balance,
 });
 const PaymentResult = Type.Object({
   credit: ref(Credit),
   installments: Type.Array(ref(Installment)),
   ledgerEntries: Type.Array(ref(LedgerEntry), { description: 'only the entries this payment created: punitory posted up to paid_on, then the payment slices' }),
+  balance: Balance,
 });
 
 const IdempotencyHeaders = Type.Object({
@@ -113,7 +115,7 @@ export default async function creditRoutes(app: App) {
             startDate: b.start_date,
           },
           async (trx, d) => {
-            answer = { status: 201, body: presentDetail(d, req.auth.today) };
+            answer = { status: 201, body: presentDetail(d, req.auth) };
             await store?.(trx, answer);
           },
         );
@@ -156,7 +158,7 @@ export default async function creditRoutes(app: App) {
         response: { 200: CreditDetail, ...errors(401, 404) },
       },
     },
-    async (req) => presentDetail(await readCredit(app.db.kysely, req.auth.businessId, req.params.id), req.auth.today),
+    async (req) => presentDetail(await readCredit(app.db.kysely, req.auth.businessId, req.params.id), req.auth),
   );
 
   app.post(
@@ -182,7 +184,7 @@ export default async function creditRoutes(app: App) {
         // branch_id omitted (undefined) and null differ: the credit's branch, or none
         await registerPayment(app.db.kysely, req.auth, req.params.id, { amount: b.amount, paidOn: b.paid_on, branchId: b.branch_id }, async (trx, r) => {
           // only the entries this payment created
-          answer = { status: 201, body: presentDetail({ ...r, ledgerEntries: r.created }, req.auth.today) };
+          answer = { status: 201, body: presentDetail(r, req.auth, r.created) };
           await store?.(trx, answer);
         });
         return answer!;
@@ -228,7 +230,7 @@ export default async function creditRoutes(app: App) {
         branchId: b.branch_id,
         originTransactionReference: ref ? ref : null,
       });
-      return reply.status(201).send(presentDetail(d, req.auth.today));
+      return reply.status(201).send(presentDetail(d, req.auth));
     },
   );
 
