@@ -13,6 +13,7 @@ import { adminSocketPath, startAdminSocket, type CliIO, type CommandRunner } fro
 import { startJobs } from './jobs/index.ts';
 import type { FileStorage } from './storage/storage.ts';
 import { DirectoryStorage } from './storage/directory.ts';
+import { systemClock } from './domain/index.ts';
 
 export async function serve(config: Config, io: CliIO, runCommand: (db: Database, storage: FileStorage) => CommandRunner): Promise<void> {
   let db: Database;
@@ -26,6 +27,8 @@ export async function serve(config: Config, io: CliIO, runCommand: (db: Database
   }
   // the one storage of the process: the API, the jobs and the commands run over the admin socket
   const storage = new DirectoryStorage(config.filesDir);
+  // the one clock of the process: requests, jobs and the demo read the real time
+  const clock = systemClock;
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   try {
     await migrate(db);
@@ -33,6 +36,7 @@ export async function serve(config: Config, io: CliIO, runCommand: (db: Database
       db,
       config,
       storage,
+      clock,
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     });
     await app.listen({ port: config.port, host: config.host });
@@ -49,14 +53,14 @@ export async function serve(config: Config, io: CliIO, runCommand: (db: Database
   // the demo only once the port is ours: a start that fails must not create a demo whose keys
   // nobody saw (the next start would find the database not empty and print none)
   let demo: Awaited<ReturnType<typeof createDemo>> | null = null;
-  if (db.mode === 'embedded' && (await countBusinesses(db.kysely)) === 0) demo = await createDemo(db);
+  if (db.mode === 'embedded' && (await countBusinesses(db.kysely)) === 0) demo = await createDemo(db, clock);
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const base = listenBase(config.host, port);
 
   let admin: Server | null = null;
   if (db.mode === 'embedded') admin = await startAdminSocket(adminSocketPath(config.dataDir), runCommand(db, storage));
-  const stopJobs = startJobs({ db, config, storage, log: app.log });
+  const stopJobs = startJobs({ db, config, storage, log: app.log, clock });
 
   const lines = [
     `Lending service listening on ${base}`,

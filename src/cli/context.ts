@@ -5,6 +5,7 @@ import { DataDirBusyError } from '../db/lock.ts';
 import type { FileStorage } from '../storage/storage.ts';
 import { DirectoryStorage } from '../storage/directory.ts';
 import type { CliIO } from './admin.ts';
+import { systemClock, type Clock } from '../domain/index.ts';
 
 /** Thrown when the embedded data directory is held by a running server: the command goes there. */
 export class ForwardToServer extends Error {}
@@ -15,13 +16,17 @@ export class CliContext {
   json = false;
   /** where client files' bytes live: the server's own when it runs the command, else built here once */
   readonly storage: FileStorage;
+  /** where the commands' now and each business's today come from */
+  readonly clock: Clock;
   constructor(
     readonly io: CliIO,
     readonly config: Config,
     /** the database and storage of the server running this command for another process */
     private readonly server?: { db: Database; storage: FileStorage },
+    clock: Clock = systemClock,
   ) {
     this.storage = server?.storage ?? new DirectoryStorage(config.filesDir);
+    this.clock = clock;
   }
 
   get insideServer() {

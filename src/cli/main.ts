@@ -7,6 +7,7 @@ import type { FileStorage } from '../storage/storage.ts';
 import { ServerUnreachable, adminSocketPath, forwardToServer, type CliIO } from './admin.ts';
 import { CliContext, ForwardToServer, UsageError } from './context.ts';
 import { AppError } from '../domain/errors.ts';
+import type { Clock } from '../domain/index.ts';
 
 /** Adds a command's options, subcommands and action to the command main.ts created for it. */
 type Register = (cmd: Command, ctx: CliContext) => void;
@@ -86,8 +87,15 @@ export async function buildProgram(ctx: CliContext, argv: string[] = []): Promis
   return program;
 }
 
-/** Runs one command line; resolves with the exit code. Inside the server, on the server's database and storage. */
-export async function runCli(argv: string[], io: CliIO, inject?: { db: Database; storage: FileStorage; config: Config }): Promise<number> {
+/**
+ * Runs one command line; resolves with the exit code. Inside the server, on the server's database
+ * and storage; `inject.clock` (tests) says what time it is.
+ */
+export async function runCli(
+  argv: string[],
+  io: CliIO,
+  inject?: { db: Database; storage: FileStorage; config: Config; clock?: Clock },
+): Promise<number> {
   let config: Config;
   try {
     config = inject?.config ?? loadConfig();
@@ -98,7 +106,7 @@ export async function runCli(argv: string[], io: CliIO, inject?: { db: Database;
     }
     throw err;
   }
-  const ctx = new CliContext(io, config, inject);
+  const ctx = new CliContext(io, config, inject, inject?.clock);
   // Another command holding the embedded directory for a moment (no server behind it) is waited
   // for; a running server runs the command itself.
   const deadline = Date.now() + LOCK_WAIT_MS;

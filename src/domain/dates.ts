@@ -102,6 +102,11 @@ export function isValidTimeZone(tz: unknown): tz is string {
   }
 }
 
+/** Where "now" comes from: the real time, or a clock a test sets. Passed down, never global. */
+export type Clock = () => Date;
+
+export const systemClock: Clock = () => new Date();
+
 /** The calendar date at `now` in the IANA time zone: a business's "today". */
 export function todayIn(timeZone: string, now: Date = new Date()): string {
   if (!isValidTimeZone(timeZone)) throw new RangeError(`invalid time zone: ${timeZone}`);

@@ -11,7 +11,9 @@ export {
   daysInMonth,
   dayNumber,
   fromDay,
+  systemClock,
 } from './dates.ts';
+export type { Clock } from './dates.ts';
 export { UUID_PATTERN, isUuid } from './uuid.ts';
 export { AppError, DomainError, ERROR_CODES, ERROR_STATUS, conflict, gone, invalid, notFound, unprocessable } from './errors.ts';
 export type { ErrorCode, ErrorDetail } from './errors.ts';

@@ -90,6 +90,22 @@ export const Credit = Type.Object(
 /** An installment's delinquency as of the business's today: computed when it is read, never stored. */
 export const Delinquency = Type.Object({ overdue: Type.Boolean(), days_late: Type.Integer() });
 
+/**
+ * What is owed as of the business's today, computed when it is read (an installment's, or a
+ * credit's summed over its installments): punitory_posted (in the ledger), punitory_accrued (since
+ * the last posting, not in the ledger yet), paid (amount and punitory), outstanding = amount +
+ * punitory_posted + punitory_accrued − paid, negative when the client has paid more than owed (a
+ * credit in their favour). The figures equal posting punitory every day, to the cent.
+ */
+export const Balance = Type.Object(
+  { punitory_posted: Money, punitory_accrued: Money, paid: Money, outstanding: Money },
+  {
+    description:
+      'as of today: outstanding = amount + punitory_posted + punitory_accrued − paid (negative: in the client’s favour); ' +
+      'punitory_accrued is the punitory since the last posting, not in the ledger yet',
+  },
+);
+
 export const Installment = Type.Object(
   {
     id: Uuid,
@@ -101,6 +117,8 @@ export const Installment = Type.Object(
     ...Delinquency.properties,
     created_at: DateTime,
     updated_at: DateTime,
+    // extensions
+    ...Balance.properties,
   },
   { $id: 'Installment', title: 'Installment' },
 );

@@ -3,7 +3,8 @@
 // hook or parser applies to the routes registered after it, in its scope.
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Database } from '../services/context.ts';
+import type { Clock, Database } from '../services/context.ts';
+import { systemClock } from '../domain/index.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
 import errors, { clientErrorHandler, frameworkErrors, notFoundHandler } from './plugins/errors.ts';
@@ -28,6 +29,8 @@ export interface BuildOptions {
   config: Config;
   storage: FileStorage;
   logger?: FastifyServerOptions['logger'];
+  /** where a request's now and today come from (default: the real time; tests set their own) */
+  clock?: Clock;
 }
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -51,6 +54,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   app.decorate('db', opts.db);
   app.decorate('config', opts.config);
   app.decorate('storage', opts.storage);
+  app.decorate('clock', opts.clock ?? systemClock);
 
   await app.register(errors);
   await app.register(connectionLimit);

@@ -1,9 +1,4 @@
-import type { FastifyRequest } from 'fastify';
-import { todayIn } from '../domain/index.ts';
 import { PageQuery, READ_ONLY_KEYS } from './schemas.ts';
-
-/** The business's calendar date now, in its time zone. */
-export const businessToday = (req: FastifyRequest) => todayIn(req.auth.timezone);
 
 /** Drops read-only fields sent back in a body (id, business_id, created_at, updated_at). */
 export function writable<T extends object>(body: T): Omit<T, (typeof READ_ONLY_KEYS)[number]> {

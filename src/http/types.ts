@@ -6,7 +6,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Database } from '../services/context.ts';
+import type { ActorContext, Clock, Database } from '../services/context.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
 
@@ -18,14 +18,10 @@ export type App = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-export interface AuthContext {
-  businessId: string;
+/** Who the request acts as (its actor names the key for the audit log), for which business, and when. */
+export interface AuthContext extends ActorContext {
   keyId: string;
   scope: 'read' | 'full';
-  /** who the audit log names for writes made by this request */
-  actor: string;
-  /** IANA time zone of the business: its "today" */
-  timezone: string;
 }
 
 declare module 'fastify' {
@@ -33,6 +29,7 @@ declare module 'fastify' {
     db: Database;
     config: Config;
     storage: FileStorage;
+    clock: Clock;
   }
   interface FastifyRequest {
     auth: AuthContext;

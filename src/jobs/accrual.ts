@@ -7,13 +7,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/connection.ts';
 import { runAccrual } from '../services/accrual.ts';
+import { systemClock, type Clock } from '../domain/index.ts';
 
-export function startAccrualSchedule(db: Database, config: Config, log: FastifyBaseLogger): () => void {
+export function startAccrualSchedule(db: Database, config: Config, log: FastifyBaseLogger, clock: Clock = systemClock): () => void {
   if (!config.accrualSchedule) return () => {};
   const job = new Cron(config.accrualSchedule, { protect: true, catch: (err) => log.error({ err }, 'accrual run failed') }, async () => {
     const started = Date.now();
     const results = await runAccrual(db, {
       actor: 'system:accrual',
+      clock,
       onError: (b, err) => log.error({ err, business_id: b.id }, 'accrual failed for a business'),
     });
     const sum = (k: 'credits_accrued' | 'punitory_entries' | 'written_off') => results.reduce((n, r) => n + r[k], 0);

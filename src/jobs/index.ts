@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/connection.ts';
 import type { FileStorage } from '../storage/storage.ts';
+import type { Clock } from '../domain/index.ts';
 import { startAccrualSchedule } from './accrual.ts';
 import { startFileSweep } from './fileSweep.ts';
 
@@ -13,6 +14,8 @@ export interface JobDeps {
   config: Config;
   storage: FileStorage;
   log: FastifyBaseLogger;
+  /** where the jobs' now comes from */
+  clock: Clock;
 }
 
 export interface Job {
@@ -22,7 +25,7 @@ export interface Job {
 }
 
 export const JOBS: readonly Job[] = [
-  { name: 'accrual', start: ({ db, config, log }) => startAccrualSchedule(db, config, log) },
+  { name: 'accrual', start: ({ db, config, log, clock }) => startAccrualSchedule(db, config, log, clock) },
   { name: 'file sweep', start: ({ db, storage, log }) => startFileSweep(db, storage, log).stop },
 ];
 

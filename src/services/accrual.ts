@@ -17,7 +17,7 @@ import { lockAccrualBatch, writeOffOverdue, type AccrualCandidate } from '../db/
 import { accrualInstallments, setInstallmentState, type AccrualInstallment } from '../db/repositories/installments.ts';
 import { installmentHistories, insertLedger, type InstallmentHistory, type NewLedgerEntry } from '../db/repositories/ledger.ts';
 import { markAccrued } from '../db/repositories/creditAccruals.ts';
-import { Dec, compareDates, todayIn, toMoneyString, type Decimal } from '../domain/index.ts';
+import { Dec, compareDates, systemClock, todayIn, toMoneyString, type Clock, type Decimal } from '../domain/index.ts';
 import { addPunitory, creditTerms, punitoryPostings, stateFromHistory, statusOf, stopDate } from './ledgerState.ts';
 
 export interface AccrualOptions {
@@ -28,6 +28,8 @@ export interface AccrualOptions {
   actor: string;
   /** credits a batch (≈ 4 installments each) */
   batchSize?: number;
+  /** where now comes from (default: the real time) */
+  clock?: Clock;
   /** given: a business that fails is reported here and the run goes on with the others */
   onError?: (business: Business, err: unknown) => void;
 }
@@ -91,7 +93,8 @@ function batchPostings(
 
 export async function accrueBusiness(db: Database, business: Business, opts: AccrualOptions): Promise<BusinessAccrual> {
   const tz = business.timezone;
-  const today = todayIn(tz);
+  const now = (opts.clock ?? systemClock)();
+  const today = todayIn(tz, now);
   // never ahead of the business's calendar: punitory is never charged for a day not yet lived
   const asOf = opts.asOf && compareDates(opts.asOf, today) < 0 ? opts.asOf : today;
   const limit = opts.batchSize ?? DEFAULT_BATCH;
@@ -119,7 +122,7 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
     total = total.plus(batch.total);
   }
 
-  const writtenOff = await withActor(db.kysely, opts.actor, (trx) => writeOffOverdue(trx, bid, { asOf, timezone: tz, now: asOf === today }));
+  const writtenOff = await withActor(db.kysely, opts.actor, (trx) => writeOffOverdue(trx, bid, { asOf, timezone: tz, at: asOf === today ? now : null }));
   out.written_off = writtenOff.length;
   out.punitory_total = toMoneyString(total);
   return out;

@@ -8,12 +8,12 @@ import { filesOfClient } from '../db/repositories/files.ts';
 import { installmentsOfCredits } from '../db/repositories/installments.ts';
 import { ledgerOfCredits } from '../db/repositories/ledger.ts';
 import type { Page, PageRequest } from '../db/repositories/page.ts';
-import { todayIn } from '../domain/index.ts';
 import { conflict, notFound } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
 import type { ActorContext, Database } from './context.ts';
 import type { Executor } from '../db/connection.ts';
 import { presentCredit, presentFile, presentInstallment, presentLedgerEntry } from './present.ts';
+import { owedOfCredits } from './ledgerState.ts';
 
 export type { ClientInput };
 export type ClientPatch = Partial<ClientInput>;
@@ -54,7 +54,7 @@ export async function requireClient(db: Executor, businessId: string, id: string
   return client;
 }
 
-/** The client with everything it owns (contract 1); delinquency as of the business's today. */
+/** The client with everything it owns (contract 1); delinquency and what each installment owes as of the business's today. */
 export async function clientDetail(db: Database, ctx: ActorContext, id: string) {
   const k = db.kysely;
   const bid = ctx.businessId;
@@ -66,11 +66,11 @@ export async function clientDetail(db: Database, ctx: ActorContext, id: string) 
     ledgerOfCredits(k, bid, ids),
     filesOfClient(k, bid, client.id),
   ]);
-  const today = todayIn(ctx.timezone);
+  const owed = owedOfCredits(credits, installments, ledger, ctx.today, ctx.timezone);
   return {
     client,
     credits: credits.map(presentCredit),
-    installments: installments.map((i) => presentInstallment(i, today)),
+    installments: installments.map((i) => presentInstallment(i, ctx.today, owed.get(i.id)!)),
     ledgerEntries: ledger.map(presentLedgerEntry),
     files: files.map(presentFile),
   };

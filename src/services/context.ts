@@ -1,13 +1,26 @@
 // What every use case receives from its caller (an HTTP request, a CLI command, a job): the
-// database handle, and who acts for which business. The HTTP layer knows the handle only
+// database handle, and who acts for which business, when. The HTTP layer knows the handle only
 // through this module, never src/db.
-export type { Database } from '../db/connection.ts';
+import { todayIn, type Clock } from '../domain/index.ts';
 
-/** Who acts, for which business, in which time zone (its "today"). */
+export type { Database } from '../db/connection.ts';
+export type { Clock } from '../domain/index.ts';
+
+/** Who acts, for which business, in which time zone, and when (its "today"). */
 export interface ActorContext {
   businessId: string;
   /** the audit actor: api_key:<id>, cli, upload_link:<id>, system:<job> */
   actor: string;
-  /** IANA time zone of the business: its "today" */
+  /** IANA time zone of the business */
   timezone: string;
+  /** the instant the request or command happens (read once from the caller's clock) */
+  now: Date;
+  /** the business's calendar date at `now`: what is overdue, the default dates */
+  today: string;
+}
+
+/** The one place a caller's clock becomes a business's now and today. */
+export function actorContext(business: { businessId: string; timezone: string }, actor: string, clock: Clock): ActorContext {
+  const now = clock();
+  return { businessId: business.businessId, actor, timezone: business.timezone, now, today: todayIn(business.timezone, now) };
 }

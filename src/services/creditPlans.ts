@@ -11,7 +11,7 @@ import {
   type CreditConfigInput,
   type CreditConfigPatch,
 } from '../db/repositories/creditConfigs.ts';
-import { scheduleFor, todayIn, toMoneyNumber } from '../domain/index.ts';
+import { scheduleFor, toMoneyNumber } from '../domain/index.ts';
 import { notFound } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
 import type { ActorContext, Database } from './context.ts';
@@ -55,7 +55,7 @@ export async function editPlan(db: Database, ctx: ActorContext, id: string, inpu
 /** The schedule of a credit of amount on this plan, starting startDate (the business's today by default). */
 export async function simulate(db: Database, ctx: ActorContext, id: string, input: { amount: number; startDate?: string }) {
   const plan = await existingPlan(db, ctx, id);
-  const s = scheduleFor(plan, input.amount, input.startDate ?? todayIn(ctx.timezone));
+  const s = scheduleFor(plan, input.amount, input.startDate ?? ctx.today);
   return {
     installments: s.installments.map((i) => ({ number: i.number, amount: toMoneyNumber(i.amount), due_date: i.dueDate })),
     total: toMoneyNumber(s.total),

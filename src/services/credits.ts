@@ -3,10 +3,13 @@
 import type { Kysely } from 'kysely';
 import type { DB, LedgerEntry } from '../db/schema.ts';
 import { getCredit, listCredits as creditRows, type CreditFilter } from '../db/repositories/credits.ts';
-import { listInstallments, type WorklistRow } from '../db/repositories/installments.ts';
-import { ledgerOfCredit } from '../db/repositories/ledger.ts';
+import { listInstallments } from '../db/repositories/installments.ts';
+import { historiesOfInstallments, ledgerOfCredit } from '../db/repositories/ledger.ts';
 import { notFound } from '../domain/errors.ts';
+import type { ActorContext } from './context.ts';
 import { creditDetail, type CreditDetailRows } from './lending.ts';
+import { owedOf, stateFromHistory } from './ledgerState.ts';
+import { presentWorklistItem } from './present.ts';
 
 export interface Paging {
   limit: number;
@@ -32,8 +35,6 @@ export function listCredits(db: Kysely<DB>, businessId: string, q: CreditFilter 
 }
 
 export interface WorklistQuery extends Paging {
-  /** the business's today: what is overdue and how many days late */
-  today: string;
   overdue?: boolean;
   branchId?: string;
   creditId?: string;
@@ -42,8 +43,17 @@ export interface WorklistQuery extends Paging {
 
 /**
  * The collections worklist: installments, most days late first, each with its client and credit
- * number. Cancelled (inactive) credits are left out; written-off ones stay (recoveries).
+ * number, its delinquency and what it owes as of the business's today (one more query for the
+ * page's payment histories). Cancelled (inactive) credits are left out; written-off ones stay
+ * (recoveries).
  */
-export function collectionsWorklist(db: Kysely<DB>, businessId: string, q: WorklistQuery): Promise<{ items: WorklistRow[]; total: number }> {
-  return listInstallments(db, businessId, q);
+export async function collectionsWorklist(db: Kysely<DB>, ctx: ActorContext, q: WorklistQuery) {
+  const page = await listInstallments(db, ctx.businessId, { ...q, today: ctx.today });
+  const histories = await historiesOfInstallments(db, ctx.businessId, page.items.map((i) => i.id));
+  const historyOf = new Map(histories.map((h) => [h.installment_id, h]));
+  const items = page.items.map((i) => {
+    const owed = owedOf(stateFromHistory(i, historyOf.get(i.id)), { ...i, status: i.credit_status }, ctx.today, ctx.timezone);
+    return presentWorklistItem(i, ctx.today, owed);
+  });
+  return { items, total: page.total };
 }

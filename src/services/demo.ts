@@ -2,7 +2,8 @@
 // and what `lending demo` creates on demand. Everything goes through the same services (and so
 // the same rules and audit triggers) as the API.
 import type { Business } from '../db/schema.ts';
-import type { ActorContext, Database } from './context.ts';
+import { actorContext, type Clock, type Database } from './context.ts';
+import { systemClock } from '../domain/index.ts';
 import { createBusiness } from './businesses.ts';
 import { createKey } from './apiKeys.ts';
 import { createBranch } from './branches.ts';
@@ -23,10 +24,10 @@ const CLIENTS = [
   { first_name: 'Sofía', last_name: 'López', dni: '40111222', sex: 'f', city: 'Salta', state: 'Salta', country: 'AR', phone: null, email: 'sofia.lopez@example.com' },
 ] as const;
 
-export async function createDemo(db: Database): Promise<DemoResult> {
+export async function createDemo(db: Database, clock: Clock = systemClock): Promise<DemoResult> {
   const business = await createBusiness(db, { name: 'Demo Créditos', timezone: 'America/Argentina/Buenos_Aires' });
   const bid = business.id;
-  const ctx: ActorContext = { businessId: bid, actor: 'cli', timezone: business.timezone };
+  const ctx = actorContext({ businessId: bid, timezone: business.timezone }, 'cli', clock);
   const branches = [
     await createBranch(db, ctx, { name: 'Casa Central', address: 'Av. Corrientes 1234, CABA', phone: '+54 11 5555-0100' }),
     await createBranch(db, ctx, { name: 'Sucursal Norte', address: 'Av. Maipú 2500, Vicente López', phone: '+54 11 5555-0200' }),
@@ -60,7 +61,7 @@ export async function createDemo(db: Database): Promise<DemoResult> {
   const clients = [];
   for (const c of CLIENTS) clients.push(await createClient(db, ctx, { ...c }));
   const ids = { clients: clients.map((c) => c.id), plans: plans.map((p) => p.id), branches: branches.map((b) => b.id) };
-  await buildDemoBook(db, bid, ids);
+  await buildDemoBook(db, ctx, ids, clock);
   const full = await createKey(db, { businessId: bid, scope: 'full', name: 'demo full' });
   const read = await createKey(db, { businessId: bid, scope: 'read', name: 'demo read' });
   return { business, keys: { full: full.key, read: read.key } };

@@ -2,17 +2,17 @@
 // late with punitory, overdue with punitory posted by the daily run, closed, and fresh.
 import type { Database } from '../db/connection.ts';
 import { getBusiness } from '../db/repositories/businesses.ts';
-import { addDays, compareDates, money, todayIn, toMoneyString } from '../domain/index.ts';
+import { addDays, compareDates, money, toMoneyString, type Clock } from '../domain/index.ts';
 import { accrueBusiness } from './accrual.ts';
-import { createCredit, registerPayment, type LendingContext } from './lending.ts';
+import type { ActorContext } from './context.ts';
+import { createCredit, registerPayment } from './lending.ts';
 
 const earlier = (a: string, b: string) => (compareDates(a, b) <= 0 ? a : b);
 
-export async function buildDemoBook(db: Database, businessId: string, ids: { clients: string[]; plans: string[]; branches: string[] }) {
-  const business = await getBusiness(db.kysely, businessId);
+export async function buildDemoBook(db: Database, ctx: ActorContext, ids: { clients: string[]; plans: string[]; branches: string[] }, clock: Clock) {
+  const business = await getBusiness(db.kysely, ctx.businessId);
   if (!business) return;
-  const ctx: LendingContext = { businessId, actor: 'cli', timezone: business.timezone };
-  const today = todayIn(business.timezone);
+  const today = ctx.today;
   const ago = (n: number) => addDays(today, -n);
   const [monthly3, fixed6, single] = ids.plans;
   const [central, north] = ids.branches;
@@ -45,5 +45,5 @@ export async function buildDemoBook(db: Database, businessId: string, ids: { cli
   const owed = money(e.installments[0]!.amount).times(money('1.012'));
   await registerPayment(k, ctx, e.credit.id, { amount: toMoneyString(owed), paidOn });
 
-  await accrueBusiness(db, business, { actor: 'cli' });
+  await accrueBusiness(db, business, { actor: 'cli', clock });
 }

@@ -1,7 +1,7 @@
 // What each installment owes, rebuilt from its ledger entries, and the punitory to post as of a
 // date. Pure: rows in, decimals out. The payment path and the daily run share it so both post
 // exactly what DOMAIN.md's punitory rule gives.
-import type { Credit, LedgerEntry } from '../db/schema.ts';
+import type { Credit, CreditStatus, LedgerEntry } from '../db/schema.ts';
 import {
   Dec,
   cumulativePunitory,
@@ -150,4 +150,69 @@ export function statusOf(s: InstallmentState): { status: InstallmentStatus; paid
   // the day it became paid: the date of the payment that completed it (payments are in date order)
   const last = s.payments[s.payments.length - 1];
   return { status, paidDate: status === 'paid' ? (last?.paidOn ?? null) : null };
+}
+
+// ---------------------------------------------------------------- what is owed when it is read
+
+/** An installment's Balance (src/domain/records.ts) as of a date. */
+export interface Owed {
+  punitoryPosted: Decimal;
+  /** since the last posting: what posting every day would have added by the date */
+  punitoryAccrued: Decimal;
+  /** amount and punitory */
+  paid: Decimal;
+  /** amount + punitoryPosted + punitoryAccrued − paid; negative: in the client's favour */
+  outstanding: Decimal;
+}
+
+/** The credits whose unpaid installments accrue punitory: those the daily run posts on. */
+const ACCRUING: ReadonlySet<CreditStatus> = new Set(['active', 'written_off']);
+
+type OwedSource = TermsSource & Pick<Credit, 'status' | 'written_off_at'>;
+
+/**
+ * What an installment of this credit owes as of asOf (the business's today, in `timezone`). Its
+ * punitory accrued is the cumulative figure minus what is posted: exactly what the daily posting
+ * would have posted by then, so a read equals posting every day, to the cent. An installment whose
+ * amount is paid (its punitory stopped growing then, and that payment posted it), or one of a
+ * credit the daily run leaves alone (closed, refinanced, cancelled), accrues nothing; the
+ * portfolio summary (src/db/repositories/reports.ts) applies the same rule in SQL.
+ */
+export function owedOf(s: InstallmentState, credit: OwedSource, asOf: string, timezone: string): Owed {
+  const accrues = ACCRUING.has(credit.status) && s.principalPaid.lt(s.amount);
+  const accrued = accrues ? cumulativeOf(s, creditTerms(credit), asOf, stopDate(credit, timezone)).minus(s.punitoryPosted) : new Dec(0);
+  const paid = s.principalPaid.plus(s.punitoryPaid);
+  return { punitoryPosted: s.punitoryPosted, punitoryAccrued: accrued, paid, outstanding: s.amount.plus(s.punitoryPosted).plus(accrued).minus(paid) };
+}
+
+/** Per installment id, what each installment of these credits owes as of asOf (from their rows and whole ledgers). */
+export function owedOfCredits(
+  credits: (OwedSource & Pick<Credit, 'id'>)[],
+  installments: (InstallmentLike & { credit_id: string })[],
+  ledger: (Parameters<typeof buildStates>[1][number] & Pick<LedgerEntry, 'credit_id'>)[],
+  asOf: string,
+  timezone: string,
+): Map<string, Owed> {
+  const out = new Map<string, Owed>();
+  for (const c of credits) {
+    const states = buildStates(
+      installments.filter((i) => i.credit_id === c.id),
+      ledger.filter((e) => e.credit_id === c.id),
+    );
+    for (const s of states) out.set(s.id, owedOf(s, c, asOf, timezone));
+  }
+  return out;
+}
+
+/** A credit's Balance: its installments' summed. */
+export function sumOwed(items: Owed[]): Owed {
+  const zero = new Dec(0);
+  const total: Owed = { punitoryPosted: zero, punitoryAccrued: zero, paid: zero, outstanding: zero };
+  for (const o of items) {
+    total.punitoryPosted = total.punitoryPosted.plus(o.punitoryPosted);
+    total.punitoryAccrued = total.punitoryAccrued.plus(o.punitoryAccrued);
+    total.paid = total.paid.plus(o.paid);
+    total.outstanding = total.outstanding.plus(o.outstanding);
+  }
+  return total;
 }

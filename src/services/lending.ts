@@ -18,7 +18,6 @@ import {
   compareDates,
   money,
   outstanding,
-  todayIn,
   toMoneyString,
   type Decimal,
   type PaymentSlice,
@@ -49,8 +48,6 @@ export interface CreditDetailRows {
 /** numeric(14,2) holds at most this. */
 const MAX_MONEY = money('999999999999.99');
 
-const today = (ctx: LendingContext) => todayIn(ctx.timezone);
-
 function positiveAmount(amount: number | string, path = '/amount'): Decimal {
   const d = money(amount);
   if (d.lte(0)) throw unprocessable('amount must be greater than 0', [{ path, message: 'must be > 0' }]);
@@ -76,7 +73,7 @@ async function createCreditIn(trx: Transaction<DB>, ctx: LendingContext, input: 
   if (!plan.is_active) throw unprocessable(`the credit plan "${plan.name}" is inactive`, [{ path: '/credit_config_id', message: 'plan is inactive' }]);
   const branchId = input.branchId ? await usableBranch(trx, bid, input.branchId) : null;
   const amount = positiveAmount(input.amount);
-  const startDate = input.startDate ?? today(ctx);
+  const startDate = input.startDate ?? ctx.today;
 
   const schedule = scheduleFor(plan, amount, startDate);
   if (schedule.total.gt(MAX_MONEY)) throw unprocessable('the credit total (amount plus interest) is too large');
@@ -291,9 +288,8 @@ export async function registerPayment(
     if (why) throw conflict(`payment refused: ${why}`);
 
     const amount = positiveAmount(input.amount);
-    const now = today(ctx);
-    const paidOn = input.paidOn ?? now;
-    if (compareDates(paidOn, now) > 0) throw unprocessable(`paid_on ${paidOn} is in the future (today is ${now})`, [{ path: '/paid_on', message: 'in the future' }]);
+    const paidOn = input.paidOn ?? ctx.today;
+    if (compareDates(paidOn, ctx.today) > 0) throw unprocessable(`paid_on ${paidOn} is in the future (today is ${ctx.today})`, [{ path: '/paid_on', message: 'in the future' }]);
     if (compareDates(paidOn, credit.start_date) < 0)
       throw unprocessable(`paid_on ${paidOn} is before the credit's start date ${credit.start_date}`, [{ path: '/paid_on', message: 'before start_date' }]);
     const lastPaid = lastPaymentDate(l.ledger);
@@ -341,8 +337,8 @@ export async function writeOffCredit(db: Kysely<DB>, ctx: LendingContext, credit
     const l = await loadLocked(trx, ctx, creditId);
     if (l.credit.status !== 'active') throw conflict(`only an active credit can be written off; this one is ${l.credit.status}`);
     // what it owes on the day it is written off is posted first; nothing accrues after
-    await accrueTo(trx, ctx, l, today(ctx));
-    return updateCredit(trx, ctx.businessId, l.credit.id, { status: 'written_off', written_off_now: true, write_off_reason: reason });
+    await accrueTo(trx, ctx, l, ctx.today);
+    return updateCredit(trx, ctx.businessId, l.credit.id, { status: 'written_off', written_off_at: ctx.now, write_off_reason: reason });
   });
 }
 
@@ -375,8 +371,7 @@ export async function refinanceCredit(db: Kysely<DB>, ctx: LendingContext, credi
     const l = await loadLocked(trx, ctx, creditId);
     const old = l.credit;
     if (old.status !== 'active') throw conflict(`only an active credit can be refinanced; this one is ${old.status}`);
-    const now = today(ctx);
-    await accrueTo(trx, ctx, l, now);
+    await accrueTo(trx, ctx, l, ctx.today);
     const balance = outstanding(l.states.map((s) => balanceOf(s)));
     if (balance.lte(0)) throw unprocessable('the credit owes nothing: there is no balance to refinance');
     const amount = input.amount === undefined ? balance : positiveAmount(input.amount);
@@ -388,7 +383,7 @@ export async function refinanceCredit(db: Kysely<DB>, ctx: LendingContext, credi
     // the settlement belongs to the old credit's book: its branch, whatever the new credit's
     const settlementBranch = await inheritedBranch(trx, old);
     const allocation = allocatePayment(balance, l.states.map((s) => balanceOf(s)));
-    await postPayment(trx, ctx, l, allocation.slices, { paidOn: now, branchId: settlementBranch });
+    await postPayment(trx, ctx, l, allocation.slices, { paidOn: ctx.today, branchId: settlementBranch });
     l.credit = await updateCredit(trx, ctx.businessId, old.id, { status: 'refinanced' });
     await settleStatuses(trx, ctx, l);
 
@@ -399,7 +394,7 @@ export async function refinanceCredit(db: Kysely<DB>, ctx: LendingContext, credi
       // checked like a new credit's: an unknown or deleted branch is 422
       branchId: input.branchId === undefined ? settlementBranch : input.branchId,
       originTransactionReference: input.originTransactionReference ?? null,
-      startDate: input.startDate ?? now,
+      startDate: input.startDate ?? ctx.today,
       refinancedFromId: old.id,
     });
   });

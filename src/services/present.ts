@@ -30,6 +30,7 @@ import {
 } from '../domain/records.ts';
 import { delinquency, money, toMoneyNumber } from '../domain/index.ts';
 import type { CreditDetailRows } from './lending.ts';
+import { owedOfCredits, sumOwed, type Owed } from './ledgerState.ts';
 
 /** How money is written: a JSON number (the API), or the database's numeric text as stored ("1234.50": a CSV file, no float on the way). */
 export type MoneyAs = 'number' | 'text';
@@ -85,9 +86,20 @@ const creditConfig = recordBuilder(CreditConfig);
 const branch = recordBuilder(Branch);
 const uploadSession = recordBuilder(UploadSession);
 
+/** A Balance (records.ts) as JSON numbers. */
+export const presentBalance = (o: Owed) => ({
+  punitory_posted: toMoneyNumber(o.punitoryPosted),
+  punitory_accrued: toMoneyNumber(o.punitoryAccrued),
+  paid: toMoneyNumber(o.paid),
+  outstanding: toMoneyNumber(o.outstanding),
+});
+
 export const presentCredit = (c: CreditRow) => credit(c);
-export const presentInstallment = (i: InstallmentRow, today: string) => installment(i, installmentDelinquency.of(i, today));
-export const presentWorklistItem = (i: WorklistRow, today: string) => worklistItem(i, installmentDelinquency.of(i, today));
+/** An installment with its delinquency and what it owes, both as of the business's today. */
+export const presentInstallment = (i: InstallmentRow, today: string, owed: Owed) =>
+  installment(i, { ...installmentDelinquency.of(i, today), ...presentBalance(owed) });
+export const presentWorklistItem = (i: WorklistRow, today: string, owed: Owed) =>
+  worklistItem(i, { ...installmentDelinquency.of(i, today), ...presentBalance(owed) });
 export const presentLedgerEntry = (e: LedgerRow) => ledgerEntry(e);
 export const presentFile = (f: ClientFileRow) => file(f, { file_url: fileUrl(f.client_id, f.file_name) });
 export const presentCreditConfig = (c: CreditConfigRow) => creditConfig(c);
@@ -95,11 +107,16 @@ export const presentCreditConfig = (c: CreditConfigRow) => creditConfig(c);
 export const presentBranch = (b: BranchRow) => branch(b, { address: b.address ?? '', phone: b.phone ?? '' });
 export const presentUploadSession = (s: UploadSessionRow) => uploadSession(s);
 
-/** A credit with its installments (delinquency as of the business's today) and ledger entries. */
-export function presentDetail(d: CreditDetailRows, today: string) {
+/**
+ * A credit with its installments and its balance (as of the business's today: `at`) and ledger
+ * entries: all of them, or those given (a payment's answer shows only the entries it created).
+ */
+export function presentDetail(d: CreditDetailRows, at: { today: string; timezone: string }, entries: LedgerRow[] = d.ledgerEntries) {
+  const owed = owedOfCredits([d.credit], d.installments, d.ledgerEntries, at.today, at.timezone);
   return {
     credit: presentCredit(d.credit),
-    installments: d.installments.map((i) => presentInstallment(i, today)),
-    ledgerEntries: d.ledgerEntries.map(presentLedgerEntry),
+    installments: d.installments.map((i) => presentInstallment(i, at.today, owed.get(i.id)!)),
+    ledgerEntries: entries.map(presentLedgerEntry),
+    balance: presentBalance(sumOwed([...owed.values()])),
   };
 }

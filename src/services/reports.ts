@@ -2,7 +2,7 @@
 // in SQL, turned into JSON numbers here) and the CSV exports (rows from a cursor, one batch at a
 // time, quoted by csv-stringify). Decisions: docs/reports.md.
 import { stringify } from 'csv-stringify/sync';
-import type { TObject } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { getBranch } from '../db/repositories/branches.ts';
@@ -91,10 +91,18 @@ export function parseBound(s: string): Bound | null {
 // (the contract's fields, then our extensions), a row is the record as the API presents it, with
 // money as the database's numeric text ("1234.50"): no float on the way to the file.
 // (computed: of the dataset's own row type, unknown here)
+
+/**
+ * The installments export keeps the columns it has always had: the contract's fields and the
+ * delinquency. What an installment owes (punitory_posted, punitory_accrued, paid, outstanding)
+ * is a figure of the day it is read, computed from the ledger; the ledger export has its entries.
+ */
+const InstallmentColumns = Type.Pick(Installment, ['id', 'credit_id', 'number', 'amount', 'due_date', 'status', 'overdue', 'days_late', 'created_at', 'updated_at']);
+
 const EXPORTS: Record<Dataset, { record: TObject; computed?: Computed<never> }> = {
   clients: { record: Client },
   credits: { record: Credit },
-  installments: { record: Installment, computed: installmentDelinquency },
+  installments: { record: InstallmentColumns, computed: installmentDelinquency },
   ledger: { record: LedgerEntry },
   logs: { record: AuditLogEntry },
 };

@@ -7,7 +7,8 @@ import { insertCreditConfig } from '../../src/db/repositories/creditConfigs.ts';
 import { insertClient } from '../../src/db/repositories/clients.ts';
 import { ledgerOfCredits } from '../../src/db/repositories/ledger.ts';
 import { createCredit } from '../../src/services/lending.ts';
-import { todayIn } from '../../src/domain/index.ts';
+import { systemClock, todayIn } from '../../src/domain/index.ts';
+import { actorContext } from '../../src/services/context.ts';
 import { startAccrualSchedule } from '../../src/jobs/accrual.ts';
 import { loadConfig } from '../../src/config.ts';
 import { accrue, assertLedgerInvariant, client, credit, day, pay, plan } from './helpers.ts';
@@ -132,7 +133,7 @@ test('the server scheduler runs the accrual on its cron schedule; "off" runs not
   t.after(() => db.close());
   await migrate(db);
   const tenant = await createTenant(db);
-  const ctx = { businessId: tenant.businessId, actor: 'cli', timezone: 'UTC' };
+  const ctx = actorContext({ businessId: tenant.businessId, timezone: 'UTC' }, 'cli', systemClock);
   const p = await insertCreditConfig(db.kysely, tenant.businessId, { name: 'p', installments_count: 1, days_until_first_payment: 30, daily_punitory_rate: '0.005' });
   const c = await insertClient(db.kysely, tenant.businessId, { dni: '1' });
   const d = await createCredit(db.kysely, ctx, { clientId: c.id, creditConfigId: p.id, amount: 1000, startDate: day(-40) });

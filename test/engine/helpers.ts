@@ -47,7 +47,7 @@ export async function accrue(h: Harness, ...args: string[]): Promise<{ code: num
     stderr: new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }),
     stderrIsTTY: false,
   };
-  const code = await runCli(['accrue', '--json', ...args], io, { db: h.db, storage: h.app.storage, config: h.config });
+  const code = await runCli(['accrue', '--json', ...args], io, { db: h.db, storage: h.app.storage, config: h.config, clock: h.clock });
   return { code, out: out ? JSON.parse(out) : null, err };
 }
 

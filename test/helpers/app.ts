@@ -14,6 +14,7 @@ import { createApiKey } from '../../src/db/repositories/apiKeys.ts';
 import type { App } from '../../src/http/types.ts';
 import { DirectoryStorage } from '../../src/storage/directory.ts';
 import { sharedTestDb } from './db.ts';
+import { systemClock, type Clock } from '../../src/domain/index.ts';
 
 export interface Tenant {
   businessId: string;
@@ -29,8 +30,26 @@ export async function createTenant(db: Database, opts: { timezone?: string; name
   return { businessId: b.id, fullKey: full.key, readKey: read.key, fullKeyId: full.record.id };
 }
 
+/** A clock a test moves by hand: `set('2025-01-31')` is noon UTC of that day, or any instant. */
+export interface SettableClock extends Clock {
+  set(at: string | Date): void;
+}
+
+export function settableClock(at: string | Date = new Date()): SettableClock {
+  let t = new Date(0);
+  const clock = Object.assign(() => new Date(t), {
+    set(v: string | Date) {
+      t = typeof v === 'string' ? new Date(`${v}T12:00:00Z`) : new Date(v);
+    },
+  });
+  clock.set(at);
+  return clock;
+}
+
 export interface Harness {
   app: App;
+  /** the app's clock (the real time unless the test gave one): the command line helpers use it too */
+  clock: Clock;
   db: Database;
   config: Config;
   tenant: Tenant;
@@ -43,11 +62,12 @@ export interface Harness {
   newTenant(opts?: { timezone?: string }): Promise<Tenant>;
 }
 
-export async function build(t: TestContext, opts: { timezone?: string; env?: Record<string, string> } = {}): Promise<Harness> {
+export async function build(t: TestContext, opts: { timezone?: string; env?: Record<string, string>; clock?: Clock } = {}): Promise<Harness> {
   const db = await sharedTestDb();
   const dataDir = mkdtempSync(join(tmpdir(), 'lending-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off', ...opts.env });
-  const app = await buildApp({ db, config, storage: new DirectoryStorage(config.filesDir) });
+  const clock = opts.clock ?? systemClock;
+  const app = await buildApp({ db, config, storage: new DirectoryStorage(config.filesDir), clock });
   await app.ready();
   t.after(async () => {
     await app.close();
@@ -60,6 +80,7 @@ export async function build(t: TestContext, opts: { timezone?: string; env?: Rec
   };
   return {
     app,
+    clock,
     db,
     config,
     tenant,

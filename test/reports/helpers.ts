@@ -61,7 +61,7 @@ export async function cli(h: Harness, ...argv: string[]): Promise<{ code: number
     stderr: new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }),
     stderrIsTTY: false,
   };
-  const code = await runCli(argv, io, { db: h.db, storage: h.app.storage, config: h.config });
+  const code = await runCli(argv, io, { db: h.db, storage: h.app.storage, config: h.config, clock: h.clock });
   return { code, out, err };
 }
 

@@ -176,8 +176,10 @@ test('summary as of a past date reads effective dates: later credits, payments, 
   assert.equal(y.credits.written_off, 0);
   assert.equal(y.written_off_outstanding, 0);
   assert.equal(y.collected.day, 0);
-  // T's figures + j 1200 back in the book + g's 300 − k's punitory 100 − r2 500 + r 500
-  assert.equal(y.outstanding, 10300 + 1200 + 300 - 100);
+  // T's figures + j 1200 back in the book + g's 300 − r2 500 + r 500 − k's punitory 100 (posted
+  // effective T) + the 90 k had accrued by T − 1 (9 days × 1 % × 1000): a read adds what posting
+  // every day would have posted by its date
+  assert.equal(y.outstanding, 10300 + 1200 + 300 - 500 + 500 - 100 + 90);
 });
 
 test('summary input: bad dates are 400, a future as_of is 400, another tenant branch is 404, keys are required', async (t) => {

@@ -13,7 +13,7 @@ export function registerAccrue(cmd: Command, ctx: CliContext) {
       const started = Date.now();
       const results = await ctx.withDb(async (db) => {
         try {
-          return await runAccrual(db, { asOf: opts.asOf, businessId: opts.business?.toLowerCase(), actor: 'cli' });
+          return await runAccrual(db, { asOf: opts.asOf, businessId: opts.business?.toLowerCase(), actor: 'cli', clock: ctx.clock });
         } catch (err) {
           if (/^no business /.test((err as Error).message)) throw new UsageError((err as Error).message);
           throw err;

@@ -5,7 +5,7 @@ import { createDemo } from '../../services/demo.ts';
 export function registerDemo(cmd: Command, ctx: CliContext) {
   cmd
     .action(async () => {
-      const demo = await ctx.withDb((db) => createDemo(db));
+      const demo = await ctx.withDb((db) => createDemo(db, ctx.clock));
       ctx.print(
         { business: demo.business, keys: demo.keys },
         () =>

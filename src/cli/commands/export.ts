@@ -64,7 +64,7 @@ export function registerExport(cmd: Command, ctx: CliContext) {
         }
         let seen = 0;
         try {
-          for await (const chunk of exportCsv(db.kysely, dataset as Dataset, { ...filter, today: todayIn(business.timezone) })) {
+          for await (const chunk of exportCsv(db.kysely, dataset as Dataset, { ...filter, today: todayIn(business.timezone, ctx.clock()) })) {
             await write(ctx.io.stdout, chunk.csv);
             if (bar && chunk.rows) {
               seen += chunk.rows;

@@ -65,7 +65,7 @@ export function registerReport(r: Command, ctx: CliContext) {
       const { summary, title } = await ctx.withDb(async (db) => {
         const business = await getBusiness(db.kysely, businessId);
         if (!business) throw new UsageError(`no business ${businessId}`);
-        const today = todayIn(business.timezone);
+        const today = todayIn(business.timezone, ctx.clock());
         const asOf = opts.asOf ?? today;
         if (compareDates(asOf, today) > 0) throw new UsageError(`--as-of ${asOf} is after the business's today (${today})`);
         const branch = branchId ? await getBranch(db.kysely, businessId, branchId) : null;

@@ -47,12 +47,11 @@ export function updateCredit(
   db: Executor,
   businessId: string,
   id: string,
-  patch: { status?: CreditStatus; write_off_reason?: string | null; written_off_now?: boolean },
+  patch: { status?: CreditStatus; write_off_reason?: string | null; written_off_at?: Date },
 ): Promise<Credit> {
-  const { written_off_now, ...rest } = patch;
   return db
     .updateTable('credits')
-    .set({ ...rest, ...(written_off_now ? { written_off_at: sql`now()` } : {}), updated_at: sql`now()` })
+    .set({ ...patch, updated_at: sql`now()` })
     .where('business_id', '=', businessId)
     .where('id', '=', id)
     .returningAll()
@@ -143,16 +142,16 @@ export async function lockAccrualBatch(
 /**
  * Automatic write-off (DOMAIN.md): every active credit accrued through asOf with an unpaid
  * installment at least write_off_days late as of asOf. Credits another transaction holds are
- * skipped (SKIP LOCKED): the next run gets them. `at` is when it happened: now for today's run,
- * the last instant of the as-of day (business time zone) for a run on a past date, so the
- * write-off date is that day either way.
+ * skipped (SKIP LOCKED): the next run gets them. `at` is when it happened: the run's now for
+ * today's run; null for a run on a past date, which writes them off at the last instant of the
+ * as-of day (business time zone), so the write-off date is that day either way.
  */
 export async function writeOffOverdue(
   db: Executor,
   businessId: string,
-  o: { asOf: string; timezone: string; now: boolean },
+  o: { asOf: string; timezone: string; at: Date | null },
 ): Promise<string[]> {
-  const when = o.now ? sql`now()` : sql`((${o.asOf}::date + 1)::timestamp AT TIME ZONE ${o.timezone}) - interval '1 microsecond'`;
+  const when = o.at ? sql`${o.at}::timestamptz` : sql`((${o.asOf}::date + 1)::timestamp AT TIME ZONE ${o.timezone}) - interval '1 microsecond'`;
   const rule = (c: RawBuilder<unknown>) => sql<boolean>`
          ${c}.status = 'active'
          AND ${c}.write_off_days > 0

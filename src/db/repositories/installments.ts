@@ -3,7 +3,7 @@
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../connection.ts';
 import { pageOf, type Page, type PageRequest } from './page.ts';
-import type { Installment, InstallmentStatus, InstallmentsTable } from '../schema.ts';
+import type { Credit, CreditStatus, Installment, InstallmentStatus, InstallmentsTable } from '../schema.ts';
 
 export type NewInstallment = Omit<Insertable<InstallmentsTable>, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
 
@@ -42,7 +42,12 @@ export function setInstallmentState(db: Executor, businessId: string, id: string
     .execute();
 }
 
-export type WorklistRow = Installment & { client_id: string; credit_sequential_id: number };
+/** A worklist item: the installment, its client and credit number, and what its credit's punitory is computed from. */
+export type WorklistRow = Installment &
+  Pick<Credit, 'client_id' | 'written_off_at' | 'daily_punitory_rate' | 'punitory_mode' | 'grace_days' | 'max_punitory_days' | 'punitory_cap_pct'> & {
+    credit_sequential_id: number;
+    credit_status: CreditStatus;
+  };
 
 /**
  * Installments for collections, most days late first. Cancelled (inactive) credits are out of
@@ -75,7 +80,8 @@ export async function listInstallments(
     (q) =>
       q
         .selectAll('i')
-        .select(['c.client_id', 'c.sequential_id as credit_sequential_id'])
+        .select(['c.client_id', 'c.sequential_id as credit_sequential_id', 'c.status as credit_status', 'c.written_off_at'])
+        .select(['c.daily_punitory_rate', 'c.punitory_mode', 'c.grace_days', 'c.max_punitory_days', 'c.punitory_cap_pct'])
         .orderBy('i.due_date')
         .orderBy('c.sequential_id')
         .orderBy('i.number'),

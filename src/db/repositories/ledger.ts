@@ -1,6 +1,6 @@
 // The ledger table, scoped to one business: entries are only ever inserted (corrections are new
 // entries), read in the order they were written, and aggregated for the daily run.
-import { sql, type Insertable } from 'kysely';
+import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Executor } from '../connection.ts';
 import type { LedgerEntry, LedgerTable } from '../schema.ts';
 
@@ -68,8 +68,18 @@ export interface InstallmentHistory {
 }
 
 /** Posted punitory and payment history of every installment of these credits, aggregated in one query. */
-export async function installmentHistories(db: Executor, businessId: string, creditIds: string[]): Promise<InstallmentHistory[]> {
-  if (creditIds.length === 0) return [];
+export function installmentHistories(db: Executor, businessId: string, creditIds: string[]): Promise<InstallmentHistory[]> {
+  if (creditIds.length === 0) return Promise.resolve([]);
+  return histories(db, businessId, sql`l.credit_id = ANY(${sql.val(creditIds)}::uuid[])`);
+}
+
+/** The same, for these installments (a page of the worklist). */
+export function historiesOfInstallments(db: Executor, businessId: string, installmentIds: string[]): Promise<InstallmentHistory[]> {
+  if (installmentIds.length === 0) return Promise.resolve([]);
+  return histories(db, businessId, sql`l.installment_id = ANY(${sql.val(installmentIds)}::uuid[])`);
+}
+
+async function histories(db: Executor, businessId: string, which: RawBuilder<unknown>): Promise<InstallmentHistory[]> {
   const r = await sql<InstallmentHistory>`
     SELECT l.installment_id,
            coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0)::text AS punitory_posted,
@@ -77,7 +87,7 @@ export async function installmentHistories(db: Executor, businessId: string, cre
                     ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS payments
       FROM ledger l
      WHERE l.business_id = ${businessId}
-       AND l.credit_id = ANY(${sql.val(creditIds)}::uuid[])
+       AND ${which}
        AND l.type <> 'installment'
      GROUP BY l.installment_id`.execute(db);
   return r.rows;

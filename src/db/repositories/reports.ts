@@ -42,7 +42,8 @@ export interface SummaryRow {
  * Every figure of the summary in one statement (one snapshot). The CTEs:
  * cr   credits that exist as of D (start_date <= D) with their status as of D,
  * lb   each installment's balance from the ledger entries effective on or before D,
- * inst the installments of the credits still owing (active or written off) with that balance,
+ * inst the installments of the credits still owing (active or written off) with that balance and
+ *      the punitory accrued since the last posting as of D (punitory_cumulative, migration 004),
  * cb   per credit: outstanding, overdue amount, days late of its oldest overdue installment,
  * then totals, PAR buckets, the clients' debtor situations, branches and collections.
  */
@@ -56,6 +57,8 @@ export async function summaryFigures(db: Executor, q: SummaryQuery): Promise<Sum
   const r = await sql<SummaryRow>`
 WITH cr AS (
   SELECT c.id, c.client_id, c.branch_id, c.amount,
+    c.daily_punitory_rate, c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct,
+    (c.written_off_at AT TIME ZONE ${tz})::date AS stop_date,
     CASE
       -- a cancelled credit is void from its start: never part of any figure but the count
       WHEN c.status = 'inactive' THEN 'inactive'
@@ -70,13 +73,28 @@ WITH cr AS (
   WHERE c.business_id = ${bid} AND c.start_date <= ${d} AND (${branch} IS NULL OR c.branch_id = ${branch})
 ),
 lb AS (
-  SELECT l.installment_id, sum(CASE WHEN l.type = 'payment' THEN -l.amount ELSE l.amount END) AS bal
+  SELECT l.installment_id, sum(CASE WHEN l.type = 'payment' THEN -l.amount ELSE l.amount END) AS bal,
+    coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0) AS punitory_posted,
+    coalesce(sum(l.amount - l.punitory_part) FILTER (WHERE l.type = 'payment'), 0) AS principal_paid
   FROM ledger l
   WHERE l.business_id = ${bid} AND l.effective_date <= ${d}
   GROUP BY l.installment_id
 ),
 inst AS (
-  SELECT i.credit_id, i.due_date, coalesce(lb.bal, 0) AS bal
+  SELECT i.credit_id, i.due_date, coalesce(lb.bal, 0) + CASE
+      -- overdue, its amount not all paid: add the punitory accrued since the last posting, what
+      -- posting every day would have posted by D (cumulative as of D − posted); the subquery only
+      -- runs for these installments, and reads their payments by the ledger_installment index
+      WHEN i.due_date < ${d} AND lb.principal_paid < i.amount AND cr.daily_punitory_rate > 0 THEN (
+        SELECT punitory_cumulative(i.amount, i.due_date, ${d}, cr.stop_date,
+                 cr.daily_punitory_rate, cr.punitory_mode, cr.grace_days, cr.max_punitory_days, cr.punitory_cap_pct,
+                 array_agg(p.effective_date ORDER BY p.effective_date, p.created_at),
+                 array_agg(p.amount - p.punitory_part ORDER BY p.effective_date, p.created_at),
+                 array_agg(p.punitory_part ORDER BY p.effective_date, p.created_at))
+          FROM ledger p
+         WHERE p.business_id = ${bid} AND p.installment_id = i.id AND p.type = 'payment' AND p.effective_date <= ${d}
+      ) - lb.punitory_posted
+      ELSE 0 END AS bal
   FROM cr
   JOIN installments i ON i.business_id = ${bid} AND i.credit_id = cr.id
   LEFT JOIN lb ON lb.installment_id = i.id

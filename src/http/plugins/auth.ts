@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import { authenticate } from '../../services/apiKeys.ts';
+import { actorContext } from '../../services/context.ts';
 import type { App } from '../types.ts';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -28,12 +29,7 @@ export function requireApiKey(app: App) {
     if (found.scope !== 'full' && !SAFE.has(req.method)) {
       throw new AppError('forbidden', `this key has scope ${found.scope}: ${req.method} needs a key with scope full`);
     }
-    req.auth = {
-      businessId: found.businessId,
-      keyId: found.keyId,
-      scope: found.scope,
-      actor: `api_key:${found.keyId}`,
-      timezone: found.timezone,
-    };
+    // the request's now and today, read once from the app's clock
+    req.auth = { ...actorContext(found, `api_key:${found.keyId}`, app.clock), keyId: found.keyId, scope: found.scope };
   });
 }

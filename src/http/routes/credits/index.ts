@@ -1,11 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
-import { Credit, CreditStatus, DateInput, IdParams, MoneyInput, Installment, LedgerEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
-import { businessToday } from '../../helpers.ts';
+import { Balance, Credit, CreditStatus, DateInput, IdParams, MoneyInput, Installment, LedgerEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
 import { presentCredit, presentDetail, presentLedgerEntry } from '../../../services/present.ts';
 import { creditLedger, listCredits, readCredit } from '../../../services/credits.ts';
-import { cancelCredit, createCredit, refinanceCredit, registerPayment, writeOffCredit, type LendingContext } from '../../../services/lending.ts';
+import { cancelCredit, createCredit, refinanceCredit, registerPayment, writeOffCredit } from '../../../services/lending.ts';
 import { idempotent, type Answer } from './idempotency.ts';
 
 // Amounts: a JSON number with at most 2 decimals (more is a 400); ≤ 0 or more than owed is a
@@ -53,11 +51,13 @@ const CreditDetail = Type.Object({
   credit: ref(Credit),
   installments: Type.Array(ref(Installment)),
   ledgerEntries: Type.Array(ref(LedgerEntry)),
+  balance: Balance,
 });
 const PaymentResult = Type.Object({
   credit: ref(Credit),
   installments: Type.Array(ref(Installment)),
   ledgerEntries: Type.Array(ref(LedgerEntry), { description: 'only the entries this payment created: punitory posted up to paid_on, then the payment slices' }),
+  balance: Balance,
 });
 
 const IdempotencyHeaders = Type.Object({
@@ -68,8 +68,6 @@ const ListQuery = Type.Object(
   { status: Type.Optional(CreditStatus), client_id: Type.Optional(Uuid), branch_id: Type.Optional(Uuid), ...PageQuery },
   { additionalProperties: false },
 );
-
-const ctxOf = (req: FastifyRequest): LendingContext => ({ businessId: req.auth.businessId, actor: req.auth.actor, timezone: req.auth.timezone });
 
 export default async function creditRoutes(app: App) {
   app.get(
@@ -107,7 +105,7 @@ export default async function creditRoutes(app: App) {
         let answer: Answer | undefined;
         await createCredit(
           app.db.kysely,
-          ctxOf(req),
+          req.auth,
           {
             clientId: req.params.clientId,
             creditConfigId: b.credit_config_id,
@@ -117,7 +115,7 @@ export default async function creditRoutes(app: App) {
             startDate: b.start_date,
           },
           async (trx, d) => {
-            answer = { status: 201, body: presentDetail(d, businessToday(req)) };
+            answer = { status: 201, body: presentDetail(d, req.auth) };
             await store?.(trx, answer);
           },
         );
@@ -160,7 +158,7 @@ export default async function creditRoutes(app: App) {
         response: { 200: CreditDetail, ...errors(401, 404) },
       },
     },
-    async (req) => presentDetail(await readCredit(app.db.kysely, req.auth.businessId, req.params.id), businessToday(req)),
+    async (req) => presentDetail(await readCredit(app.db.kysely, req.auth.businessId, req.params.id), req.auth),
   );
 
   app.post(
@@ -184,9 +182,9 @@ export default async function creditRoutes(app: App) {
       return idempotent(app, req, reply, async (store) => {
         let answer: Answer | undefined;
         // branch_id omitted (undefined) and null differ: the credit's branch, or none
-        await registerPayment(app.db.kysely, ctxOf(req), req.params.id, { amount: b.amount, paidOn: b.paid_on, branchId: b.branch_id }, async (trx, r) => {
+        await registerPayment(app.db.kysely, req.auth, req.params.id, { amount: b.amount, paidOn: b.paid_on, branchId: b.branch_id }, async (trx, r) => {
           // only the entries this payment created
-          answer = { status: 201, body: presentDetail({ ...r, ledgerEntries: r.created }, businessToday(req)) };
+          answer = { status: 201, body: presentDetail(r, req.auth, r.created) };
           await store?.(trx, answer);
         });
         return answer!;
@@ -205,7 +203,7 @@ export default async function creditRoutes(app: App) {
         response: { 200: ref(Credit), ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => presentCredit(await writeOffCredit(app.db.kysely, ctxOf(req), req.params.id, req.body.reason.trim())),
+    async (req) => presentCredit(await writeOffCredit(app.db.kysely, req.auth, req.params.id, req.body.reason.trim())),
   );
 
   app.post(
@@ -225,14 +223,14 @@ export default async function creditRoutes(app: App) {
     async (req, reply) => {
       const b = req.body;
       const ref = b.origin_transaction_reference?.trim();
-      const d = await refinanceCredit(app.db.kysely, ctxOf(req), req.params.id, {
+      const d = await refinanceCredit(app.db.kysely, req.auth, req.params.id, {
         creditConfigId: b.credit_config_id,
         amount: b.amount,
         startDate: b.start_date,
         branchId: b.branch_id,
         originTransactionReference: ref ? ref : null,
       });
-      return reply.status(201).send(presentDetail(d, businessToday(req)));
+      return reply.status(201).send(presentDetail(d, req.auth));
     },
   );
 
@@ -246,6 +244,6 @@ export default async function creditRoutes(app: App) {
         response: { 200: ref(Credit), ...errors(401, 403, 404, 409) },
       },
     },
-    async (req) => presentCredit(await cancelCredit(app.db.kysely, ctxOf(req), req.params.id)),
+    async (req) => presentCredit(await cancelCredit(app.db.kysely, req.auth, req.params.id)),
   );
 }

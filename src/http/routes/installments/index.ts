@@ -1,9 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { Page, PageQuery, Uuid, WorklistItem, errors } from '../../schemas.ts';
-import { businessToday } from '../../helpers.ts';
 import { collectionsWorklist } from '../../../services/credits.ts';
-import { presentWorklistItem } from '../../../services/present.ts';
 
 const Query = Type.Object(
   {
@@ -31,9 +29,7 @@ export default async function installmentRoutes(app: App) {
     async (req) => {
       const limit = req.query.limit ?? 50;
       const offset = req.query.offset ?? 0;
-      const today = businessToday(req);
-      const page = await collectionsWorklist(app.db.kysely, req.auth.businessId, {
-        today,
+      const page = await collectionsWorklist(app.db.kysely, req.auth, {
         overdue: req.query.overdue,
         branchId: req.query.branch_id,
         creditId: req.query.credit_id,
@@ -41,7 +37,7 @@ export default async function installmentRoutes(app: App) {
         limit,
         offset,
       });
-      return { items: page.items.map((i) => presentWorklistItem(i, today)), total: page.total, limit, offset };
+      return { ...page, limit, offset };
     },
   );
 }

@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { AppError, invalid } from '../../../domain/errors.ts';
 import { CalendarDate, DateInput, Money, Nullable, Uuid, errors } from '../../schemas.ts';
-import { businessToday } from '../../helpers.ts';
 import { compareDates } from '../../../domain/index.ts';
 import { BOUND_PATTERN, DATASETS, exportCsv, parseBound, portfolioSummary, type Bound } from '../../../services/reports.ts';
 
@@ -77,7 +76,7 @@ export default async function reportRoutes(app: App) {
     },
     async (req) => {
       const bid = req.auth.businessId;
-      const today = businessToday(req);
+      const today = req.auth.today;
       const asOf = req.query.as_of ?? today;
       if (compareDates(asOf, today) > 0) throw invalid('/as_of', `is after the business's today (${today}): figures exist up to today`);
       return portfolioSummary(app.db.kysely, { businessId: bid, asOf, branchId: req.query.branch_id ?? null, timezone: req.auth.timezone });
@@ -115,7 +114,7 @@ export default async function reportRoutes(app: App) {
       const chunks = exportCsv(app.db.kysely, dataset, {
         businessId: req.auth.businessId,
         timezone: req.auth.timezone,
-        today: businessToday(req),
+        today: req.auth.today,
         ...(from ? { from } : {}),
         ...(to ? { to } : {}),
       });
