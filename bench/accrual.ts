@@ -19,7 +19,9 @@ import { todayIn } from '../src/domain/index.ts';
 
 const base = process.env.DATABASE_URL;
 if (!base) {
-  console.error('set DATABASE_URL to a PostgreSQL database (the bench builds its book in a schema of its own and drops it)');
+  console.error(
+    'set DATABASE_URL to a PostgreSQL database (the bench builds its book in a schema of its own and drops it)',
+  );
   process.exit(2);
 }
 const INSTALLMENTS = Number(process.argv[2] ?? process.env.BENCH_INSTALLMENTS ?? 100_000);
@@ -32,11 +34,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const admin = new pg.Client({ connectionString: base });
 await admin.connect();
 await admin.query(`CREATE SCHEMA ${SCHEMA}`);
-const t = (label: string, t0: number) => console.log(`${label.padEnd(44)} ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+const t = (label: string, t0: number) =>
+  console.log(`${label.padEnd(44)} ${((performance.now() - t0) / 1000).toFixed(2)} s`);
 
 try {
   const db = await openPostgres(url);
-  let t0 = performance.now();
+  const t0 = performance.now();
   await migrate(db);
   const business = await createBusiness(db.kysely, { name: 'Bench', timezone: 'UTC' });
   const bid = business.id;
@@ -49,7 +52,9 @@ try {
   });
   const today = todayIn('UTC');
   // set-based fixture: the same rows the API would write, without going through it 25,000 times
-  await sql`INSERT INTO clients (business_id, dni, first_name) SELECT ${bid}, 'B' || g, 'Bench' FROM generate_series(1, 1000) g`.execute(db.kysely);
+  await sql`INSERT INTO clients (business_id, dni, first_name) SELECT ${bid}, 'B' || g, 'Bench' FROM generate_series(1, 1000) g`.execute(
+    db.kysely,
+  );
   await sql`
     INSERT INTO credits (business_id, client_id, credit_config_id, amount, total, created_by, sequential_id, start_date,
                          installments_count, days_until_first_payment, cut_type, payment_day, interest_rate, daily_punitory_rate,
@@ -57,7 +62,9 @@ try {
     SELECT ${bid}, cl.id, ${plan.id}, 1000, 1200, 'bench', g, ${today}::date - 150 - 60 - (g % 61),
            ${PER_CREDIT}, 30, 'fixed', 10, 0.2, 0.005, 0, 'simple_outstanding', 0, 0, 0
       FROM generate_series(1, ${CREDITS}) g
-      JOIN (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k FROM clients WHERE business_id = ${bid}) cl ON cl.k = g % 1000`.execute(db.kysely);
+      JOIN (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k FROM clients WHERE business_id = ${bid}) cl ON cl.k = g % 1000`.execute(
+    db.kysely,
+  );
   await sql`UPDATE business_sequences SET last_credit_seq = ${CREDITS} WHERE business_id = ${bid}`.execute(db.kysely);
   await sql`
     INSERT INTO installments (business_id, credit_id, number, amount, due_date)
@@ -66,7 +73,9 @@ try {
   await sql`
     INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, created_by)
     SELECT i.business_id, i.credit_id, i.id, 'installment', i.amount, c.start_date, 'bench'
-      FROM installments i JOIN credits c ON c.business_id = i.business_id AND c.id = i.credit_id WHERE i.business_id = ${bid}`.execute(db.kysely);
+      FROM installments i JOIN credits c ON c.business_id = i.business_id AND c.id = i.credit_id WHERE i.business_id = ${bid}`.execute(
+    db.kysely,
+  );
   // a partial payment (150 of 300) on the first installment of every third credit, 5 days after its due date
   await sql`
     WITH p AS (
@@ -76,9 +85,15 @@ try {
     INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, payment_id, created_by)
     SELECT business_id, credit_id, id, 'payment', 150, paid_on, gen_random_uuid(), 'bench' FROM p`.execute(db.kysely);
   await sql`UPDATE installments i SET status = 'partial' FROM credits c
-             WHERE i.business_id = ${bid} AND c.business_id = i.business_id AND c.id = i.credit_id AND i.number = 1 AND c.sequential_id % 3 = 0`.execute(db.kysely);
+             WHERE i.business_id = ${bid} AND c.business_id = i.business_id AND c.id = i.credit_id AND i.number = 1 AND c.sequential_id % 3 = 0`.execute(
+    db.kysely,
+  );
   await sql`ANALYZE`.execute(db.kysely);
-  const overdue = await sql<{ n: string }>`SELECT count(*)::text AS n FROM installments WHERE business_id = ${bid} AND status <> 'paid' AND due_date < ${today}::date`.execute(db.kysely);
+  const overdue = await sql<{
+    n: string;
+  }>`SELECT count(*)::text AS n FROM installments WHERE business_id = ${bid} AND status <> 'paid' AND due_date < ${today}::date`.execute(
+    db.kysely,
+  );
   t(`book: ${CREDITS} credits, ${overdue.rows[0]!.n} overdue installments`, t0);
   await db.close();
 
@@ -92,14 +107,18 @@ try {
     if (r.status !== 0) throw new Error(`lending accrue failed: ${r.stderr}`);
     const out = JSON.parse(r.stdout) as { businesses: Record<string, unknown>[]; ms: number };
     t(`${label} (process wall time)`, t1);
-    console.log(`${''.padEnd(44)} ${(out.ms / 1000).toFixed(2)} s inside the command: ${JSON.stringify(out.businesses[0])}`);
+    console.log(
+      `${''.padEnd(44)} ${(out.ms / 1000).toFixed(2)} s inside the command: ${JSON.stringify(out.businesses[0])}`,
+    );
     return out;
   };
   console.log(`\n$ DATABASE_URL=… node bin/lending.js accrue --business ${bid} --json`);
   const first = run('first run: posts every punitory');
   run('second run: nothing left (idempotent)');
   if (Number(first.businesses[0]!.punitory_entries) !== Number(overdue.rows[0]!.n)) {
-    throw new Error(`expected one punitory entry per overdue installment, got ${String(first.businesses[0]!.punitory_entries)}`);
+    throw new Error(
+      `expected one punitory entry per overdue installment, got ${String(first.businesses[0]!.punitory_entries)}`,
+    );
   }
 } finally {
   if (process.env.BENCH_KEEP !== '1') await admin.query(`DROP SCHEMA ${SCHEMA} CASCADE`);

@@ -20,11 +20,17 @@ interface Target extends Record<string, unknown> {
 }
 
 /** combo bits: 1 table_name, 2 action, 4 record_id */
-const filtersOf = (combo: number): AuditFilters => ({ table: (combo & 1) !== 0, action: (combo & 2) !== 0, record: (combo & 4) !== 0 });
+const filtersOf = (combo: number): AuditFilters => ({
+  table: (combo & 1) !== 0,
+  action: (combo & 2) !== 0,
+  record: (combo & 4) !== 0,
+});
 
 function script(combo: number, count: number) {
   const f = filtersOf(combo);
-  const cols = [f.table && 'table_name AS tn', f.action && 'action AS ac', f.record && 'record_id AS rid', 'off'].filter(Boolean).join(', ');
+  const cols = [f.table && 'table_name AS tn', f.action && 'action AS ac', f.record && 'record_id AS rid', 'off']
+    .filter(Boolean)
+    .join(', ');
   return `\\set k random(1, ${count})
 SELECT ${cols} FROM bench_targets_audit WHERE combo = ${combo} AND k = :k \\gset
 ${AUTH}
@@ -72,7 +78,11 @@ await runBench<Target>({
     return [
       {
         label: "the app's 3 statements",
-        scripts: [...counts].map(([combo, count]) => ({ name: `combo${combo}`, text: script(combo, count), weight: count })),
+        scripts: [...counts].map(([combo, count]) => ({
+          name: `combo${combo}`,
+          text: script(combo, count),
+          weight: count,
+        })),
       },
     ];
   },

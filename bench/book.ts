@@ -31,11 +31,24 @@ import { openPostgres } from '../src/db/connection.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createApiKey } from '../src/db/repositories/apiKeys.ts';
 import { todayIn } from '../src/domain/index.ts';
-import { BOOK_BUSINESS, benchUrl, databaseName, dropDatabase, ensureDatabase, readBook, withClient, type BookInfo } from './lib/db.ts';
+import {
+  BOOK_BUSINESS,
+  benchUrl,
+  databaseName,
+  dropDatabase,
+  ensureDatabase,
+  readBook,
+  withClient,
+  type BookInfo,
+} from './lib/db.ts';
 
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
-  options: { scale: { type: 'string', default: '1' }, rebuild: { type: 'boolean', default: false }, jobs: { type: 'string', default: '2' } },
+  options: {
+    scale: { type: 'string', default: '1' },
+    rebuild: { type: 'boolean', default: false },
+    jobs: { type: 'string', default: '2' },
+  },
 });
 const scale = Number(opts.scale);
 const jobs = Number(opts.jobs);
@@ -52,7 +65,21 @@ const ACTOR = 'bench';
 const AGE_SKEW = 1.6;
 
 /** The plans: [name, installments, cut, first payment after (days), payment day, interest, daily punitory, mode, grace, max days, cap %, write-off days, share of credits]. */
-const PLANS: [string, number, 'fixed' | 'monthly', number, number, number, number, string, number, number, number, number, number][] = [
+const PLANS: [
+  string,
+  number,
+  'fixed' | 'monthly',
+  number,
+  number,
+  number,
+  number,
+  string,
+  number,
+  number,
+  number,
+  number,
+  number,
+][] = [
   ['Express 3 cuotas', 3, 'fixed', 30, 10, 0.25, 0.005, 'simple_outstanding', 3, 0, 0, 0, 0.2],
   ['Mensual 3 cuotas', 3, 'monthly', 30, 10, 0.22, 0.004, 'simple_outstanding', 5, 0, 50, 0, 0.2],
   ['Express 6 cuotas', 6, 'fixed', 30, 10, 0.45, 0.003, 'compound', 0, 0, 0, 180, 0.15],
@@ -114,7 +141,9 @@ if (process.env.BENCH_DB || dropped) {
 const state = await withClient(url, inspect);
 if (state.book) {
   const b = state.book;
-  console.log(`the bench book is already in ${dbName} (business ${b.business_id}, scale ${b.scale}, built ${b.built_at} in ${b.build_seconds} s):`);
+  console.log(
+    `the bench book is already in ${dbName} (business ${b.business_id}, scale ${b.scale}, built ${b.built_at} in ${b.build_seconds} s):`,
+  );
   console.log(JSON.stringify(b.counts));
   console.log('nothing to do; --rebuild drops it and builds it again');
   process.exit(0);
@@ -124,11 +153,15 @@ if (state.unfinished) {
   process.exit(2);
 }
 if (state.others > 0) {
-  console.error(`${dbName} already holds ${state.others} business(es): the bench book needs a database of its own (set BENCH_DB)`);
+  console.error(
+    `${dbName} already holds ${state.others} business(es): the bench book needs a database of its own (set BENCH_DB)`,
+  );
   process.exit(2);
 }
 
-console.log(`building the bench book in ${dbName}: scale ${scale} (${CLIENTS} clients, ${CREDITS} credits), ${jobs} parallel jobs`);
+console.log(
+  `building the bench book in ${dbName}: scale ${scale} (${CLIENTS} clients, ${CREDITS} credits), ${jobs} parallel jobs`,
+);
 const today = todayIn(TIMEZONE);
 const db = await openPostgres(url, jobs + 1);
 await step('migrations (src/db/migrate.ts)', () => migrate(db));
@@ -157,7 +190,8 @@ async function tx(sqlText: string, params?: unknown[]): Promise<pg.QueryResult> 
   }
 }
 /** The same statement in `jobs` transactions at once, each on the credits k ≡ j (mod jobs). */
-const parallel = (sqlText: string, params: unknown[]) => Promise.all(Array.from({ length: jobs }, (_, j) => tx(sqlText, [...params, jobs, j])));
+const parallel = (sqlText: string, params: unknown[]) =>
+  Promise.all(Array.from({ length: jobs }, (_, j) => tx(sqlText, [...params, jobs, j])));
 
 const bid = await step('business, 20 branches, 8 plans', async () => {
   const r = await tx(
@@ -175,7 +209,22 @@ const bid = await step('business, 20 branches, 8 plans', async () => {
       BOOK_BUSINESS,
       TIMEZONE,
       BRANCHES,
-      JSON.stringify(PLANS.map(([name, n, cut, dfp, pday, interest, daily, mode, grace, maxd, cap, wo]) => ({ name, n, cut, dfp, pday, interest, daily, mode, grace, maxd, cap, wo }))),
+      JSON.stringify(
+        PLANS.map(([name, n, cut, dfp, pday, interest, daily, mode, grace, maxd, cap, wo]) => ({
+          name,
+          n,
+          cut,
+          dfp,
+          pday,
+          interest,
+          daily,
+          mode,
+          grace,
+          maxd,
+          cap,
+          wo,
+        })),
+      ),
     ],
   );
   return r.rows[0].id as string;
@@ -195,8 +244,14 @@ await step('plan tables (bench_build)', async () => {
         WHERE c.business_id = $1`,
     [bid, JSON.stringify(shares)],
   );
-  await tx(`CREATE UNLOGGED TABLE bench_build.branches AS SELECT row_number() OVER (ORDER BY name)::int AS k, id FROM branches WHERE business_id = $1`, [bid]);
-  await tx(`CREATE UNLOGGED TABLE bench_build.clients AS SELECT g AS k, gen_random_uuid() AS id FROM generate_series(1, $1::int) g`, [CLIENTS]);
+  await tx(
+    `CREATE UNLOGGED TABLE bench_build.branches AS SELECT row_number() OVER (ORDER BY name)::int AS k, id FROM branches WHERE business_id = $1`,
+    [bid],
+  );
+  await tx(
+    `CREATE UNLOGGED TABLE bench_build.clients AS SELECT g AS k, gen_random_uuid() AS id FROM generate_series(1, $1::int) g`,
+    [CLIENTS],
+  );
   await tx(`ALTER TABLE bench_build.clients ADD PRIMARY KEY (k)`);
   // each credit: client, branch, plan, amount, start date, behaviour; then its first due date (schedule.ts
   // firstDueDate) and, for one that stopped paying, the day it was written off (if its plan does that)
@@ -305,7 +360,9 @@ await step('plan tables (bench_build)', async () => {
     [today],
   );
   await tx(`ALTER TABLE bench_build.credit_state ADD PRIMARY KEY (k)`);
-  await tx(`ANALYZE bench_build.credits; ANALYZE bench_build.inst; ANALYZE bench_build.credit_state; ANALYZE bench_build.clients`);
+  await tx(
+    `ANALYZE bench_build.credits; ANALYZE bench_build.inst; ANALYZE bench_build.credit_state; ANALYZE bench_build.clients`,
+  );
 });
 
 // ---- the book, through the real tables and their triggers. Their indexes that no foreign key
@@ -324,7 +381,11 @@ const aside = await step('set aside the indexes no foreign key uses', async () =
     [LOADED],
   );
   const list = r.rows as { table: string; name: string; def: string; constraint: 'p' | 'u' | null }[];
-  await tx(list.map((x) => (x.constraint ? `ALTER TABLE ${x.table} DROP CONSTRAINT ${x.name}` : `DROP INDEX ${x.name}`)).join(';\n'));
+  await tx(
+    list
+      .map((x) => (x.constraint ? `ALTER TABLE ${x.table} DROP CONSTRAINT ${x.name}` : `DROP INDEX ${x.name}`))
+      .join(';\n'),
+  );
   return list;
 });
 
@@ -372,7 +433,10 @@ await step(`credits (${CREDITS})`, async () => {
                 CASE WHEN c.behaviour <> 'cancelled' AND c.wo_date IS NOT NULL THEN (c.wo_date + time '03:15') AT TIME ZONE $3 END AS wo_at) v`,
     [bid, ACTOR, TIMEZONE],
   );
-  await tx(`UPDATE business_sequences SET last_credit_seq = (SELECT count(*) FROM credits WHERE business_id = $1) WHERE business_id = $1`, [bid]);
+  await tx(
+    `UPDATE business_sequences SET last_credit_seq = (SELECT count(*) FROM credits WHERE business_id = $1) WHERE business_id = $1`,
+    [bid],
+  );
 });
 
 await step(`installments (${jobs} jobs)`, () =>
@@ -423,7 +487,12 @@ await step(`indexes built again (${aside.length}, ${jobs} jobs)`, async () => {
   );
   const constraints = aside.filter((x) => x.constraint);
   await tx(
-    constraints.map((x) => `ALTER TABLE ${x.table} ADD CONSTRAINT ${x.name} ${x.constraint === 'p' ? 'PRIMARY KEY' : 'UNIQUE'} USING INDEX ${x.name}`).join(';\n'),
+    constraints
+      .map(
+        (x) =>
+          `ALTER TABLE ${x.table} ADD CONSTRAINT ${x.name} ${x.constraint === 'p' ? 'PRIMARY KEY' : 'UNIQUE'} USING INDEX ${x.name}`,
+      )
+      .join(';\n'),
   );
 });
 await step('drop bench_build', () => tx('DROP SCHEMA bench_build CASCADE'));
@@ -431,7 +500,11 @@ await pool.end();
 await db.close();
 
 await step('VACUUM ANALYZE (what autovacuum would have done)', () =>
-  withClient(url, (c) => c.query('VACUUM (ANALYZE) clients, credits, installments, ledger, audit_log, credit_accruals, branches, credit_configs, api_keys')),
+  withClient(url, (c) =>
+    c.query(
+      'VACUUM (ANALYZE) clients, credits, installments, ledger, audit_log, credit_accruals, branches, credit_configs, api_keys',
+    ),
+  ),
 );
 
 const counts = await step('row counts', () =>
@@ -468,7 +541,11 @@ const info: BookInfo = {
 await withClient(url, async (c) => {
   // bench-only: the keys' secrets, so the HTTP benches can authenticate (never do this with a real key)
   await c.query(`CREATE TABLE IF NOT EXISTS bench_meta (key text PRIMARY KEY, value jsonb NOT NULL)`);
-  await c.query(`INSERT INTO bench_meta (key, value) VALUES ('book', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [JSON.stringify(info)]);
+  await c.query(
+    `INSERT INTO bench_meta (key, value) VALUES ('book', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    [JSON.stringify(info)],
+  );
 });
 console.log(`\nbench book built in ${buildSeconds} s (business ${bid}, today ${today} in ${TIMEZONE})`);
-for (const [name, n] of Object.entries(counts)) console.log(`  ${name.padEnd(28)} ${n.toLocaleString('en').padStart(12)}`);
+for (const [name, n] of Object.entries(counts))
+  console.log(`  ${name.padEnd(28)} ${n.toLocaleString('en').padStart(12)}`);

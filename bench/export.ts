@@ -87,7 +87,11 @@ try {
   const key = (await createApiKey(db.kysely, { businessId: bid, scope: 'read', name: 'bench' })).key;
   const plan = await insertCreditConfig(db.kysely, bid, { name: 'bench', installments_count: 1 });
   const today = todayIn('UTC');
-  const client = await db.kysely.insertInto('clients').values({ business_id: bid, dni: 'bench', first_name: 'Bench' }).returning('id').executeTakeFirstOrThrow();
+  const client = await db.kysely
+    .insertInto('clients')
+    .values({ business_id: bid, dni: 'bench', first_name: 'Bench' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   const credit = await sql<{ id: string }>`
     INSERT INTO credits (business_id, client_id, credit_config_id, amount, total, created_by, sequential_id, start_date,
                          installments_count, days_until_first_payment, cut_type, payment_day, interest_rate, daily_punitory_rate,
@@ -123,19 +127,29 @@ try {
     t0 = performance.now();
     child.stdout!.on('data', (b: Buffer) => c.add(b));
     child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-    child.stdout!.once('data', () => console.log(`  first bytes after ${secs(t0)}; process RSS then ${MiB(mem.maxRss)}`));
+    child.stdout!.once('data', () =>
+      console.log(`  first bytes after ${secs(t0)}; process RSS then ${MiB(mem.maxRss)}`),
+    );
     const code = await new Promise<number | null>((r) => child.on('close', r));
     const wall = secs(t0);
     mem.stop();
     if (code !== 0) throw new Error(`lending export failed (${code}): ${err}`);
     if (c.lines !== ROWS + 1) throw new Error(`expected ${ROWS + 1} lines, got ${c.lines}`);
-    console.log(`  ${c.lines - 1} rows, ${MiB(c.bytes / 1024)} of CSV in ${wall} (${((c.lines - 1) / ((performance.now() - t0) / 1000)).toFixed(0)} rows/s)`);
-    console.log(`  process peak RSS: ${MiB(mem.hwm)} (VmHWM, start-up included); highest RSS sampled every 50 ms: ${MiB(mem.maxRss)}`);
+    console.log(
+      `  ${c.lines - 1} rows, ${MiB(c.bytes / 1024)} of CSV in ${wall} (${((c.lines - 1) / ((performance.now() - t0) / 1000)).toFixed(0)} rows/s)`,
+    );
+    console.log(
+      `  process peak RSS: ${MiB(mem.hwm)} (VmHWM, start-up included); highest RSS sampled every 50 ms: ${MiB(mem.maxRss)}`,
+    );
   }
 
   // 2. the HTTP API, served by `lending serve` in its own process
   {
-    server = spawn(process.execPath, ['bin/lending.js', 'serve'], { cwd: root, env: { ...env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    server = spawn(process.execPath, ['bin/lending.js', 'serve'], {
+      cwd: root,
+      env: { ...env, PORT: '0', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const baseUrl = await new Promise<string>((resolve, reject) => {
       let out = '';
       server!.stdout!.on('data', (b: Buffer) => {
@@ -147,7 +161,9 @@ try {
     });
     const pid = server.pid!;
     const idle = status(pid, 'VmRSS');
-    console.log(`\n$ curl -H "Authorization: Bearer …" ${baseUrl}/api/reports/exports/ledger.csv > /dev/null   (server: node bin/lending.js serve)`);
+    console.log(
+      `\n$ curl -H "Authorization: Bearer …" ${baseUrl}/api/reports/exports/ledger.csv > /dev/null   (server: node bin/lending.js serve)`,
+    );
     const mem = sampler(pid);
     const c = counter();
     t0 = performance.now();
@@ -162,8 +178,12 @@ try {
     const wall = secs(t0);
     mem.stop();
     if (c.lines !== ROWS + 1) throw new Error(`expected ${ROWS + 1} lines, got ${c.lines}`);
-    console.log(`  ${c.lines - 1} rows, ${MiB(c.bytes / 1024)} of CSV in ${wall} (${((c.lines - 1) / ((performance.now() - t0) / 1000)).toFixed(0)} rows/s)`);
-    console.log(`  server RSS: ${MiB(idle)} idle before the export, highest sampled during it ${MiB(mem.maxRss)}; peak ${MiB(mem.hwm)} (VmHWM, start-up included)`);
+    console.log(
+      `  ${c.lines - 1} rows, ${MiB(c.bytes / 1024)} of CSV in ${wall} (${((c.lines - 1) / ((performance.now() - t0) / 1000)).toFixed(0)} rows/s)`,
+    );
+    console.log(
+      `  server RSS: ${MiB(idle)} idle before the export, highest sampled during it ${MiB(mem.maxRss)}; peak ${MiB(mem.hwm)} (VmHWM, start-up included)`,
+    );
   }
 } finally {
   if (server && server.exitCode === null) {

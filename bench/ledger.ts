@@ -25,8 +25,14 @@ await runBench<Target>({
   targets: `SELECT row_number() OVER ()::int AS k, id AS credit_id FROM (SELECT id FROM credits WHERE business_id = $1 ORDER BY random() LIMIT $2) c`,
   request: (t) => ({ method: 'GET', path: `/api/credits/${t.credit_id}/ledger` }),
   ceilings: (_book, targets) => [
-    { label: "the app's 3 statements", scripts: [{ name: 'statements', text: [lookup(targets.length), AUTH, CREDIT, LEDGER_OF_CREDIT].join('\n') }] },
-    { label: 'one statement building the JSON', scripts: [{ name: 'document', text: lookup(targets.length) + CREDIT_LEDGER_DOCUMENT }] },
+    {
+      label: "the app's 3 statements",
+      scripts: [{ name: 'statements', text: [lookup(targets.length), AUTH, CREDIT, LEDGER_OF_CREDIT].join('\n') }],
+    },
+    {
+      label: 'one statement building the JSON',
+      scripts: [{ name: 'document', text: lookup(targets.length) + CREDIT_LEDGER_DOCUMENT }],
+    },
   ],
   sameDocument: async (c, book, t, appBody) => {
     const sql = CREDIT_LEDGER_DOCUMENT.replace(/:bid/g, '$1').replace(/:cid/g, '$2');

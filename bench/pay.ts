@@ -54,7 +54,9 @@ async function check({ c, book, since, okAnswers, connections }: BenchContext): 
   );
   const n = (v: string | undefined) => Number(v ?? 0);
   const r = rows.rows[0]!;
-  const out: Record<string, number> = { ...Object.fromEntries(Object.entries(over.rows[0]!).map(([k, v]) => [k, n(v)])) };
+  const out: Record<string, number> = {
+    ...Object.fromEntries(Object.entries(over.rows[0]!).map(([k, v]) => [k, n(v)])),
+  };
   out.payments = n(r.payments);
   out.ledger_rows = n(r.ledger_rows);
   out.bad_unaudited_ledger_rows = n(r.ledger_rows) - n(r.audited);
@@ -93,7 +95,12 @@ await runBench<Target>({
     body: JSON.stringify({ amount: (100 + Math.floor(Math.random() * 401)) / 100 }),
   }),
   ceilings: (book, targets) => [
-    { label: 'the payment transaction', scripts: [{ name: 'payment', text: [lookup(targets.length), AUTH, PAYMENT_TRANSACTION(book.timezone)].join('\n') }] },
+    {
+      label: 'the payment transaction',
+      scripts: [
+        { name: 'payment', text: [lookup(targets.length), AUTH, PAYMENT_TRANSACTION(book.timezone)].join('\n') },
+      ],
+    },
   ],
   check,
 });

@@ -9,7 +9,15 @@
 // for one client is compared with the one statement's document.
 import { isDeepStrictEqual } from 'node:util';
 import { runBench } from './lib/harness.ts';
-import { AUTH, CLIENT, CLIENT_DOCUMENT, CREDITS_OF_CLIENT, FILES_OF_CLIENT, INSTALLMENTS_OF_CREDITS, LEDGER_OF_CREDITS } from './lib/statements.ts';
+import {
+  AUTH,
+  CLIENT,
+  CLIENT_DOCUMENT,
+  CREDITS_OF_CLIENT,
+  FILES_OF_CLIENT,
+  INSTALLMENTS_OF_CREDITS,
+  LEDGER_OF_CREDITS,
+} from './lib/statements.ts';
 
 interface Target extends Record<string, unknown> {
   k: number;
@@ -31,13 +39,24 @@ await runBench<Target>({
               FROM (SELECT id FROM clients WHERE business_id = $1 ORDER BY random() LIMIT $2) c`,
   request: (t) => ({ method: 'GET', path: `/api/clients/${t.client_id}` }),
   ceilings: (book, targets) => [
-    { label: 'one statement building the JSON', scripts: [{ name: 'document', text: lookup(targets.length) + CLIENT_DOCUMENT(book.timezone) }] },
+    {
+      label: 'one statement building the JSON',
+      scripts: [{ name: 'document', text: lookup(targets.length) + CLIENT_DOCUMENT(book.timezone) }],
+    },
     {
       label: "the app's 6 statements",
       scripts: [
         {
           name: 'statements',
-          text: [lookup(targets.length), AUTH, CLIENT, CREDITS_OF_CLIENT, INSTALLMENTS_OF_CREDITS, LEDGER_OF_CREDITS, FILES_OF_CLIENT].join('\n'),
+          text: [
+            lookup(targets.length),
+            AUTH,
+            CLIENT,
+            CREDITS_OF_CLIENT,
+            INSTALLMENTS_OF_CREDITS,
+            LEDGER_OF_CREDITS,
+            FILES_OF_CLIENT,
+          ].join('\n'),
         },
       ],
     },

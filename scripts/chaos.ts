@@ -35,7 +35,14 @@ if (![seed, kills, workers].every(Number.isInteger) || kills < 0 || workers < 1)
 }
 let failed = false;
 for (const db of dbKinds(args.db)) {
-  const report = await runChaos({ db, postgresUrl: args['postgres-url'] ?? defaultPostgresUrl(), seed, kills, workers, log: (line) => console.error(line) });
+  const report = await runChaos({
+    db,
+    postgresUrl: args['postgres-url'] ?? defaultPostgresUrl(),
+    seed,
+    kills,
+    workers,
+    log: (line) => console.error(line),
+  });
   console.log(formatChaosReport(report));
   if (report.failures.length) failed = true;
 }

@@ -8,7 +8,12 @@ import { spec } from 'node:test/reporters';
 
 function saveCoverage({ workingDirectory, files }) {
   const src = files
-    .map(({ path, lines, branches, functions }) => ({ file: relative(workingDirectory, path), lines, branches, functions }))
+    .map(({ path, lines, branches, functions }) => ({
+      file: relative(workingDirectory, path),
+      lines,
+      branches,
+      functions,
+    }))
     .filter((f) => f.file.startsWith('src/'));
   writeFileSync(process.env.TEST_COVERAGE_FILE, JSON.stringify(src));
 }

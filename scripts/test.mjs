@@ -37,10 +37,16 @@ for (const [i, t] of targets.entries()) {
   const r = spawnSync(
     process.execPath,
     [
-      '--import', 'tsx', '--enable-source-maps', '--experimental-test-coverage',
-      '--test', '--test-concurrency=2',
-      `--test-reporter=${reporter}`, '--test-reporter-destination=stdout',
-      '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+      '--import',
+      'tsx',
+      '--enable-source-maps',
+      '--experimental-test-coverage',
+      '--test',
+      '--test-concurrency=2',
+      `--test-reporter=${reporter}`,
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tap}`,
       ...selected,
     ],
     { stdio: 'inherit', env: { ...process.env, ...t.env, TEST_COVERAGE_FILE: coverageFile } },
@@ -80,7 +86,9 @@ function printCoverage(coverage, runs) {
   const sum = { lines: [0, 0], branches: [0, 0], functions: [0, 0] };
   const row = (name, c) => `${name.padEnd(width)} ${pct(c.lines)} ${pct(c.branches)} ${pct(c.functions)}`;
   console.log(`\n=== coverage of src/ (${runs}) ===`);
-  console.log(`${'file'.padEnd(width)} ${'lines %'.padStart(11)} ${'branches %'.padStart(11)} ${'functions %'.padStart(11)}`);
+  console.log(
+    `${'file'.padEnd(width)} ${'lines %'.padStart(11)} ${'branches %'.padStart(11)} ${'functions %'.padStart(11)}`,
+  );
   for (const [file, c] of [...coverage].sort(([a], [b]) => a.localeCompare(b))) {
     const counts = { lines: count(c.lines), branches: count(c.branches), functions: count(c.functions) };
     for (const k of Object.keys(sum)) sum[k] = sum[k].map((v, j) => v + counts[k][j]);

@@ -52,7 +52,8 @@ function publicUrl(raw: string | undefined): string | null {
   } catch {
     throw new ConfigError(`PUBLIC_URL=${raw} is not a URL (e.g. https://lending.example.com)`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`PUBLIC_URL=${raw} must be an http or https URL`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new ConfigError(`PUBLIC_URL=${raw} must be an http or https URL`);
   return v.replace(/\/+$/, '');
 }
 
@@ -67,7 +68,9 @@ function trustProxy(raw: string | undefined): Config['trustProxy'] {
     const family = isIP(addr);
     const prefixOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
     if (!family || !prefixOk || rest.length) {
-      throw new ConfigError(`TRUST_PROXY=${raw} is not true, a hop count or a comma list of addresses and CIDRs (e.g. 10.0.0.0/8,192.168.1.7)`);
+      throw new ConfigError(
+        `TRUST_PROXY=${raw} is not true, a hop count or a comma list of addresses and CIDRs (e.g. 10.0.0.0/8,192.168.1.7)`,
+      );
     }
   }
   return list;
@@ -77,7 +80,8 @@ function trustProxy(raw: string | undefined): Config['trustProxy'] {
 function timeouts(env: NodeJS.ProcessEnv) {
   const requestTimeout = int(env, 'REQUEST_TIMEOUT', 120, 1, 3600);
   const headersTimeout = int(env, 'HEADERS_TIMEOUT', Math.min(20, requestTimeout), 1, 3600);
-  if (headersTimeout > requestTimeout) throw new ConfigError(`HEADERS_TIMEOUT=${headersTimeout} is longer than REQUEST_TIMEOUT=${requestTimeout}`);
+  if (headersTimeout > requestTimeout)
+    throw new ConfigError(`HEADERS_TIMEOUT=${headersTimeout} is longer than REQUEST_TIMEOUT=${requestTimeout}`);
   return {
     connectionTimeout: int(env, 'CONNECTION_TIMEOUT', 30, 1, 3600),
     requestTimeout,
@@ -90,7 +94,8 @@ function timeouts(env: NodeJS.ProcessEnv) {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL=${env.LOG_LEVEL} is not one of ${LOG_LEVELS.join(', ')}`);
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError(`LOG_LEVEL=${env.LOG_LEVEL} is not one of ${LOG_LEVELS.join(', ')}`);
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');

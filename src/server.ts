@@ -15,7 +15,11 @@ import type { FileStorage } from './storage/storage.ts';
 import { DirectoryStorage } from './storage/directory.ts';
 import { systemClock } from './domain/index.ts';
 
-export async function serve(config: Config, io: CliIO, runCommand: (db: Database, storage: FileStorage) => CommandRunner): Promise<void> {
+export async function serve(
+  config: Config,
+  io: CliIO,
+  runCommand: (db: Database, storage: FileStorage) => CommandRunner,
+): Promise<void> {
   let db: Database;
   try {
     db = await openDatabase(config);
@@ -45,7 +49,9 @@ export async function serve(config: Config, io: CliIO, runCommand: (db: Database
     await app?.close().catch(() => {});
     await db.close().catch(() => {});
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new Error(`port ${config.port} on ${config.host} is already in use: stop what uses it, or set PORT to another port`);
+      throw new Error(
+        `port ${config.port} on ${config.host} is already in use: stop what uses it, or set PORT to another port`,
+      );
     }
     throw err;
   }

@@ -19,7 +19,8 @@ function specifiers(fileName: string, text: string): string[] {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) literal(node.moduleSpecifier);
     else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
       literal(node.moduleReference.expression);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) literal(node.arguments[0]);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+      literal(node.arguments[0]);
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) literal(node.argument.literal);
     ts.forEachChild(node, visit);
   };
@@ -40,12 +41,19 @@ function sourceImports(): Import[] {
     .map((f) => `src/${f.split('\\').join('/')}`)
     .sort();
   return files.flatMap((file) =>
-    specifiers(file, readFileSync(join(ROOT, file), 'utf8')).map((spec) => ({ file, spec, target: targetOf(file, spec) })),
+    specifiers(file, readFileSync(join(ROOT, file), 'utf8')).map((spec) => ({
+      file,
+      spec,
+      target: targetOf(file, spec),
+    })),
   );
 }
 
 function targetOf(file: string, spec: string): string {
-  if (spec.startsWith('.')) return relative(ROOT, resolve(ROOT, dirname(file), spec)).split('\\').join('/');
+  if (spec.startsWith('.'))
+    return relative(ROOT, resolve(ROOT, dirname(file), spec))
+      .split('\\')
+      .join('/');
   if (spec.startsWith('node:')) return spec;
   const parts = spec.split('/');
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
@@ -72,7 +80,17 @@ test('the parser sees every form of import, type-only ones included', () => {
     "let h: import('./h.ts').H;",
     "const notAnImport = 'from ./i.ts'; dynamic(`./j.ts`);",
   ].join('\n');
-  assert.deepEqual(specifiers('x.ts', text), ['./a.ts', '../b.ts', 'c', './side-effect.ts', './d.ts', '@scope/e/sub', 'f', './g.ts', './h.ts']);
+  assert.deepEqual(specifiers('x.ts', text), [
+    './a.ts',
+    '../b.ts',
+    'c',
+    './side-effect.ts',
+    './d.ts',
+    '@scope/e/sub',
+    'f',
+    './g.ts',
+    './h.ts',
+  ]);
   assert.equal(targetOf('src/http/routes/x.ts', '../../db/repositories/y.ts'), 'src/db/repositories/y.ts');
   assert.equal(targetOf('src/domain/x.ts', '@sinclair/typebox/value'), '@sinclair/typebox');
   assert.ok(imports.length > 100, `only ${imports.length} imports found under src`);

@@ -56,7 +56,7 @@ export function anchors(text: string): Set<string> {
   return out;
 }
 
-const LINK = /!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+["'(][^)]*)?\)/g;
+const LINK = /!?\[(?:[^[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+["'(][^)]*)?\)/g;
 const DEFINITION = /^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/;
 
 /** What is wrong with the links of one markdown file (path relative to the root), as readable lines. */
@@ -69,7 +69,12 @@ export function linkProblems(file: string, text: string, read: (path: string) =>
     if (def) targets.push(def[1]!);
     const AUTOLINK = /<([a-z][a-z0-9+.-]*:[^>\s]*)>/gi;
     for (const a of line.matchAll(AUTOLINK)) problems.push(`${where}: autolink ${a[1]} leaves the repository`);
-    const bare = def ? null : line.replace(LINK, '').replace(AUTOLINK, '').match(/\bhttps?:\/\/\S+/gi);
+    const bare = def
+      ? null
+      : line
+          .replace(LINK, '')
+          .replace(AUTOLINK, '')
+          .match(/\bhttps?:\/\/\S+/gi);
     for (const u of bare ?? []) problems.push(`${where}: bare URL ${u} (GitHub links it) leaves the repository`);
     for (const target of targets) {
       const problem = checkTarget(file, target, read);
@@ -90,7 +95,8 @@ function checkTarget(file: string, target: string, read: (path: string) => strin
   if (path === '..' || path.startsWith(`..${sep}`)) return 'escapes the repository';
   const content = read(path);
   if (content === null) return `${path} is not a file of the repository`;
-  if (anchor !== null && extname(path) === '.md' && !anchors(content).has(anchor)) return `no heading #${anchor} in ${path}`;
+  if (anchor !== null && extname(path) === '.md' && !anchors(content).has(anchor))
+    return `no heading #${anchor} in ${path}`;
   return null;
 }
 
@@ -114,14 +120,20 @@ for (const file of ['README.md', ...docs]) {
 test('the checker: GitHub slugs, and each kind of bad link is caught', () => {
   assert.equal(slug('Summary: what "as of D" means'), 'summary-what-as-of-d-means');
   assert.equal(slug("List a client's credits (contract 2)"), 'list-a-clients-credits-contract-2');
-  assert.equal(slug('Uploads (`POST /api/clients/{id}/files`, `POST /upload/{token}`)'), 'uploads-post-apiclientsidfiles-post-uploadtoken');
+  assert.equal(
+    slug('Uploads (`POST /api/clients/{id}/files`, `POST /upload/{token}`)'),
+    'uploads-post-apiclientsidfiles-post-uploadtoken',
+  );
   assert.equal(slug('Money, rates, dates and ids'), 'money-rates-dates-and-ids');
   assert.deepEqual([...anchors('# A\n## A\n```\n# not a heading\n```\n### b_c d')], ['a', 'a-1', 'b_c-d']);
 
   const files: Record<string, string> = { 'docs/x.md': '# Title\n## Part one\n', 'src/y.ts': '' };
   const read = (p: string) => files[p] ?? null;
   const check = (text: string) => linkProblems('docs/x.md', text, read).length;
-  assert.equal(check('[ok](#part-one) [ok](x.md#title) [ok](../src/y.ts) `[code](http://a.b)`\n```\n[fenced](https://a.b)\n```'), 0);
+  assert.equal(
+    check('[ok](#part-one) [ok](x.md#title) [ok](../src/y.ts) `[code](http://a.b)`\n```\n[fenced](https://a.b)\n```'),
+    0,
+  );
   assert.equal(check('[web](https://example.com)'), 1);
   assert.equal(check('[file](file:///etc/passwd)'), 1);
   assert.equal(check('[out](../../outside.md)'), 1);

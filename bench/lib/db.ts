@@ -20,7 +20,9 @@ export interface BookInfo {
 export function benchUrl(): string {
   const raw = process.env.DATABASE_URL?.trim();
   if (!raw) {
-    console.error('set DATABASE_URL to a PostgreSQL database (e.g. postgres://postgres@127.0.0.1:5432/lending_bench), or to a server and BENCH_DB=name');
+    console.error(
+      'set DATABASE_URL to a PostgreSQL database (e.g. postgres://postgres@127.0.0.1:5432/lending_bench), or to a server and BENCH_DB=name',
+    );
     process.exit(2);
   }
   const name = process.env.BENCH_DB?.trim();

@@ -80,7 +80,9 @@ export async function runBench<T extends Record<string, unknown>>(bench: Bench<T
   const url = benchUrl();
   const book = await requireBook(url);
   const load = loadavg()[0]!;
-  console.log(`bench ${bench.name}: ${bench.work} on ${databaseName(url)} (scale ${book.scale}), ${connections} connections, ${seconds} s (+${warmup} s warm-up); load average ${load.toFixed(2)}`);
+  console.log(
+    `bench ${bench.name}: ${bench.work} on ${databaseName(url)} (scale ${book.scale}), ${connections} connections, ${seconds} s (+${warmup} s warm-up); load average ${load.toFixed(2)}`,
+  );
 
   await withClient(url, async (c) => {
     // ---- targets, in a table pgbench reads too
@@ -123,20 +125,35 @@ export async function runBench<T extends Record<string, unknown>>(bench: Bench<T
       const args = { url, scripts: ceiling.scripts, vars, clients: connections };
       if (warmup > 0) await pgbench({ ...args, seconds: Math.ceil(warmup) });
       const r: CeilingResult = await pgbench({ ...args, seconds: Math.ceil(seconds) });
-      ceilings.push({ label: ceiling.label, rps: r.tps, p50: r.p50, p99: r.p99, failed: r.failed, transactions: r.transactions });
+      ceilings.push({
+        label: ceiling.label,
+        rps: r.tps,
+        p50: r.p50,
+        p99: r.p99,
+        failed: r.failed,
+        transactions: r.transactions,
+      });
     }
     const afterCeilings = bench.check ? await bench.check(ctx) : {};
 
     // ---- report
     console.log('');
-    console.log(`${'work'.padEnd(34)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}   ${'app/ceiling'.padStart(11)}`);
-    console.log(`${`app: ${bench.work}`.padEnd(34)} ${app.rps.toFixed(1).padStart(9)} ${ms(app.p50).padStart(8)} ${ms(app.p99).padStart(8)}`);
+    console.log(
+      `${'work'.padEnd(34)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}   ${'app/ceiling'.padStart(11)}`,
+    );
+    console.log(
+      `${`app: ${bench.work}`.padEnd(34)} ${app.rps.toFixed(1).padStart(9)} ${ms(app.p50).padStart(8)} ${ms(app.p99).padStart(8)}`,
+    );
     for (const x of ceilings) {
       const ratio = `${((100 * app.rps) / x.rps).toFixed(1)} %`;
-      console.log(`${`db: ${x.label}`.padEnd(34)} ${x.rps.toFixed(1).padStart(9)} ${ms(x.p50).padStart(8)} ${ms(x.p99).padStart(8)}   ${ratio.padStart(11)}`);
+      console.log(
+        `${`db: ${x.label}`.padEnd(34)} ${x.rps.toFixed(1).padStart(9)} ${ms(x.p50).padStart(8)} ${ms(x.p99).padStart(8)}   ${ratio.padStart(11)}`,
+      );
     }
     console.log('');
-    console.log(`app: ${app.requests} requests, ${app.ok} 2xx, ${app.non2xx} non-2xx ${JSON.stringify(app.codes)}, ${app.errors} errors, ${app.timeouts} timeouts; server peak RSS ${rss.toFixed(0)} MiB`);
+    console.log(
+      `app: ${app.requests} requests, ${app.ok} 2xx, ${app.non2xx} non-2xx ${JSON.stringify(app.codes)}, ${app.errors} errors, ${app.timeouts} timeouts; server peak RSS ${rss.toFixed(0)} MiB`,
+    );
     for (const n of notes) console.log(n);
     if (bench.check) {
       console.log(`checks after the app: ${JSON.stringify(afterApp)}`);
@@ -152,16 +169,38 @@ export async function runBench<T extends Record<string, unknown>>(bench: Bench<T
           connections,
           seconds,
           load_average: round(load, 2),
-          app: { rps: round(app.rps), p50_ms: round(app.p50), p99_ms: round(app.p99), requests: app.requests, non2xx: app.non2xx, errors: app.errors, rss_mib: round(rss, 0) },
-          ceilings: ceilings.map((x) => ({ label: x.label, rps: round(x.rps), p50_ms: round(x.p50), p99_ms: round(x.p99), failed: x.failed, transactions: x.transactions, ratio: round(app.rps / x.rps, 3) })),
+          app: {
+            rps: round(app.rps),
+            p50_ms: round(app.p50),
+            p99_ms: round(app.p99),
+            requests: app.requests,
+            non2xx: app.non2xx,
+            errors: app.errors,
+            rss_mib: round(rss, 0),
+          },
+          ceilings: ceilings.map((x) => ({
+            label: x.label,
+            rps: round(x.rps),
+            p50_ms: round(x.p50),
+            p99_ms: round(x.p99),
+            failed: x.failed,
+            transactions: x.transactions,
+            ratio: round(app.rps / x.rps, 3),
+          })),
           ...(bench.check ? { checks: { after_app: afterApp, after_ceilings: afterCeilings } } : {}),
         }),
       );
     }
     const bad = app.non2xx + app.errors > 0.01 * app.requests;
-    const failedChecks = [...Object.entries(afterApp), ...Object.entries(afterCeilings)].filter(([k, v]) => k.startsWith('bad_') && v !== 0);
+    const failedChecks = [...Object.entries(afterApp), ...Object.entries(afterCeilings)].filter(
+      ([k, v]) => k.startsWith('bad_') && v !== 0,
+    );
     if (bad || failedChecks.length) {
-      console.error(bad ? 'more than 1 % of the requests failed' : `check failed: ${JSON.stringify(Object.fromEntries(failedChecks))}`);
+      console.error(
+        bad
+          ? 'more than 1 % of the requests failed'
+          : `check failed: ${JSON.stringify(Object.fromEntries(failedChecks))}`,
+      );
       process.exitCode = 1;
     }
   });

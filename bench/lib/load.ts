@@ -60,7 +60,10 @@ export async function drive(o: {
 export async function probe(baseUrl: string, key: string, t: HttpTarget): Promise<unknown> {
   const res = await fetch(`${baseUrl}${t.path}`, {
     method: t.method,
-    headers: { authorization: `Bearer ${key}`, ...(t.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(t.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(t.body === undefined ? {} : { body: t.body }),
   });
   const text = await res.text();

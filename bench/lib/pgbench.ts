@@ -29,12 +29,17 @@ function run(args: string[]): Promise<string> {
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    child.on('error', (e) => reject(new Error(`pgbench could not start (${e.message}): install the PostgreSQL client tools`)));
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`pgbench exited ${code}:\n${err}${out}`))));
+    child.on('error', (e) =>
+      reject(new Error(`pgbench could not start (${e.message}): install the PostgreSQL client tools`)),
+    );
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`pgbench exited ${code}:\n${err}${out}`)),
+    );
   });
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 
 export async function pgbench(o: {
   url: string;
@@ -52,11 +57,17 @@ export async function pgbench(o: {
     });
     const out = await run([
       '-n', // no vacuum of pgbench's own tables: there are none
-      '-M', 'prepared',
-      '-c', String(o.clients),
-      '-j', String(Math.min(2, o.clients)),
-      '-T', String(o.seconds),
-      '-l', '--log-prefix', join(dir, 'log'),
+      '-M',
+      'prepared',
+      '-c',
+      String(o.clients),
+      '-j',
+      String(Math.min(2, o.clients)),
+      '-T',
+      String(o.seconds),
+      '-l',
+      '--log-prefix',
+      join(dir, 'log'),
       ...Object.entries(o.vars).flatMap(([k, v]) => ['-D', `${k}=${v}`]),
       ...files.flat(),
       o.url,
@@ -73,7 +84,13 @@ export async function pgbench(o: {
       }
     }
     lat.sort((a, b) => a - b);
-    return { tps: Number(tps[1]), p50: percentile(lat, 50), p99: percentile(lat, 99), transactions: lat.length, failed };
+    return {
+      tps: Number(tps[1]),
+      p50: percentile(lat, 50),
+      p99: percentile(lat, 99),
+      transactions: lat.length,
+      failed,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -27,7 +27,16 @@ function rssMiB(pid: number): number {
 export async function startServer(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Server> {
   const child: ChildProcess = spawn(process.execPath, ['bin/lending.js', 'serve'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ACCRUAL_SCHEDULE: 'off', RATE_LIMIT: '0', ...extraEnv },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ACCRUAL_SCHEDULE: 'off',
+      RATE_LIMIT: '0',
+      ...extraEnv,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -42,7 +51,9 @@ export async function startServer(databaseUrl: string, extraEnv: Record<string, 
   });
   child.stdout!.resume(); // keep draining what it prints
   for (let i = 0; ; i++) {
-    const ok = await fetch(`${baseUrl}/readyz`).then((r) => r.ok).catch(() => false);
+    const ok = await fetch(`${baseUrl}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false);
     if (ok) break;
     if (i > 100) throw new Error(`${baseUrl}/readyz never answered 200`);
     await new Promise((r) => setTimeout(r, 100));

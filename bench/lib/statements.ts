@@ -23,17 +23,25 @@ export const FILES_OF_CLIENT = `SELECT * FROM client_files WHERE business_id = :
 // The same document built by the database in one statement: the contract's records (src/domain/records.ts,
 // src/services/present.ts), timestamps as the app writes them, delinquency as of the business's today.
 // (pgbench reads :name as a variable even inside a string, hence the colons put back by translate)
-const ts = (col: string) => `translate(to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24"~"MI"~"SS.MS"Z"'), '~', chr(58))`;
-const CREDIT_JSON = (k: string) => `json_build_object('id', ${k}.id, 'client_id', ${k}.client_id, 'credit_config_id', ${k}.credit_config_id,
+const ts = (col: string) =>
+  `translate(to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24"~"MI"~"SS.MS"Z"'), '~', chr(58))`;
+const CREDIT_JSON = (
+  k: string,
+) => `json_build_object('id', ${k}.id, 'client_id', ${k}.client_id, 'credit_config_id', ${k}.credit_config_id,
     'amount', ${k}.amount, 'status', ${k}.status, 'refinanced_from_id', ${k}.refinanced_from_id, 'created_by', ${k}.created_by,
     'origin_transaction_reference', ${k}.origin_transaction_reference, 'branch_id', ${k}.branch_id, 'sequential_id', ${k}.sequential_id,
     'created_at', ${ts(`${k}.created_at`)}, 'updated_at', ${ts(`${k}.updated_at`)}, 'written_off_at', ${ts(`${k}.written_off_at`)},
     'write_off_reason', ${k}.write_off_reason, 'total', ${k}.total, 'start_date', ${k}.start_date)`;
-const INSTALLMENT_JSON = (i: string, today: string) => `json_build_object('id', ${i}.id, 'credit_id', ${i}.credit_id, 'number', ${i}.number,
+const INSTALLMENT_JSON = (
+  i: string,
+  today: string,
+) => `json_build_object('id', ${i}.id, 'credit_id', ${i}.credit_id, 'number', ${i}.number,
     'amount', ${i}.amount, 'due_date', ${i}.due_date, 'status', ${i}.status, 'overdue', ${i}.status <> 'paid' AND ${i}.due_date < ${today},
     'days_late', CASE WHEN ${i}.status = 'paid' THEN greatest(coalesce(${i}.paid_date - ${i}.due_date, 0), 0) ELSE greatest(${today} - ${i}.due_date, 0) END,
     'created_at', ${ts(`${i}.created_at`)}, 'updated_at', ${ts(`${i}.updated_at`)})`;
-const LEDGER_JSON = (l: string) => `json_build_object('id', ${l}.id, 'installment_id', ${l}.installment_id, 'type', ${l}.type, 'amount', ${l}.amount,
+const LEDGER_JSON = (
+  l: string,
+) => `json_build_object('id', ${l}.id, 'installment_id', ${l}.installment_id, 'type', ${l}.type, 'amount', ${l}.amount,
     'branch_id', ${l}.branch_id, 'created_by', ${l}.created_by, 'created_at', ${ts(`${l}.created_at`)}, 'credit_id', ${l}.credit_id,
     'effective_date', ${l}.effective_date)`;
 
@@ -81,7 +89,8 @@ export interface AuditFilters {
 }
 const auditWhere = (f: AuditFilters) =>
   `business_id = :bid${f.table ? ' AND table_name = :tn' : ''}${f.action ? ' AND action = :ac' : ''}${f.record ? ' AND record_id = :rid::uuid' : ''}`;
-export const AUDIT_PAGE = (f: AuditFilters) => `SELECT * FROM audit_log WHERE ${auditWhere(f)} ORDER BY changed_at DESC, id DESC LIMIT 50 OFFSET :off;`;
+export const AUDIT_PAGE = (f: AuditFilters) =>
+  `SELECT * FROM audit_log WHERE ${auditWhere(f)} ORDER BY changed_at DESC, id DESC LIMIT 50 OFFSET :off;`;
 export const AUDIT_COUNT = (f: AuditFilters) => `SELECT count(*) AS n FROM audit_log WHERE ${auditWhere(f)};`;
 
 // ---- POST /api/credits/:id/payments: :cid the credit, :iid an installment it owes, :br its branch.

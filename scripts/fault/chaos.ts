@@ -92,18 +92,38 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 
     // ---- seed: a plan with punitory, clients, a credit each that is already late ----
     const post = async (path: string, body: unknown) => {
-      const r = await send(server.url, { method: 'POST', path, headers: jsonHeaders(me.full), body: JSON.stringify(body) }, 30_000);
-      if (r.status < 200 || r.status >= 300) throw new Error(`seeding: POST ${path} answered ${r.status || r.error} ${r.text.slice(0, 300)}`);
+      const r = await send(
+        server.url,
+        { method: 'POST', path, headers: jsonHeaders(me.full), body: JSON.stringify(body) },
+        30_000,
+      );
+      if (r.status < 200 || r.status >= 300)
+        throw new Error(`seeding: POST ${path} answered ${r.status || r.error} ${r.text.slice(0, 300)}`);
       return r.json as any;
     };
-    const plan = await post('/api/credit-configs', { name: 'chaos', installments_count: 6, cut_type: 'fixed', days_until_first_payment: 30, interest_rate: 0.2, daily_punitory_rate: 0.003 });
+    const plan = await post('/api/credit-configs', {
+      name: 'chaos',
+      installments_count: 6,
+      cut_type: 'fixed',
+      days_until_first_payment: 30,
+      interest_rate: 0.2,
+      daily_punitory_rate: 0.003,
+    });
     const clients: string[] = [];
     const credits: string[] = [];
     const seeded = new Map<string, string>(); // client → its first credit
     for (let i = 0; i < (o.clients ?? 4); i++) {
-      const c = await post('/api/clients', { dni: `${o.seed}${i}${rng.digits(6)}`, first_name: 'Chaos', last_name: `C${i}` });
+      const c = await post('/api/clients', {
+        dni: `${o.seed}${i}${rng.digits(6)}`,
+        first_name: 'Chaos',
+        last_name: `C${i}`,
+      });
       clients.push(c.id);
-      const credit = await post(`/api/clients/${c.id}/credits`, { credit_config_id: plan.id, amount: 80_000, start_date: today(-120) });
+      const credit = await post(`/api/clients/${c.id}/credits`, {
+        credit_config_id: plan.id,
+        amount: 80_000,
+        start_date: today(-120),
+      });
       credits.push(credit.credit.id);
       seeded.set(c.id, credit.credit.id);
     }
@@ -119,11 +139,35 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         const client = rng.pick(clients);
         const amount = rng.money(50_000, 100_000);
         const body = JSON.stringify({ credit_config_id: plan.id, amount, start_date: today(-rng.int(0, 90)) });
-        return { kind: 'credit', target: client, amount, interrupted: false, replayed: false, req: { method: 'POST', path: `/api/clients/${client}/credits`, headers: { ...jsonHeaders(me.full), 'idempotency-key': key }, body } };
+        return {
+          kind: 'credit',
+          target: client,
+          amount,
+          interrupted: false,
+          replayed: false,
+          req: {
+            method: 'POST',
+            path: `/api/clients/${client}/credits`,
+            headers: { ...jsonHeaders(me.full), 'idempotency-key': key },
+            body,
+          },
+        };
       }
       const credit = rng.pick(credits);
       const amount = rng.money(1, 100);
-      return { kind: 'payment', target: credit, amount, interrupted: false, replayed: false, req: { method: 'POST', path: `/api/credits/${credit}/payments`, headers: { ...jsonHeaders(me.full), 'idempotency-key': key }, body: JSON.stringify({ amount }) } };
+      return {
+        kind: 'payment',
+        target: credit,
+        amount,
+        interrupted: false,
+        replayed: false,
+        req: {
+          method: 'POST',
+          path: `/api/credits/${credit}/payments`,
+          headers: { ...jsonHeaders(me.full), 'idempotency-key': key },
+          body: JSON.stringify({ amount }),
+        },
+      };
     };
     /** sends until an answer arrives; a 5xx is a failure, and the write is sent again */
     const settle = async (w: Write) => {
@@ -165,7 +209,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       await server.kill9();
       const fig = await server.start();
       restarts.push(fig);
-      log(`[${o.db}] kill ${k + 1}/${o.kills}: back in ${fig.ms} ms (${fig.failedAttempts} failed starts), ${writes.length} writes so far`);
+      log(
+        `[${o.db}] kill ${k + 1}/${o.kills}: back in ${fig.ms} ms (${fig.failedAttempts} failed starts), ${writes.length} writes so far`,
+      );
     }
     await sleep(500);
     stopping = true;
@@ -181,7 +227,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const refused: Record<string, number> = {};
     for (const w of writes.filter((x) => x.status! >= 400)) {
       refused[w.status!] = (refused[w.status!] ?? 0) + 1;
-      if (w.status === 409 && /Idempotency-Key/.test(JSON.stringify(w.body))) failures.push(`${w.req.path}: a retry with the same key and body was refused as a different request`);
+      if (w.status === 409 && /Idempotency-Key/.test(JSON.stringify(w.body)))
+        failures.push(`${w.req.path}: a retry with the same key and body was refused as a different request`);
     }
     const ackedCredits = acked.filter((w) => w.kind === 'credit');
     const ackedPayments = acked.filter((w) => w.kind === 'payment');
@@ -189,16 +236,23 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     // credits: each acknowledged one is there, and each client has exactly the credits acknowledged for it
     for (const client of clients) {
       const listed = ((await get(`/api/clients/${client}/credits`)) as { id: string }[]).map((c) => c.id).sort();
-      const expected = [seeded.get(client)!, ...ackedCredits.filter((w) => w.target === client).map((w) => (w.body as CreditRead).credit.id)].sort();
+      const expected = [
+        seeded.get(client)!,
+        ...ackedCredits.filter((w) => w.target === client).map((w) => (w.body as CreditRead).credit.id),
+      ].sort();
       const missing = expected.filter((id) => !listed.includes(id));
       const extra = listed.filter((id) => !expected.includes(id));
       if (missing.length) failures.push(`client ${client}: acknowledged credits missing: ${missing.join(', ')}`);
-      if (extra.length) failures.push(`client ${client}: credits nobody was told about (duplicated writes?): ${extra.join(', ')}`);
+      if (extra.length)
+        failures.push(`client ${client}: credits nobody was told about (duplicated writes?): ${extra.join(', ')}`);
     }
 
     // payments and the ledger, credit by credit
     let ledgerEntriesChecked = 0;
-    const auditIds: { id: string; table: string }[] = ackedCredits.map((w) => ({ id: (w.body as CreditRead).credit.id, table: 'credits' }));
+    const auditIds: { id: string; table: string }[] = ackedCredits.map((w) => ({
+      id: (w.body as CreditRead).credit.id,
+      table: 'credits',
+    }));
     for (const creditId of new Set(credits)) {
       const read = (await get(`/api/credits/${creditId}`)) as CreditRead;
       const mine = ackedPayments.filter((w) => w.target === creditId);
@@ -206,15 +260,24 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       const inLedger = new Map(read.ledgerEntries.map((e) => [e.id, e]));
       ledgerEntriesChecked += read.ledgerEntries.length;
       for (const e of ackedEntries) {
-        if (!inLedger.has(e.id)) failures.push(`credit ${creditId}: acknowledged ledger entry ${e.id} (${e.type} ${e.amount}) missing`);
+        if (!inLedger.has(e.id))
+          failures.push(`credit ${creditId}: acknowledged ledger entry ${e.id} (${e.type} ${e.amount}) missing`);
         auditIds.push({ id: e.id, table: 'ledger' });
       }
       const ackedIds = new Set(ackedEntries.map((e) => e.id));
       const extraPayments = read.ledgerEntries.filter((e) => e.type === 'payment' && !ackedIds.has(e.id));
-      if (extraPayments.length) failures.push(`credit ${creditId}: ${extraPayments.length} payment entries nobody was told about (duplicated writes?)`);
+      if (extraPayments.length)
+        failures.push(
+          `credit ${creditId}: ${extraPayments.length} payment entries nobody was told about (duplicated writes?)`,
+        );
       const paidAcked = mine.reduce((s, w) => s + cents(w.amount), 0);
-      const paidLedger = read.ledgerEntries.filter((e) => e.type === 'payment').reduce((s, e) => s + cents(e.amount), 0);
-      if (paidAcked !== paidLedger) failures.push(`credit ${creditId}: payments acknowledged ${paidAcked / 100}, in the ledger ${paidLedger / 100}`);
+      const paidLedger = read.ledgerEntries
+        .filter((e) => e.type === 'payment')
+        .reduce((s, e) => s + cents(e.amount), 0);
+      if (paidAcked !== paidLedger)
+        failures.push(
+          `credit ${creditId}: payments acknowledged ${paidAcked / 100}, in the ledger ${paidLedger / 100}`,
+        );
       failures.push(...ledgerProblems(read));
     }
 
@@ -223,14 +286,21 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     for (const { id, table } of auditIds) {
       const page = (await get(`/api/logs?record_id=${id}`)) as { items: { table_name: string; action: string }[] };
       auditRowsChecked += page.items.length;
-      if (!page.items.some((a) => a.table_name === table && a.action === 'INSERT')) failures.push(`no audit INSERT on ${table} for acknowledged ${id}`);
+      if (!page.items.some((a) => a.table_name === table && a.action === 'INSERT'))
+        failures.push(`no audit INSERT on ${table} for acknowledged ${id}`);
     }
 
     // a replay answers what was acknowledged, and writes nothing
     for (const w of [...acked.filter((x) => x.interrupted), ...acked.filter((x) => !x.interrupted)].slice(0, 10)) {
       const r = await send(server.url, w.req, 30_000);
-      if (r.status !== w.status || r.headers.get('idempotent-replayed') !== 'true' || !isDeepStrictEqual(r.json, w.body)) {
-        failures.push(`replay of ${w.req.path} (${w.req.headers!['idempotency-key']}) answered ${r.status} replayed=${r.headers.get('idempotent-replayed')}, not the acknowledged ${w.status}`);
+      if (
+        r.status !== w.status ||
+        r.headers.get('idempotent-replayed') !== 'true' ||
+        !isDeepStrictEqual(r.json, w.body)
+      ) {
+        failures.push(
+          `replay of ${w.req.path} (${w.req.headers!['idempotency-key']}) answered ${r.status} replayed=${r.headers.get('idempotent-replayed')}, not the acknowledged ${w.status}`,
+        );
       }
     }
 
@@ -263,17 +333,25 @@ export function ledgerProblems(read: CreditRead): string[] {
   const p: string[] = [];
   const id = read.credit.id;
   const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
-  if (sum(read.installments.map((i) => cents(i.amount))) !== cents(read.credit.total)) p.push(`credit ${id}: installments do not add up to the total ${read.credit.total}`);
+  if (sum(read.installments.map((i) => cents(i.amount))) !== cents(read.credit.total))
+    p.push(`credit ${id}: installments do not add up to the total ${read.credit.total}`);
   for (const inst of read.installments) {
-    const of = (type: Entry['type']) => sum(read.ledgerEntries.filter((e) => e.installment_id === inst.id && e.type === type).map((e) => cents(e.amount)));
+    const of = (type: Entry['type']) =>
+      sum(
+        read.ledgerEntries.filter((e) => e.installment_id === inst.id && e.type === type).map((e) => cents(e.amount)),
+      );
     const due = of('installment');
     const punitory = of('punitory');
     const paid = of('payment');
     const where = `credit ${id} installment ${inst.number}`;
     if (due !== cents(inst.amount)) p.push(`${where}: installment entries ${due / 100} ≠ amount ${inst.amount}`);
-    if (paid > due + punitory) p.push(`${where}: paid ${paid / 100} > amount ${due / 100} + posted punitory ${punitory / 100}`);
+    if (paid > due + punitory)
+      p.push(`${where}: paid ${paid / 100} > amount ${due / 100} + posted punitory ${punitory / 100}`);
     const status = paid === 0 ? 'pending' : paid >= due + punitory ? 'paid' : 'partial';
-    if (inst.status !== status) p.push(`${where}: status ${inst.status}, the ledger says ${status} (paid ${paid / 100} of ${(due + punitory) / 100})`);
+    if (inst.status !== status)
+      p.push(
+        `${where}: status ${inst.status}, the ledger says ${status} (paid ${paid / 100} of ${(due + punitory) / 100})`,
+      );
   }
   const allPaid = read.installments.every((i) => i.status === 'paid');
   if (read.credit.status === 'closed' && !allPaid) p.push(`credit ${id}: closed with unpaid installments`);

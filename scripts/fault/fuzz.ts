@@ -7,8 +7,25 @@
 // another business is never served; no API key or upload token reaches the server's log.
 import { Rng } from './rng.ts';
 import { bearer, describe, jsonHeaders, send, type Request, type Response } from './http.ts';
-import { ResponseValidators, declares, operations, type Document, type Operation, type Param, type Schema } from './openapi.ts';
-import { BAD_KINDS, allowsNull, invalidValue, objectSchema, today, validObject, validValue, type Hints } from './generate.ts';
+import {
+  ResponseValidators,
+  declares,
+  operations,
+  type Document,
+  type Operation,
+  type Param,
+  type Schema,
+} from './openapi.ts';
+import {
+  BAD_KINDS,
+  allowsNull,
+  invalidValue,
+  objectSchema,
+  today,
+  validObject,
+  validValue,
+  type Hints,
+} from './generate.ts';
 import { ServerProcess, countFiles, createTarget, createTenant, type DbKind, type Tenant } from './server.ts';
 
 export interface FuzzOptions {
@@ -58,7 +75,10 @@ export interface FuzzReport {
 }
 
 // a 1×1 PNG: the smallest file the service accepts
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 // uploads above this are refused, so that the fuzzer can reach the 413 cheaply
 const MAX_FILE_BYTES = 64 * 1024;
 
@@ -82,11 +102,44 @@ interface Pools {
   session: SessionRec[];
 }
 
-const BY_NAME: Record<string, Kind | 'fileName' | 'token'> = { clientId: 'client', fileId: 'file', sessionId: 'session', filename: 'fileName', token: 'token' };
-const BY_SEGMENT: Record<string, Kind> = { clients: 'client', 'credit-configs': 'plan', branches: 'branch', credits: 'credit' };
+const BY_NAME: Record<string, Kind | 'fileName' | 'token'> = {
+  clientId: 'client',
+  fileId: 'file',
+  sessionId: 'session',
+  filename: 'fileName',
+  token: 'token',
+};
+const BY_SEGMENT: Record<string, Kind> = {
+  clients: 'client',
+  'credit-configs': 'plan',
+  branches: 'branch',
+  credits: 'credit',
+};
 // no bare '..' or '%2e%2e': the client's URL parser would resolve them and send another path
-const BAD_PATH_VALUES = ['not-a-uuid', '%20', '%00', '..%2F..%2Fetc%2Fpasswd', '...', "'%20OR%201=1--", 'x'.repeat(2000), '123e4567-e89b-12d3-a456-42661417400g', '%E2%80%AE', '00000000-0000-0000-0000-000000000000'];
-const MALFORMED_JSON = ['{"a":', "{'dni':'1'}", '{', '[', 'nul', '{"a":1,}', '\u00ff\u00fe', '{"amount": 1e309}', '{"a":"\\ud800"}', ' '];
+const BAD_PATH_VALUES = [
+  'not-a-uuid',
+  '%20',
+  '%00',
+  '..%2F..%2Fetc%2Fpasswd',
+  '...',
+  "'%20OR%201=1--",
+  'x'.repeat(2000),
+  '123e4567-e89b-12d3-a456-42661417400g',
+  '%E2%80%AE',
+  '00000000-0000-0000-0000-000000000000',
+];
+const MALFORMED_JSON = [
+  '{"a":',
+  "{'dni':'1'}",
+  '{',
+  '[',
+  'nul',
+  '{"a":1,}',
+  '\u00ff\u00fe',
+  '{"amount": 1e309}',
+  '{"a":"\\ud800"}',
+  ' ',
+];
 
 function paramKind(op: Operation, p: Param): Kind | 'fileName' | 'token' | null {
   if (BY_NAME[p.name]) return BY_NAME[p.name]!;
@@ -177,7 +230,16 @@ class Fuzzer {
             return today(-rng.int(0, 400));
           case 'table_name':
           case 'table':
-            return rng.pick(['clients', 'credits', 'installments', 'ledger', 'credit_configs', 'branches', 'client_files', 'upload_sessions']);
+            return rng.pick([
+              'clients',
+              'credits',
+              'installments',
+              'ledger',
+              'credit_configs',
+              'branches',
+              'client_files',
+              'upload_sessions',
+            ]);
           case 'installments_count':
             return rng.int(1, 12);
           case 'days_until_first_payment':
@@ -189,7 +251,9 @@ class Fuzzer {
           case 'reason':
             return `fz ${rng.word(6)}`;
           default:
-            return schema.format === 'uuid' && rng.chance(0.5) ? rng.pick([...this.pools.client, ...this.pools.branch]) : undefined;
+            return schema.format === 'uuid' && rng.chance(0.5)
+              ? rng.pick([...this.pools.client, ...this.pools.branch])
+              : undefined;
         }
       },
     };
@@ -201,8 +265,10 @@ class Fuzzer {
     const kinds = params.map((p) => paramKind(op, p));
     const out: Record<string, string> = {};
     // a file or session decides its client
-    const file = kinds.some((k) => k === 'file' || k === 'fileName') && pools.file.length ? this.rng.pick(pools.file) : null;
-    const session = kinds.some((k) => k === 'session' || k === 'token') && pools.session.length ? this.rng.pick(pools.session) : null;
+    const file =
+      kinds.some((k) => k === 'file' || k === 'fileName') && pools.file.length ? this.rng.pick(pools.file) : null;
+    const session =
+      kinds.some((k) => k === 'session' || k === 'token') && pools.session.length ? this.rng.pick(pools.session) : null;
     for (const [i, p] of params.entries()) {
       const k = kinds[i];
       let v: string | undefined;
@@ -210,7 +276,8 @@ class Fuzzer {
       else if (k === 'fileName') v = file ? encodeURIComponent(file.name) : undefined;
       else if (k === 'session') v = session?.id;
       else if (k === 'token') v = session?.token;
-      else if (k === 'client') v = file?.clientId ?? session?.clientId ?? (pools.client.length ? this.rng.pick(pools.client) : undefined);
+      else if (k === 'client')
+        v = file?.clientId ?? session?.clientId ?? (pools.client.length ? this.rng.pick(pools.client) : undefined);
       else if (k) v = pools[k].length ? this.rng.pick(pools[k]) : undefined;
       else v = textOf(validValue(this.doc, p.schema, this.hints(op), p.name));
       if (v === undefined) return null;
@@ -256,12 +323,19 @@ class Fuzzer {
     }
     if (mutation === 'unknown query param') query.push([`zz_${rng.word(3)}`, '1']);
     if (mutation === 'repeated query param' && query.length) query.push([query[0]![0], query[0]![1]]);
-    if (query.length) path += '?' + query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+    if (query.length)
+      path += '?' + query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
 
     // headers
     const headers: Record<string, string> = op.public ? {} : bearer(this.me.full);
     if (mutation === 'no key') delete headers.authorization;
-    if (mutation === 'bad key') headers.authorization = rng.pick([`Bearer lk_full_${rng.word(43)}`, 'Bearer', `Basic ${Buffer.from('a:b').toString('base64')}`, `Bearer ${this.me.full}x`]);
+    if (mutation === 'bad key')
+      headers.authorization = rng.pick([
+        `Bearer lk_full_${rng.word(43)}`,
+        'Bearer',
+        `Basic ${Buffer.from('a:b').toString('base64')}`,
+        `Bearer ${this.me.full}x`,
+      ]);
     if (mutation === 'read key') headers.authorization = `Bearer ${this.me.read}`;
     if (mutation === 'key in query') {
       delete headers.authorization;
@@ -269,7 +343,10 @@ class Fuzzer {
     }
     const takesKey = op.params.some((p) => p.in === 'header' && p.name === 'idempotency-key');
     if (takesKey && (rng.chance(0.5) || mutation === 'bad idempotency key')) {
-      headers['idempotency-key'] = mutation === 'bad idempotency key' ? rng.pick(['', ' ', 'é', 'x'.repeat(256), 'a b', 'tab\there']) : `fz-${rng.word(16)}`;
+      headers['idempotency-key'] =
+        mutation === 'bad idempotency key'
+          ? rng.pick(['', ' ', 'é', 'x'.repeat(256), 'a b', 'tab\there'])
+          : `fz-${rng.word(16)}`;
     }
 
     // body
@@ -279,18 +356,36 @@ class Fuzzer {
       const obj = validObject(this.doc, op.body.schema, h);
       let text: string | undefined = JSON.stringify(obj);
       if (mutation === 'bad field') text = JSON.stringify(this.badField(op.body.schema, obj));
-      else if (mutation === 'unknown field') text = JSON.stringify({ ...obj, [`zz_${rng.word(4)}`]: rng.pick([1, 'x', null, {}]) });
+      else if (mutation === 'unknown field')
+        text = JSON.stringify({ ...obj, [`zz_${rng.word(4)}`]: rng.pick([1, 'x', null, {}]) });
       else if (mutation === 'missing required') text = JSON.stringify(this.withoutRequired(op.body.schema, obj));
       else if (mutation === 'missing body') {
         text = undefined;
         if (rng.chance(0.5)) delete headers['content-type'];
-      } else if (mutation === 'wrong content type') headers['content-type'] = rng.pick(['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/json; charset=latin-7', 'multipart/form-data']);
+      } else if (mutation === 'wrong content type')
+        headers['content-type'] = rng.pick([
+          'text/plain',
+          'application/xml',
+          'application/x-www-form-urlencoded',
+          'application/json; charset=latin-7',
+          'multipart/form-data',
+        ]);
       else if (mutation === 'malformed JSON') text = rng.pick(MALFORMED_JSON);
-      else if (mutation === 'not an object') text = rng.pick(['[]', '"text"', '42', 'true', '[{}]', ...(allowsNull(this.doc, op.body.schema) ? [] : ['null'])]);
+      else if (mutation === 'not an object')
+        text = rng.pick([
+          '[]',
+          '"text"',
+          '42',
+          'true',
+          '[{}]',
+          ...(allowsNull(this.doc, op.body.schema) ? [] : ['null']),
+        ]);
       else if (mutation === 'deep nesting') text = `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`;
       // above the 1 MiB body limit; at 5 MB a client that writes on while the server refuses saw resets (issue 10 item 3)
-      else if (mutation === 'oversized body') text = JSON.stringify({ ...obj, zz: 'x'.repeat(rng.pick([1_200_000, 5_000_000])) });
-      else if (mutation === 'prototype keys') text = rng.pick(['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}']);
+      else if (mutation === 'oversized body')
+        text = JSON.stringify({ ...obj, zz: 'x'.repeat(rng.pick([1_200_000, 5_000_000])) });
+      else if (mutation === 'prototype keys')
+        text = rng.pick(['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}']);
       body = text;
     } else if (op.body?.contentType === 'multipart/form-data') {
       body = this.multipart(mutation, headers);
@@ -311,21 +406,44 @@ class Fuzzer {
     if (pathParams.length) m.push('bad path param', 'unknown id');
     // another business's resource: only where the API key decides whose data it is
     if (!op.public && pathParams.some((p) => paramKind(op, p))) m.push('foreign id');
-    if (op.params.some((p) => p.in === 'query')) m.push('bad query param', 'bad query param', 'unknown query param', 'repeated query param');
+    if (op.params.some((p) => p.in === 'query'))
+      m.push('bad query param', 'bad query param', 'unknown query param', 'repeated query param');
     if (!op.public) m.push('no key', 'bad key', 'key in query');
     if (!op.public && op.method !== 'GET') m.push('read key');
     if (op.params.some((p) => p.name === 'idempotency-key')) m.push('bad idempotency key', 'reused idempotency key');
     if (op.body?.contentType === 'application/json') {
-      m.push('bad field', 'bad field', 'bad field', 'bad field', 'unknown field', 'missing required', 'missing body', 'wrong content type', 'malformed JSON', 'not an object');
+      m.push(
+        'bad field',
+        'bad field',
+        'bad field',
+        'bad field',
+        'unknown field',
+        'missing required',
+        'missing body',
+        'wrong content type',
+        'malformed JSON',
+        'not an object',
+      );
       m.push('deep nesting', 'oversized body', 'prototype keys');
     } else if (op.body?.contentType === 'multipart/form-data') {
-      m.push('text file', 'empty file', 'no file part', 'two files', 'truncated multipart', 'json instead of multipart', 'file too large', 'hostile file name');
+      m.push(
+        'text file',
+        'empty file',
+        'no file part',
+        'two files',
+        'truncated multipart',
+        'json instead of multipart',
+        'file too large',
+        'hostile file name',
+      );
     } else if (op.method === 'POST') m.push('unexpected body');
     return m;
   }
 
   private badField(schema: Schema, obj: Record<string, unknown>): Record<string, unknown> {
-    const props = Object.entries((objectSchema(this.doc, schema).properties ?? {}) as Record<string, Schema>).filter(([, s]) => Object.keys(s).length > 0);
+    const props = Object.entries((objectSchema(this.doc, schema).properties ?? {}) as Record<string, Schema>).filter(
+      ([, s]) => Object.keys(s).length > 0,
+    );
     if (!props.length) return { ...obj, zz: 1 };
     for (let tries = 0; tries < 10; tries++) {
       const [name, prop] = this.rng.pick(props);
@@ -346,7 +464,8 @@ class Fuzzer {
   private multipart(mutation: string | null, headers: Record<string, string>): Request['body'] {
     const rng = this.rng;
     const form = new FormData();
-    const file = (bytes: Uint8Array, type: string, name = `doc-${rng.word(4)}.png`) => form.append('file', new Blob([bytes], { type }), name);
+    const file = (bytes: Uint8Array, type: string, name = `doc-${rng.word(4)}.png`) =>
+      form.append('file', new Blob([bytes], { type }), name);
     switch (mutation) {
       case 'text file':
         file(Buffer.from('just text, not an image'), 'image/png');
@@ -365,12 +484,30 @@ class Fuzzer {
         file(Buffer.concat([PNG, Buffer.alloc(MAX_FILE_BYTES * 2)]), 'image/png');
         return form;
       case 'hostile file name':
-        file(PNG, 'image/png', rng.pick(['../../etc/passwd', '..\\..\\boot.ini', 'a\u0000b.png', '.htaccess', 'x'.repeat(600) + '.png', 'CON', '%2e%2e%2fx.png', '\u202egnp.exe']));
+        file(
+          PNG,
+          'image/png',
+          rng.pick([
+            '../../etc/passwd',
+            '..\\..\\boot.ini',
+            'a\u0000b.png',
+            '.htaccess',
+            'x'.repeat(600) + '.png',
+            'CON',
+            '%2e%2e%2fx.png',
+            '\u202egnp.exe',
+          ]),
+        );
         return form;
       case 'truncated multipart': {
         // the boundary is declared, the part is never closed: the body just ends
         headers['content-type'] = 'multipart/form-data; boundary=fzBOUNDARY';
-        return Buffer.concat([Buffer.from('--fzBOUNDARY\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n'), PNG.subarray(0, 30)]);
+        return Buffer.concat([
+          Buffer.from(
+            '--fzBOUNDARY\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n',
+          ),
+          PNG.subarray(0, 30),
+        ]);
       }
       case 'json instead of multipart':
         headers['content-type'] = 'application/json';
@@ -390,8 +527,16 @@ class Fuzzer {
     if (!declares(op, s)) this.fail('undeclared status', op.id, s, `${s} is not declared for ${op.id}`, req);
     if (s >= 400) {
       const body = res.json as { code?: unknown } | undefined;
-      if (!body || typeof body !== 'object') return this.fail('error body', op.id, s, `not a JSON object: ${res.text.slice(0, 120)}`, req);
-      if (!this.validators.errorCodes.includes(String(body.code))) return this.fail('error body', op.id, s, `code ${JSON.stringify(body.code)} is not in the Error schema's enum`, req);
+      if (!body || typeof body !== 'object')
+        return this.fail('error body', op.id, s, `not a JSON object: ${res.text.slice(0, 120)}`, req);
+      if (!this.validators.errorCodes.includes(String(body.code)))
+        return this.fail(
+          'error body',
+          op.id,
+          s,
+          `code ${JSON.stringify(body.code)} is not in the Error schema's enum`,
+          req,
+        );
       const problem = this.validators.checkError(body);
       if (problem) this.fail('error body', op.id, s, problem, req);
       return;
@@ -403,17 +548,26 @@ class Fuzzer {
       if (!declared) return;
       const type = res.headers.get('content-type') ?? '';
       if (declared.contentType === 'application/json') {
-        if (!type.startsWith('application/json')) return this.fail('media type', op.id, s, `content-type ${type}, declared application/json`, req);
+        if (!type.startsWith('application/json'))
+          return this.fail('media type', op.id, s, `content-type ${type}, declared application/json`, req);
         const problem = declared.schema ? this.validators.check(declared.schema, res.json) : null;
         if (problem) this.fail('response schema', op.id, s, problem, req);
-      } else if (declared.contentType && declared.schema?.format !== 'binary' && !type.startsWith(declared.contentType)) {
+      } else if (
+        declared.contentType &&
+        declared.schema?.format !== 'binary' &&
+        !type.startsWith(declared.contentType)
+      ) {
         this.fail('media type', op.id, s, `content-type ${type}, declared ${declared.contentType}`, req);
       }
     }
   }
 
   private async auditTotal(): Promise<number> {
-    const r = await send(this.server.url, { method: 'GET', path: '/api/logs?limit=1', headers: bearer(this.me.full) }, this.timeoutMs);
+    const r = await send(
+      this.server.url,
+      { method: 'GET', path: '/api/logs?limit=1', headers: bearer(this.me.full) },
+      this.timeoutMs,
+    );
     const total = (r.json as { total?: number } | undefined)?.total;
     if (typeof total !== 'number') throw new Error(`GET /api/logs answered ${r.status} ${r.text.slice(0, 200)}`);
     return total;
@@ -435,10 +589,24 @@ class Fuzzer {
     if (!writes) return;
     if (res.status >= 400 && res.status < 500) {
       const after = await this.auditTotal();
-      if (after !== this.audit) this.fail('refused write wrote', op.id, res.status, `${after - this.audit!} audit rows added by a refused request`, req);
+      if (after !== this.audit)
+        this.fail(
+          'refused write wrote',
+          op.id,
+          res.status,
+          `${after - this.audit!} audit rows added by a refused request`,
+          req,
+        );
       this.audit = after;
       const filesAfter = multipart ? countFiles(this.filesDir) : 0;
-      if (filesAfter !== filesBefore) this.fail('refused write wrote', op.id, res.status, `${filesAfter - filesBefore} files left in the store by a refused upload`, req);
+      if (filesAfter !== filesBefore)
+        this.fail(
+          'refused write wrote',
+          op.id,
+          res.status,
+          `${filesAfter - filesBefore} files left in the store by a refused upload`,
+          req,
+        );
     } else {
       this.audit = null;
     }
@@ -509,12 +677,14 @@ class Fuzzer {
 
 async function must(base: string, req: Request): Promise<any> {
   const r = await send(base, req, 30_000);
-  if (r.status < 200 || r.status >= 300) throw new Error(`seeding: ${describe(req)} answered ${r.status || r.error} ${r.text.slice(0, 300)}`);
+  if (r.status < 200 || r.status >= 300)
+    throw new Error(`seeding: ${describe(req)} answered ${r.status || r.error} ${r.text.slice(0, 300)}`);
   return r.json;
 }
 
 async function seedOne(base: string, key: string, pools: Pools, kind: Kind, rng: Rng) {
-  const post = (path: string, body: unknown) => must(base, { method: 'POST', path, headers: jsonHeaders(key), body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) =>
+    must(base, { method: 'POST', path, headers: jsonHeaders(key), body: JSON.stringify(body) });
   switch (kind) {
     case 'branch':
       pools.branch.push((await post('/api/branches', { name: `fz branch ${rng.word(4)}` })).id);
@@ -533,13 +703,19 @@ async function seedOne(base: string, key: string, pools: Pools, kind: Kind, rng:
       return;
     }
     case 'client':
-      pools.client.push((await post('/api/clients', { dni: `${rng.digits(9)}`, first_name: 'Fuzz', last_name: rng.word(5) })).id);
+      pools.client.push(
+        (await post('/api/clients', { dni: `${rng.digits(9)}`, first_name: 'Fuzz', last_name: rng.word(5) })).id,
+      );
       return;
     case 'credit': {
       if (!pools.client.length) await seedOne(base, key, pools, 'client', rng);
       // a plan of its own: the fuzzer may have deactivated the others
       await seedOne(base, key, pools, 'plan', rng);
-      const c = await post(`/api/clients/${rng.pick(pools.client)}/credits`, { credit_config_id: pools.plan.at(-1), amount: 100_000, start_date: today(-90) });
+      const c = await post(`/api/clients/${rng.pick(pools.client)}/credits`, {
+        credit_config_id: pools.plan.at(-1),
+        amount: 100_000,
+        start_date: today(-90),
+      });
       pools.credit.push(c.credit.id);
       return;
     }
@@ -547,7 +723,12 @@ async function seedOne(base: string, key: string, pools: Pools, kind: Kind, rng:
       if (!pools.client.length) await seedOne(base, key, pools, 'client', rng);
       const form = new FormData();
       form.append('file', new Blob([PNG], { type: 'image/png' }), 'seed.png');
-      const f = await must(base, { method: 'POST', path: `/api/clients/${rng.pick(pools.client)}/files`, headers: bearer(key), body: form });
+      const f = await must(base, {
+        method: 'POST',
+        path: `/api/clients/${rng.pick(pools.client)}/files`,
+        headers: bearer(key),
+        body: form,
+      });
       pools.file.push({ id: f.id, clientId: f.client_id, name: f.file_name });
       return;
     }
@@ -581,13 +762,18 @@ function secretWatch(server: ServerProcess, me: Tenant, pools: Pools) {
     const lines = (partial + text).split('\n');
     partial = lines.pop()!;
     for (const s of pools.session) tokens.add(s.token);
-    const secrets: [string, string][] = [['API key', me.full], ['API key', me.read], ...[...tokens].map((t): [string, string] => ['upload token', t])];
+    const secrets: [string, string][] = [
+      ['API key', me.full],
+      ['API key', me.read],
+      ...[...tokens].map((t): [string, string] => ['upload token', t]),
+    ];
     for (const line of lines) {
       const known = secrets.find(([, secret]) => line.includes(secret));
       // any other key or token too (the neighbour's, the seeds')
       const other = /lk_(full|read)_[A-Za-z0-9_-]{20,}|ul_[A-Za-z0-9_-]{43}/.exec(line);
       if (known && !seen.has(known[0])) seen.set(known[0], line.replaceAll(known[1], `<${known[0]}>`).slice(0, 300));
-      else if (!known && other && !shownOnce(line) && !seen.has('a key or token')) seen.set('a key or token', line.replace(other[0], '<secret>').slice(0, 300));
+      else if (!known && other && !shownOnce(line) && !seen.has('a key or token'))
+        seen.set('a key or token', line.replace(other[0], '<secret>').slice(0, 300));
     }
   });
   return () => [...seen.entries()];
@@ -604,7 +790,10 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   try {
     const started = await server.start();
     log(`[${o.db}] server ready in ${started.ms} ms at ${server.url}`);
-    const [me, other] = await Promise.all([createTenant(target.env, 'Fuzz'), createTenant(target.env, 'Fuzz neighbour')]);
+    const [me, other] = await Promise.all([
+      createTenant(target.env, 'Fuzz'),
+      createTenant(target.env, 'Fuzz neighbour'),
+    ]);
     const rng = new Rng(o.seed ^ 0x5eed);
     const pools = await seed(server.url, me.full, rng, 2);
     const foreign = await seed(server.url, other.full, rng, 1);
@@ -636,7 +825,8 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
 }
 
 /** The failures that make the run fail: all of them, or all but undeclared statuses. */
-export const blocking = (r: FuzzReport, allowUndeclared: boolean) => r.failures.filter((f) => !allowUndeclared || f.check !== 'undeclared status');
+export const blocking = (r: FuzzReport, allowUndeclared: boolean) =>
+  r.failures.filter((f) => !allowUndeclared || f.check !== 'undeclared status');
 
 export function formatFuzzReport(r: FuzzReport, allowUndeclared: boolean): string {
   const lines = [
@@ -651,7 +841,9 @@ export function formatFuzzReport(r: FuzzReport, allowUndeclared: boolean): strin
   if (!r.failures.length) lines.push('  no failures');
   for (const [check, fs] of byCheck) {
     const warn = allowUndeclared && check === 'undeclared status';
-    lines.push(`  ${warn ? 'WARNING' : 'FAILURE'} ${check}: ${fs.length} distinct, ${fs.reduce((n, f) => n + f.count, 0)} requests`);
+    lines.push(
+      `  ${warn ? 'WARNING' : 'FAILURE'} ${check}: ${fs.length} distinct, ${fs.reduce((n, f) => n + f.count, 0)} requests`,
+    );
     for (const f of fs) {
       lines.push(`    ${f.op} → ${f.status || '-'} ×${f.count}: ${f.detail}`);
       if (f.request) lines.push(`      e.g. ${f.request}`);

@@ -59,7 +59,8 @@ export function validValue(doc: Document, schema: Schema, h: Hints, name = ''): 
   const alts = branches(doc, schema);
   // prefer a real value to null
   const nonNull = alts.filter((b) => b.type !== 'null');
-  const s = nonNull.length && (nonNull.length === alts.length || h.rng.chance(0.85)) ? h.rng.pick(nonNull) : h.rng.pick(alts);
+  const s =
+    nonNull.length && (nonNull.length === alts.length || h.rng.chance(0.85)) ? h.rng.pick(nonNull) : h.rng.pick(alts);
   if (Array.isArray(s.enum)) return h.rng.pick(s.enum);
   if ('const' in s) return s.const;
   switch (s.type) {
@@ -83,7 +84,8 @@ export function validValue(doc: Document, schema: Schema, h: Hints, name = ''): 
 }
 
 /** The object alternative of a body schema (an upload-session body is an object or null). */
-export const objectSchema = (doc: Document, schema: Schema): Schema => branches(doc, schema).find((b) => b.type === 'object') ?? deref(doc, schema);
+export const objectSchema = (doc: Document, schema: Schema): Schema =>
+  branches(doc, schema).find((b) => b.type === 'object') ?? deref(doc, schema);
 
 export function validObject(doc: Document, schema: Schema, h: Hints): Record<string, unknown> {
   const s = objectSchema(doc, schema);
@@ -99,8 +101,26 @@ export function validObject(doc: Document, schema: Schema, h: Hints): Record<str
 /** Kinds of invalid value, each with the text the summary shows. */
 export type BadKind = 'wrong type' | 'out of range' | 'bad format' | 'huge string' | 'NUL character';
 
-const BAD_DATES = ['2024-02-30', '0000-01-01', '10000-01-01', '2024-1-1', '24-01-01', '2024-13-01', '2024-01-01T00:00:00Z', '', 'today', '-001-01-01'];
-const BAD_UUIDS = ['not-a-uuid', '123e4567-e89b-12d3-a456-42661417400', '123e4567-e89b-12d3-a456-4266141740000', 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz', '', "' OR 1=1 --"];
+const BAD_DATES = [
+  '2024-02-30',
+  '0000-01-01',
+  '10000-01-01',
+  '2024-1-1',
+  '24-01-01',
+  '2024-13-01',
+  '2024-01-01T00:00:00Z',
+  '',
+  'today',
+  '-001-01-01',
+];
+const BAD_UUIDS = [
+  'not-a-uuid',
+  '123e4567-e89b-12d3-a456-42661417400',
+  '123e4567-e89b-12d3-a456-4266141740000',
+  'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz',
+  '',
+  "' OR 1=1 --",
+];
 const BAD_EMAILS = ['a@', 'no-at-sign', '@example.com', 'a b@example.com'];
 
 /**
@@ -110,7 +130,9 @@ const BAD_EMAILS = ['a@', 'no-at-sign', '@example.com', 'a b@example.com'];
 export function invalidValue(doc: Document, schema: Schema, kind: BadKind, rng: Rng): { value: unknown } | null {
   const alts = branches(doc, schema).filter((b) => b.type !== 'null');
   const s = alts.length ? rng.pick(alts) : deref(doc, schema);
-  const types = new Set(branches(doc, schema).map((b) => b.type ?? (Array.isArray(b.enum) ? typeof b.enum[0] : undefined)));
+  const types = new Set(
+    branches(doc, schema).map((b) => b.type ?? (Array.isArray(b.enum) ? typeof b.enum[0] : undefined)),
+  );
   switch (kind) {
     case 'wrong type': {
       const candidates: unknown[] = [];
@@ -141,7 +163,8 @@ export function invalidValue(doc: Document, schema: Schema, kind: BadKind, rng: 
     }
     case 'bad format': {
       if (s.format === 'uuid') return { value: rng.pick(BAD_UUIDS) };
-      if (s.format === 'date' || (typeof s.pattern === 'string' && s.pattern.startsWith('^\\d{4}'))) return { value: rng.pick(BAD_DATES) };
+      if (s.format === 'date' || (typeof s.pattern === 'string' && s.pattern.startsWith('^\\d{4}')))
+        return { value: rng.pick(BAD_DATES) };
       if (s.format === 'date-time') return { value: rng.pick(['2024-01-01T25:00:00Z', 'yesterday']) };
       if (s.format === 'email') return { value: rng.pick(BAD_EMAILS) };
       if (typeof s.pattern === 'string') return { value: rng.pick(['', '../../etc/passwd', 'ul_short']) };

@@ -41,7 +41,8 @@ export async function send(base: string, req: Request, timeoutMs: number): Promi
     return { status: res.status, headers: res.headers, text, json, ms: performance.now() - t0 };
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
-    const why = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
+    const why =
+      e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
     return { status: 0, headers: NO_HEADERS, text: '', json: undefined, error: why, ms: performance.now() - t0 };
   }
 }
@@ -64,8 +65,10 @@ export function describe(req: Request, max = 400): string {
     .map(([k, v]) => `${k}: ${/^authorization$|^x-api-key$/i.test(k) ? v.replace(/lk_\w+?_\S+/, 'lk_…') : v}`)
     .join('; ');
   let body = '';
-  if (typeof req.body === 'string') body = JSON.stringify(squeeze(req.body).slice(0, max)) + (squeeze(req.body).length > max ? '…' : '');
-  else if (req.body instanceof Uint8Array) body = `<${req.body.length} bytes: ${JSON.stringify(Buffer.from(req.body.subarray(0, 120)).toString('latin1'))}…>`;
+  if (typeof req.body === 'string')
+    body = JSON.stringify(squeeze(req.body).slice(0, max)) + (squeeze(req.body).length > max ? '…' : '');
+  else if (req.body instanceof Uint8Array)
+    body = `<${req.body.length} bytes: ${JSON.stringify(Buffer.from(req.body.subarray(0, 120)).toString('latin1'))}…>`;
   else if (req.body instanceof FormData) body = `<multipart: ${[...req.body.keys()].join(', ')}>`;
   const path = squeeze(req.path).slice(0, max);
   return `${req.method} ${path}${headers ? ` [${headers}]` : ''}${body ? ` ${body}` : ''}`;

@@ -4,7 +4,9 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 // ajv-formats is CommonJS: its function is the default export at run time, .default in its types
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  a: Ajv,
+) => Ajv;
 
 // a JSON Schema as found in the document
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -56,7 +58,10 @@ export function operations(doc: Document): Operation[] {
         method: method.toUpperCase(),
         path,
         params: ((op.parameters ?? []) as Param[]).map((p) => ({ ...p, required: Boolean(p.required) })),
-        body: contentType && media ? { contentType, required: Boolean(op.requestBody.required), schema: media.schema } : null,
+        body:
+          contentType && media
+            ? { contentType, required: Boolean(op.requestBody.required), schema: media.schema }
+            : null,
         responses,
         public: Array.isArray(op.security) && op.security.length === 0,
       });

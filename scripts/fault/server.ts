@@ -34,7 +34,17 @@ export interface Target {
 /** The environment of a command: nothing inherited that could point it at another database. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', ACCRUAL_SCHEDULE: 'off', RATE_LIMIT: '0' };
-  for (const k of ['DATABASE_URL', 'DATA_DIR', 'FILES_DIR', 'PORT', 'HOST', 'PUBLIC_URL', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS']) delete env[k];
+  for (const k of [
+    'DATABASE_URL',
+    'DATA_DIR',
+    'FILES_DIR',
+    'PORT',
+    'HOST',
+    'PUBLIC_URL',
+    'NODE_TEST_CONTEXT',
+    'NODE_OPTIONS',
+  ])
+    delete env[k];
   return { ...env, ...extra };
 }
 
@@ -42,13 +52,22 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
  * A fresh place for the data: an empty embedded data directory, or a PostgreSQL database created
  * next to the one of `postgresUrl` (dropped by dispose). Files go to their own directory either way.
  */
-export async function createTarget(kind: DbKind, postgresUrl: string, extra: Record<string, string> = {}): Promise<Target> {
+export async function createTarget(
+  kind: DbKind,
+  postgresUrl: string,
+  extra: Record<string, string> = {},
+): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), `lending-fault-${kind}-`));
   const filesDir = join(dir, 'files');
   mkdirSync(filesDir);
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   if (kind === 'embedded') {
-    return { kind, filesDir, env: cleanEnv({ DATA_DIR: join(dir, 'data'), FILES_DIR: filesDir, ...extra }), dispose: async () => removeDir() };
+    return {
+      kind,
+      filesDir,
+      env: cleanEnv({ DATA_DIR: join(dir, 'data'), FILES_DIR: filesDir, ...extra }),
+      dispose: async () => removeDir(),
+    };
   }
   const name = `lending_fault_${randomBytes(5).toString('hex')}`;
   const admin = async (statement: string) => {
@@ -88,7 +107,11 @@ export interface CliResult {
 
 export function cli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
-    const p = spawn(process.execPath, ['bin/lending.js', ...args], { cwd: ROOT, env: { ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['bin/lending.js', ...args], {
+      cwd: ROOT,
+      env: { ...env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -115,7 +138,9 @@ export interface Tenant {
 export async function createTenant(env: NodeJS.ProcessEnv, name: string): Promise<Tenant> {
   const biz = await cliJson<{ id: string }>(['businesses', 'create', '--name', name], env);
   const [full, read] = await Promise.all(
-    (['full', 'read'] as const).map((scope) => cliJson<{ key: string }>(['keys', 'create', '--business', biz.id, '--scope', scope], env)),
+    (['full', 'read'] as const).map((scope) =>
+      cliJson<{ key: string }>(['keys', 'create', '--business', biz.id, '--scope', scope], env),
+    ),
   );
   return { businessId: biz.id, full: full!.key, read: read!.key };
 }
@@ -184,11 +209,13 @@ export class ServerProcess {
       if (exit === 'listening') break;
       failedAttempts++;
       failedWith = exit.trim().split('\n').at(-1) ?? '';
-      if (performance.now() - t0 > this.startTimeoutMs) throw new Error(`the server did not start in ${this.startTimeoutMs} ms:\n${this.out.slice(-2000)}`);
+      if (performance.now() - t0 > this.startTimeoutMs)
+        throw new Error(`the server did not start in ${this.startTimeoutMs} ms:\n${this.out.slice(-2000)}`);
       await sleep(250);
     }
     while (!(await this.ready())) {
-      if (performance.now() - t0 > this.startTimeoutMs) throw new Error(`/readyz did not answer 200 in ${this.startTimeoutMs} ms`);
+      if (performance.now() - t0 > this.startTimeoutMs)
+        throw new Error(`/readyz did not answer 200 in ${this.startTimeoutMs} ms`);
       await sleep(50);
     }
     return { ms: Math.round(performance.now() - t0), failedAttempts, failedWith };

@@ -81,36 +81,38 @@ export function forwardToServer(path: string, argv: string[], io: CliIO): Promis
       done(err.code === 'EPIPE' ? 0 : 1);
     };
     io.stdout.on('error', onStdoutError);
-    const req = request({ socketPath: path, method: 'POST', path: '/', headers: { 'content-type': 'application/json' } }, (res) => {
-      let buf = '';
-      let exit = 1;
-      let waiting = false;
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buf += chunk;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const frame = JSON.parse(buf.slice(0, nl)) as { o?: string; e?: string; exit?: number };
-          buf = buf.slice(nl + 1);
-          // a slow stdout pauses the socket, and so the command in the server (a large export)
-          if (frame.o !== undefined && !io.stdout.write(frame.o) && !waiting) {
-            waiting = true;
-            res.pause();
-            io.stdout.once('drain', () => {
-              waiting = false;
-              res.resume();
-            });
+    const req = request(
+      { socketPath: path, method: 'POST', path: '/', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let buf = '';
+        let exit = 1;
+        let waiting = false;
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+            const frame = JSON.parse(buf.slice(0, nl)) as { o?: string; e?: string; exit?: number };
+            buf = buf.slice(nl + 1);
+            // a slow stdout pauses the socket, and so the command in the server (a large export)
+            if (frame.o !== undefined && !io.stdout.write(frame.o) && !waiting) {
+              waiting = true;
+              res.pause();
+              io.stdout.once('drain', () => {
+                waiting = false;
+                res.resume();
+              });
+            }
+            if (frame.e !== undefined) io.stderr.write(frame.e);
+            if (frame.exit !== undefined) exit = frame.exit;
           }
-          if (frame.e !== undefined) io.stderr.write(frame.e);
-          if (frame.exit !== undefined) exit = frame.exit;
-        }
-      });
-      res.on('end', () => done(exit));
-      res.on('error', () => {
-        if (!settled) io.stderr.write('error: the server stopped answering while running the command\n');
-        done(1);
-      });
-    });
+        });
+        res.on('end', () => done(exit));
+        res.on('error', () => {
+          if (!settled) io.stderr.write('error: the server stopped answering while running the command\n');
+          done(1);
+        });
+      },
+    );
     req.on('error', (err) => {
       if (settled) return;
       if (req.reusedSocket || (err as NodeJS.ErrnoException).code === 'ECONNRESET') {

@@ -36,7 +36,10 @@ export class CliContext {
   async withDb<T>(fn: (db: Database) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
     if (this.server) return fn(this.server.db);
     // the database drivers load here, not with the program: `lending --help` needs none of them
-    const [{ openDatabase }, { migrate }] = await Promise.all([import('../db/connection.ts'), import('../db/migrate.ts')]);
+    const [{ openDatabase }, { migrate }] = await Promise.all([
+      import('../db/connection.ts'),
+      import('../db/migrate.ts'),
+    ]);
     let db: Database;
     try {
       db = await openDatabase(this.config);
@@ -68,14 +71,25 @@ export function table(rows: object[], columns: string[]): string {
   const get = (r: object, c: string) => (r as Record<string, unknown>)[c];
   const cell = (v: unknown) => (v === null || v === undefined ? '-' : v instanceof Date ? v.toISOString() : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(get(r, c)).length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(columns.map((c) => cell(get(r, c)))))].join('\n');
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(columns),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map((r) => line(columns.map((c) => cell(get(r, c))))),
+  ].join('\n');
 }
 
 export function record(obj: object): string {
   const w = Math.max(...Object.keys(obj).map((k) => k.length));
   return Object.entries(obj)
-    .map(([k, v]) => `${k.padEnd(w)}  ${v === null || v === undefined ? '-' : v instanceof Date ? v.toISOString() : String(v)}`)
+    .map(
+      ([k, v]) =>
+        `${k.padEnd(w)}  ${v === null || v === undefined ? '-' : v instanceof Date ? v.toISOString() : String(v)}`,
+    )
     .join('\n');
 }
 

@@ -42,13 +42,22 @@ const COMMANDS: { name: string; description: string; load: () => Promise<Registe
     description: 'the daily delinquency run: post punitory and write off overdue credits (idempotent)',
     load: async () => (await import('./commands/accrue.ts')).registerAccrue,
   },
-  { name: 'report', description: 'portfolio reports', load: async () => (await import('./commands/report.ts')).registerReport },
+  {
+    name: 'report',
+    description: 'portfolio reports',
+    load: async () => (await import('./commands/report.ts')).registerReport,
+  },
   {
     name: 'export',
-    description: 'write a dataset as CSV to stdout (clients, credits, installments, ledger, logs), e.g. lending export ledger --business ID > ledger.csv',
+    description:
+      'write a dataset as CSV to stdout (clients, credits, installments, ledger, logs), e.g. lending export ledger --business ID > ledger.csv',
     load: async () => (await import('./commands/export.ts')).registerExport,
   },
-  { name: 'files', description: 'client files in FILES_DIR', load: async () => (await import('./commands/files.ts')).registerFiles },
+  {
+    name: 'files',
+    description: 'client files in FILES_DIR',
+    load: async () => (await import('./commands/files.ts')).registerFiles,
+  },
 ];
 
 /** The command a command line runs (`lending [--json] <command>` or `lending help <command>`), if any. */
@@ -73,7 +82,11 @@ export async function buildProgram(ctx: CliContext, argv: string[] = []): Promis
     .action(async () => {
       if (ctx.insideServer) throw new UsageError('the server is already running on this data directory');
       const { serve } = await import('../server.ts');
-      await serve(ctx.config, ctx.io, (db, storage) => (argv, io) => runCli(argv, io, { db, storage, config: ctx.config }));
+      await serve(
+        ctx.config,
+        ctx.io,
+        (db, storage) => (argv, io) => runCli(argv, io, { db, storage, config: ctx.config }),
+      );
     });
   const running = commandOf(argv);
   for (const c of COMMANDS) {
@@ -81,7 +94,10 @@ export async function buildProgram(ctx: CliContext, argv: string[] = []): Promis
     if (c.name === running) (await c.load())(cmd, ctx);
   }
   program.commands.forEach(function inherit(c: Command) {
-    c.exitOverride().configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) });
+    c.exitOverride().configureOutput({
+      writeOut: (s) => ctx.io.stdout.write(s),
+      writeErr: (s) => ctx.io.stderr.write(s),
+    });
     c.commands.forEach(inherit);
   });
   return program;
@@ -124,7 +140,9 @@ export async function runCli(
           await new Promise((r) => setTimeout(r, 250));
           continue;
         }
-        io.stderr.write(`error: the data directory ${config.dataDir} is locked by another process that does not answer\n`);
+        io.stderr.write(
+          `error: the data directory ${config.dataDir} is locked by another process that does not answer\n`,
+        );
         return 1;
       }
     }

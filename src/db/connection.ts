@@ -106,7 +106,11 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
  * Runs fn in a transaction whose writes the audit trigger attributes to actor
  * (`api_key:<id>`, `cli`, `upload_link:<id>`, `system:<job>`).
  */
-export async function withActor<T>(db: Kysely<DB>, actor: string, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+export async function withActor<T>(
+  db: Kysely<DB>,
+  actor: string,
+  fn: (trx: Transaction<DB>) => Promise<T>,
+): Promise<T> {
   return db.transaction().execute(async (trx) => {
     await sql`select set_config('app.actor', ${actor}, true)`.execute(trx);
     return fn(trx);

@@ -13,7 +13,17 @@
 //   holder on this host is checked by its pid instead. Only a file of another host waits for
 //   staleness.
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { createServer, type Server } from 'node:net';
 
@@ -38,7 +48,9 @@ async function holdAbstractName(dir: string): Promise<Server | null> {
   const name = `\0lending-data-dir:${createHash('sha256').update(dir).digest('hex')}`;
   const server = createServer();
   return new Promise((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new DataDirBusyError(dir) : err));
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new DataDirBusyError(dir) : err),
+    );
     server.listen(name, () => {
       server.unref(); // holding the name must not keep the process alive
       resolve(server);

@@ -8,17 +8,21 @@ const DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 const LOCK_KEY = 727_411_001;
 
 export function migrationFiles(): string[] {
-  return readdirSync(DIR).filter((f) => f.endsWith('.sql')).sort();
+  return readdirSync(DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
 }
 
 /** Applies pending migrations; returns the names applied now. */
 export async function migrate(db: Database): Promise<string[]> {
   return db.session(async (s) => {
-    await s.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-      name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`).catch(async (err) => {
-      // two processes racing to create the table: the loser finds it there
-      if (!/already exists|duplicate key/.test(String(err))) throw err;
-    });
+    await s
+      .exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`)
+      .catch(async (err) => {
+        // two processes racing to create the table: the loser finds it there
+        if (!/already exists|duplicate key/.test(String(err))) throw err;
+      });
     const applied: string[] = [];
     for (const name of migrationFiles()) {
       await s.exec('BEGIN');

@@ -65,7 +65,9 @@ export function allocatePayment(amount: Decimal, installments: InstallmentBalanc
 }
 
 /** Total still owed over these installments (each one at least 0). */
-export function outstanding(installments: Pick<InstallmentBalance, 'amount' | 'principalPaid' | 'punitoryOwed'>[]): Decimal {
+export function outstanding(
+  installments: Pick<InstallmentBalance, 'amount' | 'principalPaid' | 'punitoryOwed'>[],
+): Decimal {
   let sum = new Dec(0);
   for (const i of installments) {
     const d = installmentDue(i);

@@ -14,7 +14,9 @@ export function daysInMonth(year: number, month: number): number {
 function parts(s: string): [number, number, number] {
   const m = DATE_RE.exec(s);
   if (!m) throw new RangeError(`invalid date: ${s}`);
-  const y = Number(m[1]), mo = Number(m[2]), d = Number(m[3]);
+  const y = Number(m[1]),
+    mo = Number(m[2]),
+    d = Number(m[3]);
   // year 0000 does not exist in PostgreSQL's calendar (1 BC): refused like any impossible date
   if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) throw new RangeError(`invalid date: ${s}`);
   return [y, mo, d];

@@ -15,7 +15,17 @@ export {
 } from './dates.ts';
 export type { Clock } from './dates.ts';
 export { UUID_PATTERN, isUuid } from './uuid.ts';
-export { AppError, DomainError, ERROR_CODES, ERROR_STATUS, conflict, gone, invalid, notFound, unprocessable } from './errors.ts';
+export {
+  AppError,
+  DomainError,
+  ERROR_CODES,
+  ERROR_STATUS,
+  conflict,
+  gone,
+  invalid,
+  notFound,
+  unprocessable,
+} from './errors.ts';
 export type { ErrorCode, ErrorDetail } from './errors.ts';
 export { buildSchedule, firstDueDate, scheduleFor } from './schedule.ts';
 export type { CutType, PlanScheduleTerms, ScheduleInput, ScheduledInstallment, Schedule } from './schedule.ts';

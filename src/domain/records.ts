@@ -28,7 +28,8 @@ export const DateInput = (description = 'YYYY-MM-DD') => Type.String({ format: D
 export const MoneyInput = (description = 'at most 2 decimals') =>
   Type.Number({ format: MONEY_FORMAT, maximum: MAX_MONEY, description });
 /** A rate or percentage in a request: >= 0 with at most 6 decimals. */
-export const RateInput = (description: string) => Type.Number({ format: RATE_FORMAT, minimum: 0, maximum: 999_999, description });
+export const RateInput = (description: string) =>
+  Type.Number({ format: RATE_FORMAT, minimum: 0, maximum: 999_999, description });
 
 // The input limits of the writable fields live on the records, so request bodies derive from them
 // (src/http/routes); responses are serialised, never validated, so the limits do not change them.
@@ -41,7 +42,12 @@ export const Client = Type.Object(
     business_id: Uuid,
     first_name: Nullable(Text),
     last_name: Nullable(Text),
-    dni: Type.String({ minLength: 1, maxLength: 32, pattern: '\\S', description: 'national identity document number; unique within the business' }),
+    dni: Type.String({
+      minLength: 1,
+      maxLength: 32,
+      pattern: '\\S',
+      description: 'national identity document number; unique within the business',
+    }),
     sex: Nullable(Type.Union([Type.Literal('m'), Type.Literal('f'), Type.Literal('o')])),
     street: Nullable(Text),
     street_number: Nullable(Text),
@@ -192,7 +198,11 @@ export const CreditConfig = Type.Object(
     cut_type: CutType,
     daily_punitory_rate: RateInput('fraction a day: 0.005 = 0.5 % a day; default 0'),
     interest_rate: RateInput('flat fraction over the whole credit: 0.35 = 35 %; default 0'),
-    payment_day: Type.Integer({ minimum: 1, maximum: 28, description: 'day of month for cut_type monthly; default 10' }),
+    payment_day: Type.Integer({
+      minimum: 1,
+      maximum: 28,
+      description: 'day of month for cut_type monthly; default 10',
+    }),
     grace_days: Days('tolerance before punitory applies; default 0'),
     punitory_mode: PunitoryMode,
     max_punitory_days: Days('0 = no limit; default 0'),
@@ -251,4 +261,3 @@ export const UploadSession = Type.Object(
   },
   { $id: 'UploadSession', title: 'UploadSession' },
 );
-

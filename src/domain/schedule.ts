@@ -27,7 +27,9 @@ export interface Schedule {
 }
 
 /** Due date of the first installment. */
-export function firstDueDate(input: Pick<ScheduleInput, 'cutType' | 'daysUntilFirstPayment' | 'paymentDay' | 'startDate'>): string {
+export function firstDueDate(
+  input: Pick<ScheduleInput, 'cutType' | 'daysUntilFirstPayment' | 'paymentDay' | 'startDate'>,
+): string {
   const earliest = addDays(input.startDate, input.daysUntilFirstPayment);
   if (input.cutType === 'fixed') return earliest;
   // monthly: the first date on day payment_day (1..28, so every month has it) on or after `earliest`.
@@ -38,12 +40,16 @@ export function firstDueDate(input: Pick<ScheduleInput, 'cutType' | 'daysUntilFi
 /** The schedule of a new credit (DOMAIN.md "The schedule of a new credit"). */
 export function buildSchedule(input: ScheduleInput): Schedule {
   const { amount, interestRate, installmentsCount: n, daysUntilFirstPayment, cutType, paymentDay, startDate } = input;
-  if (!new Dec(amount).isFinite() || new Dec(amount).lte(0)) throw new DomainError('invalid_amount', 'amount must be > 0');
-  if (!new Dec(interestRate).isFinite() || new Dec(interestRate).lt(0)) throw new DomainError('invalid_interest_rate', 'interest_rate must be >= 0');
-  if (!Number.isInteger(n) || n < 1) throw new DomainError('invalid_installments_count', 'installments_count must be an integer >= 1');
+  if (!new Dec(amount).isFinite() || new Dec(amount).lte(0))
+    throw new DomainError('invalid_amount', 'amount must be > 0');
+  if (!new Dec(interestRate).isFinite() || new Dec(interestRate).lt(0))
+    throw new DomainError('invalid_interest_rate', 'interest_rate must be >= 0');
+  if (!Number.isInteger(n) || n < 1)
+    throw new DomainError('invalid_installments_count', 'installments_count must be an integer >= 1');
   if (!Number.isInteger(daysUntilFirstPayment) || daysUntilFirstPayment < 0)
     throw new DomainError('invalid_days_until_first_payment', 'days_until_first_payment must be an integer >= 0');
-  if (cutType !== 'fixed' && cutType !== 'monthly') throw new DomainError('invalid_cut_type', 'cut_type must be fixed or monthly');
+  if (cutType !== 'fixed' && cutType !== 'monthly')
+    throw new DomainError('invalid_cut_type', 'cut_type must be fixed or monthly');
   // 1..28 (the contract's range) so every month has that day; only monthly reads it.
   if (cutType === 'monthly' && (!Number.isInteger(paymentDay) || paymentDay < 1 || paymentDay > 28))
     throw new DomainError('invalid_payment_day', 'payment_day must be an integer from 1 to 28');
@@ -68,7 +74,11 @@ export function buildSchedule(input: ScheduleInput): Schedule {
       });
     }
   } catch (err) {
-    if (err instanceof RangeError) throw new DomainError('schedule_out_of_range', 'the schedule would fall after 9999-12-31: start_date is out of range');
+    if (err instanceof RangeError)
+      throw new DomainError(
+        'schedule_out_of_range',
+        'the schedule would fall after 9999-12-31: start_date is out of range',
+      );
     throw err;
   }
   return { total, installments };

@@ -71,7 +71,9 @@ export function toAppError(err: unknown): AppError {
     const details = validationDetails(e);
     const where = e.validationContext === 'querystring' ? 'query parameter' : 'body';
     const first = details[0];
-    const msg = first ? `invalid ${where}: ${first.path.replace(/^\//, '') || where} ${first.message}` : `invalid ${where}`;
+    const msg = first
+      ? `invalid ${where}: ${first.path.replace(/^\//, '') || where} ${first.message}`
+      : `invalid ${where}`;
     return new AppError('validation_failed', msg, details);
   }
   if (e?.code && FASTIFY_CODES[e.code]) {
@@ -89,7 +91,8 @@ export function toAppError(err: unknown): AppError {
   }
   if (e?.code && PG_CODES[e.code]) {
     const code = PG_CODES[e.code]!;
-    if (e.code === '22021' || e.code === '22P05') return new AppError(code, 'text may not contain the NUL character (\\u0000)');
+    if (e.code === '22021' || e.code === '22P05')
+      return new AppError(code, 'text may not contain the NUL character (\\u0000)');
     const msg =
       code === 'conflict'
         ? 'the request conflicts with the current state; retry or check for a duplicate'

@@ -32,7 +32,19 @@ export const ErrorBody = Type.Object(
 );
 
 /** Shared schemas registered once with app.addSchema, referenced by $ref everywhere. */
-export const SHARED_SCHEMAS = [ErrorBody, Client, Credit, Installment, LedgerEntry, ClientFile, ClientDetail, CreditConfig, AuditLogEntry, Branch, UploadSession];
+export const SHARED_SCHEMAS = [
+  ErrorBody,
+  Client,
+  Credit,
+  Installment,
+  LedgerEntry,
+  ClientFile,
+  ClientDetail,
+  CreditConfig,
+  AuditLogEntry,
+  Branch,
+  UploadSession,
+];
 
 export const Page = <T extends TSchema>(item: T) =>
   Type.Object({
@@ -50,8 +62,7 @@ export const PageQuery = {
 export const IdParams = Type.Object({ id: Uuid });
 
 /** Error responses for a route's schema, so the OpenAPI document lists them. */
-export const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, ref(ErrorBody)]));
+export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ref(ErrorBody)]));
 
 /** Read-only fields a client may send back in a body (a record read with GET, PUT back whole): ignored. */
 export const ReadOnlyFields = {

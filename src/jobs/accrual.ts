@@ -9,20 +9,35 @@ import type { Database } from '../db/connection.ts';
 import { runAccrual } from '../services/accrual.ts';
 import { systemClock, type Clock } from '../domain/index.ts';
 
-export function startAccrualSchedule(db: Database, config: Config, log: FastifyBaseLogger, clock: Clock = systemClock): () => void {
+export function startAccrualSchedule(
+  db: Database,
+  config: Config,
+  log: FastifyBaseLogger,
+  clock: Clock = systemClock,
+): () => void {
   if (!config.accrualSchedule) return () => {};
-  const job = new Cron(config.accrualSchedule, { protect: true, catch: (err) => log.error({ err }, 'accrual run failed') }, async () => {
-    const started = Date.now();
-    const results = await runAccrual(db, {
-      actor: 'system:accrual',
-      clock,
-      onError: (b, err) => log.error({ err, business_id: b.id }, 'accrual failed for a business'),
-    });
-    const sum = (k: 'credits_accrued' | 'punitory_entries' | 'written_off') => results.reduce((n, r) => n + r[k], 0);
-    log.info(
-      { businesses: results.length, credits: sum('credits_accrued'), entries: sum('punitory_entries'), written_off: sum('written_off'), ms: Date.now() - started },
-      'accrual run done',
-    );
-  });
+  const job = new Cron(
+    config.accrualSchedule,
+    { protect: true, catch: (err) => log.error({ err }, 'accrual run failed') },
+    async () => {
+      const started = Date.now();
+      const results = await runAccrual(db, {
+        actor: 'system:accrual',
+        clock,
+        onError: (b, err) => log.error({ err, business_id: b.id }, 'accrual failed for a business'),
+      });
+      const sum = (k: 'credits_accrued' | 'punitory_entries' | 'written_off') => results.reduce((n, r) => n + r[k], 0);
+      log.info(
+        {
+          businesses: results.length,
+          credits: sum('credits_accrued'),
+          entries: sum('punitory_entries'),
+          written_off: sum('written_off'),
+          ms: Date.now() - started,
+        },
+        'accrual run done',
+      );
+    },
+  );
   return () => job.stop();
 }

@@ -9,7 +9,11 @@ import { sweepOrphanFiles } from '../services/files.ts';
 const EVERY_MS = 60 * 60 * 1000;
 
 /** Starts the sweep: a first run now (firstRun settles when it is done), then hourly. */
-export function startFileSweep(db: Database, storage: FileStorage, log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>) {
+export function startFileSweep(
+  db: Database,
+  storage: FileStorage,
+  log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>,
+) {
   let running: Promise<void> | null = null;
   let stopped = false;
   const run = (): Promise<void> => {

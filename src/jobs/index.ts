@@ -32,5 +32,7 @@ export const JOBS: readonly Job[] = [
 /** Starts every job; the function returned stops them all. */
 export function startJobs(deps: JobDeps): () => void {
   const stops = JOBS.map((job) => job.start(deps));
-  return () => stops.forEach((stop) => stop());
+  return () => {
+    for (const stop of stops) stop();
+  };
 }

@@ -15,7 +15,12 @@ import type { Business, InstallmentStatus } from '../db/schema.ts';
 import { getBusiness, listBusinesses } from '../db/repositories/businesses.ts';
 import { lockAccrualBatch, writeOffOverdue, type AccrualCandidate } from '../db/repositories/credits.ts';
 import { accrualInstallments, setInstallmentState, type AccrualInstallment } from '../db/repositories/installments.ts';
-import { installmentHistories, insertLedger, type InstallmentHistory, type NewLedgerEntry } from '../db/repositories/ledger.ts';
+import {
+  installmentHistories,
+  insertLedger,
+  type InstallmentHistory,
+  type NewLedgerEntry,
+} from '../db/repositories/ledger.ts';
 import { markAccrued } from '../db/repositories/creditAccruals.ts';
 import { Dec, compareDates, systemClock, todayIn, toMoneyString, type Clock, type Decimal } from '../domain/index.ts';
 import { addPunitory, creditTerms, punitoryPostings, stateFromHistory, statusOf, stopDate } from './ledgerState.ts';
@@ -85,7 +90,8 @@ function batchPostings(
       // only a correction (negative) could change a status; kept general
       const before = byId.get(state.id)!;
       const next = statusOf(state);
-      if (next.status !== before.status || next.paidDate !== before.paid_date) out.statusChanges.push({ id: state.id, ...next });
+      if (next.status !== before.status || next.paidDate !== before.paid_date)
+        out.statusChanges.push({ id: state.id, ...next });
     }
   }
   return out;
@@ -99,7 +105,14 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
   const asOf = opts.asOf && compareDates(opts.asOf, today) < 0 ? opts.asOf : today;
   const limit = opts.batchSize ?? DEFAULT_BATCH;
   const bid = business.id;
-  const out: BusinessAccrual = { business_id: bid, as_of: asOf, credits_accrued: 0, punitory_entries: 0, punitory_total: '0.00', written_off: 0 };
+  const out: BusinessAccrual = {
+    business_id: bid,
+    as_of: asOf,
+    credits_accrued: 0,
+    punitory_entries: 0,
+    punitory_total: '0.00',
+    written_off: 0,
+  };
   let total = new Dec(0);
   let afterId: string | null = null;
 
@@ -108,7 +121,10 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
       const { credits, lastId } = await lockAccrualBatch(trx, bid, { asOf, timezone: tz, afterId, limit });
       if (lastId === null) return null;
       const ids = credits.map((c) => c.id);
-      const [insts, hist] = await Promise.all([accrualInstallments(trx, bid, ids), installmentHistories(trx, bid, ids)]);
+      const [insts, hist] = await Promise.all([
+        accrualInstallments(trx, bid, ids),
+        installmentHistories(trx, bid, ids),
+      ]);
       const p = batchPostings(credits, insts, hist, { asOf, timezone: tz, actor: opts.actor });
       await insertLedger(trx, bid, p.rows);
       for (const ch of p.statusChanges) await setInstallmentState(trx, bid, ch.id, ch.status, ch.paidDate);
@@ -122,7 +138,9 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
     total = total.plus(batch.total);
   }
 
-  const writtenOff = await withActor(db.kysely, opts.actor, (trx) => writeOffOverdue(trx, bid, { asOf, timezone: tz, at: asOf === today ? now : null }));
+  const writtenOff = await withActor(db.kysely, opts.actor, (trx) =>
+    writeOffOverdue(trx, bid, { asOf, timezone: tz, at: asOf === today ? now : null }),
+  );
   out.written_off = writtenOff.length;
   out.punitory_total = toMoneyString(total);
   return out;

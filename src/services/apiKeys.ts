@@ -1,6 +1,14 @@
 // API keys: created for a business (the secret is returned once, only its hash is stored), listed
 // without secrets, revoked at once; and the authentication of a presented key.
-import { createApiKey, findActiveKey, listApiKeys, revokeApiKey, type ApiKeyInfo, type KeyLookup, type Scope } from '../db/repositories/apiKeys.ts';
+import {
+  createApiKey,
+  findActiveKey,
+  listApiKeys,
+  revokeApiKey,
+  type ApiKeyInfo,
+  type KeyLookup,
+  type Scope,
+} from '../db/repositories/apiKeys.ts';
 import { AppError } from '../domain/errors.ts';
 import type { Database } from './context.ts';
 import { getBusiness } from './businesses.ts';

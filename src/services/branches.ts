@@ -3,7 +3,14 @@
 import type { Transaction } from 'kysely';
 import { withActor } from '../db/connection.ts';
 import type { Credit, DB } from '../db/schema.ts';
-import { getBranch, insertBranch, listBranches as branchRows, shareBranch, softDeleteBranch, updateBranch } from '../db/repositories/branches.ts';
+import {
+  getBranch,
+  insertBranch,
+  listBranches as branchRows,
+  shareBranch,
+  softDeleteBranch,
+  updateBranch,
+} from '../db/repositories/branches.ts';
 import { conflict, notFound, unprocessable } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
 import type { ActorContext, Database } from './context.ts';
@@ -51,8 +58,14 @@ export async function deleteBranch(db: Database, ctx: ActorContext, id: string) 
 /** A branch named for a new credit or payment: it must exist in the business and not be deleted. */
 export async function usableBranch(trx: Transaction<DB>, businessId: string, branchId: string): Promise<string> {
   const branch = await shareBranch(trx, businessId, branchId);
-  if (!branch) throw unprocessable(`branch_id ${branchId} names no branch of this business`, [{ path: '/branch_id', message: 'no such branch' }]);
-  if (branch.deleted_at) throw unprocessable(`branch ${branch.name} is deleted and cannot take new credits or payments`, [{ path: '/branch_id', message: 'branch is deleted' }]);
+  if (!branch)
+    throw unprocessable(`branch_id ${branchId} names no branch of this business`, [
+      { path: '/branch_id', message: 'no such branch' },
+    ]);
+  if (branch.deleted_at)
+    throw unprocessable(`branch ${branch.name} is deleted and cannot take new credits or payments`, [
+      { path: '/branch_id', message: 'branch is deleted' },
+    ]);
   return branch.id;
 }
 
@@ -64,7 +77,11 @@ export async function inheritedBranch(trx: Transaction<DB>, credit: Credit): Pro
 }
 
 /** A branch named in a request (must be usable), explicitly none (null), or the credit's when not given. */
-export async function chosenBranch(trx: Transaction<DB>, credit: Credit, given: string | null | undefined): Promise<string | null> {
+export async function chosenBranch(
+  trx: Transaction<DB>,
+  credit: Credit,
+  given: string | null | undefined,
+): Promise<string | null> {
   if (given === undefined) return inheritedBranch(trx, credit);
   return given === null ? null : usableBranch(trx, credit.business_id, given);
 }

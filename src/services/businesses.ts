@@ -1,6 +1,10 @@
 // Businesses (tenants): a name of 1 to 200 characters and an IANA time zone, the business's "today".
 import type { Business } from '../db/schema.ts';
-import { createBusiness as insertBusiness, getBusiness as businessRow, listBusinesses as businessRows } from '../db/repositories/businesses.ts';
+import {
+  createBusiness as insertBusiness,
+  getBusiness as businessRow,
+  listBusinesses as businessRows,
+} from '../db/repositories/businesses.ts';
 import { isValidTimeZone } from '../domain/index.ts';
 import { AppError, invalid } from '../domain/errors.ts';
 import type { Database } from './context.ts';
@@ -15,7 +19,8 @@ export function checkBusiness(input: BusinessInput): Required<BusinessInput> {
   const name = input.name.trim();
   const timezone = input.timezone ?? 'UTC';
   if (!name || name.length > 200) throw invalid('/name', 'must be 1 to 200 characters');
-  if (!isValidTimeZone(timezone)) throw invalid('/timezone', `${timezone} is not an IANA time zone (e.g. America/Argentina/Buenos_Aires)`);
+  if (!isValidTimeZone(timezone))
+    throw invalid('/timezone', `${timezone} is not an IANA time zone (e.g. America/Argentina/Buenos_Aires)`);
   return { name, timezone };
 }
 

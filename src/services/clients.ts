@@ -2,7 +2,14 @@
 // detail (contract 1) gathers its credits, installments, ledger entries and files.
 import { withActor } from '../db/connection.ts';
 import type { Client } from '../db/schema.ts';
-import { findClientByDni, getClient, insertClient, listClients as clientPage, updateClient, type ClientInput } from '../db/repositories/clients.ts';
+import {
+  findClientByDni,
+  getClient,
+  insertClient,
+  listClients as clientPage,
+  updateClient,
+  type ClientInput,
+} from '../db/repositories/clients.ts';
 import { creditsOfClient } from '../db/repositories/credits.ts';
 import { filesOfClient } from '../db/repositories/files.ts';
 import { installmentsOfCredits } from '../db/repositories/installments.ts';
@@ -21,7 +28,11 @@ export type ClientPatch = Partial<ClientInput>;
 const dniTaken = (dni: string) => conflict(`a client with dni ${dni} already exists`);
 
 /** Newest first; q matches a dni prefix or a name or email fragment (case and accents folded). */
-export function listClients(db: Database, ctx: ActorContext, query: { q?: string } & PageRequest): Promise<Page<Client>> {
+export function listClients(
+  db: Database,
+  ctx: ActorContext,
+  query: { q?: string } & PageRequest,
+): Promise<Page<Client>> {
   return clientPage(db.kysely, ctx.businessId, query);
 }
 

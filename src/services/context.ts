@@ -20,7 +20,17 @@ export interface ActorContext {
 }
 
 /** The one place a caller's clock becomes a business's now and today. */
-export function actorContext(business: { businessId: string; timezone: string }, actor: string, clock: Clock): ActorContext {
+export function actorContext(
+  business: { businessId: string; timezone: string },
+  actor: string,
+  clock: Clock,
+): ActorContext {
   const now = clock();
-  return { businessId: business.businessId, actor, timezone: business.timezone, now, today: todayIn(business.timezone, now) };
+  return {
+    businessId: business.businessId,
+    actor,
+    timezone: business.timezone,
+    now,
+    today: todayIn(business.timezone, now),
+  };
 }

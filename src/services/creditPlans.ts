@@ -36,7 +36,9 @@ export async function getPlan(db: Database, ctx: ActorContext, id: string) {
 
 export async function createPlan(db: Database, ctx: ActorContext, input: PlanInput) {
   const fields = cleanText(input);
-  return presentCreditConfig(await withActor(db.kysely, ctx.actor, (trx) => insertCreditConfig(trx, ctx.businessId, fields)));
+  return presentCreditConfig(
+    await withActor(db.kysely, ctx.actor, (trx) => insertCreditConfig(trx, ctx.businessId, fields)),
+  );
 }
 
 /** Only the fields given change; nothing given changes nothing. */
@@ -53,11 +55,20 @@ export async function editPlan(db: Database, ctx: ActorContext, id: string, inpu
 }
 
 /** The schedule of a credit of amount on this plan, starting startDate (the business's today by default). */
-export async function simulate(db: Database, ctx: ActorContext, id: string, input: { amount: number; startDate?: string }) {
+export async function simulate(
+  db: Database,
+  ctx: ActorContext,
+  id: string,
+  input: { amount: number; startDate?: string },
+) {
   const plan = await existingPlan(db, ctx, id);
   const s = scheduleFor(plan, input.amount, input.startDate ?? ctx.today);
   return {
-    installments: s.installments.map((i) => ({ number: i.number, amount: toMoneyNumber(i.amount), due_date: i.dueDate })),
+    installments: s.installments.map((i) => ({
+      number: i.number,
+      amount: toMoneyNumber(i.amount),
+      due_date: i.dueDate,
+    })),
     total: toMoneyNumber(s.total),
   };
 }

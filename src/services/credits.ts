@@ -49,10 +49,19 @@ export interface WorklistQuery extends Paging {
  */
 export async function collectionsWorklist(db: Kysely<DB>, ctx: ActorContext, q: WorklistQuery) {
   const page = await listInstallments(db, ctx.businessId, { ...q, today: ctx.today });
-  const histories = await historiesOfInstallments(db, ctx.businessId, page.items.map((i) => i.id));
+  const histories = await historiesOfInstallments(
+    db,
+    ctx.businessId,
+    page.items.map((i) => i.id),
+  );
   const historyOf = new Map(histories.map((h) => [h.installment_id, h]));
   const items = page.items.map((i) => {
-    const owed = owedOf(stateFromHistory(i, historyOf.get(i.id)), { ...i, status: i.credit_status }, ctx.today, ctx.timezone);
+    const owed = owedOf(
+      stateFromHistory(i, historyOf.get(i.id)),
+      { ...i, status: i.credit_status },
+      ctx.today,
+      ctx.timezone,
+    );
     return presentWorklistItem(i, ctx.today, owed);
   });
   return { items, total: page.total };

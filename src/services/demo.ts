@@ -17,11 +17,61 @@ export interface DemoResult {
 }
 
 const CLIENTS = [
-  { first_name: 'María', last_name: 'González', dni: '28456789', sex: 'f', city: 'Córdoba', state: 'Córdoba', country: 'AR', phone: '+54 351 555-0101', email: 'maria.gonzalez@example.com' },
-  { first_name: 'Juan', last_name: 'Pérez', dni: '30123456', sex: 'm', city: 'Rosario', state: 'Santa Fe', country: 'AR', phone: '+54 341 555-0102', email: 'juan.perez@example.com' },
-  { first_name: 'Lucía', last_name: 'Fernández', dni: '35987654', sex: 'f', city: 'Mendoza', state: 'Mendoza', country: 'AR', phone: '+54 261 555-0103', email: null },
-  { first_name: 'Carlos', last_name: 'Rodríguez', dni: '25333444', sex: 'm', city: 'La Plata', state: 'Buenos Aires', country: 'AR', phone: '+54 221 555-0104', email: 'carlos.r@example.com' },
-  { first_name: 'Sofía', last_name: 'López', dni: '40111222', sex: 'f', city: 'Salta', state: 'Salta', country: 'AR', phone: null, email: 'sofia.lopez@example.com' },
+  {
+    first_name: 'María',
+    last_name: 'González',
+    dni: '28456789',
+    sex: 'f',
+    city: 'Córdoba',
+    state: 'Córdoba',
+    country: 'AR',
+    phone: '+54 351 555-0101',
+    email: 'maria.gonzalez@example.com',
+  },
+  {
+    first_name: 'Juan',
+    last_name: 'Pérez',
+    dni: '30123456',
+    sex: 'm',
+    city: 'Rosario',
+    state: 'Santa Fe',
+    country: 'AR',
+    phone: '+54 341 555-0102',
+    email: 'juan.perez@example.com',
+  },
+  {
+    first_name: 'Lucía',
+    last_name: 'Fernández',
+    dni: '35987654',
+    sex: 'f',
+    city: 'Mendoza',
+    state: 'Mendoza',
+    country: 'AR',
+    phone: '+54 261 555-0103',
+    email: null,
+  },
+  {
+    first_name: 'Carlos',
+    last_name: 'Rodríguez',
+    dni: '25333444',
+    sex: 'm',
+    city: 'La Plata',
+    state: 'Buenos Aires',
+    country: 'AR',
+    phone: '+54 221 555-0104',
+    email: 'carlos.r@example.com',
+  },
+  {
+    first_name: 'Sofía',
+    last_name: 'López',
+    dni: '40111222',
+    sex: 'f',
+    city: 'Salta',
+    state: 'Salta',
+    country: 'AR',
+    phone: null,
+    email: 'sofia.lopez@example.com',
+  },
 ] as const;
 
 export async function createDemo(db: Database, clock: Clock = systemClock): Promise<DemoResult> {
@@ -29,8 +79,16 @@ export async function createDemo(db: Database, clock: Clock = systemClock): Prom
   const bid = business.id;
   const ctx = actorContext({ businessId: bid, timezone: business.timezone }, 'cli', clock);
   const branches = [
-    await createBranch(db, ctx, { name: 'Casa Central', address: 'Av. Corrientes 1234, CABA', phone: '+54 11 5555-0100' }),
-    await createBranch(db, ctx, { name: 'Sucursal Norte', address: 'Av. Maipú 2500, Vicente López', phone: '+54 11 5555-0200' }),
+    await createBranch(db, ctx, {
+      name: 'Casa Central',
+      address: 'Av. Corrientes 1234, CABA',
+      phone: '+54 11 5555-0100',
+    }),
+    await createBranch(db, ctx, {
+      name: 'Sucursal Norte',
+      address: 'Av. Maipú 2500, Vicente López',
+      phone: '+54 11 5555-0200',
+    }),
   ];
   const plans = [
     await createPlan(db, ctx, {

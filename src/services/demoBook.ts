@@ -9,7 +9,12 @@ import { createCredit, registerPayment } from './lending.ts';
 
 const earlier = (a: string, b: string) => (compareDates(a, b) <= 0 ? a : b);
 
-export async function buildDemoBook(db: Database, ctx: ActorContext, ids: { clients: string[]; plans: string[]; branches: string[] }, clock: Clock) {
+export async function buildDemoBook(
+  db: Database,
+  ctx: ActorContext,
+  ids: { clients: string[]; plans: string[]; branches: string[] },
+  clock: Clock,
+) {
   const business = await getBusiness(db.kysely, ctx.businessId);
   if (!business) return;
   const today = ctx.today;
@@ -21,15 +26,37 @@ export async function buildDemoBook(db: Database, ctx: ActorContext, ids: { clie
   const k = db.kysely;
 
   // María: 3 monthly installments, the first paid on its due date (or today if not due yet)
-  const a = await createCredit(k, ctx, { clientId: maria, creditConfigId: monthly3, amount: 150000, startDate: ago(40), branchId: central ?? null, originTransactionReference: 'DEMO-0001' });
-  await registerPayment(k, ctx, a.credit.id, { amount: a.installments[0]!.amount, paidOn: earlier(a.installments[0]!.due_date, today) });
+  const a = await createCredit(k, ctx, {
+    clientId: maria,
+    creditConfigId: monthly3,
+    amount: 150000,
+    startDate: ago(40),
+    branchId: central ?? null,
+    originTransactionReference: 'DEMO-0001',
+  });
+  await registerPayment(k, ctx, a.credit.id, {
+    amount: a.installments[0]!.amount,
+    paidOn: earlier(a.installments[0]!.due_date, today),
+  });
 
   // Juan: a single payment due 25 days ago, never paid: overdue, punitory posted by the daily run below
-  await createCredit(k, ctx, { clientId: juan, creditConfigId: single, amount: 50000, startDate: ago(55), branchId: central ?? null });
+  await createCredit(k, ctx, {
+    clientId: juan,
+    creditConfigId: single,
+    amount: 50000,
+    startDate: ago(55),
+    branchId: central ?? null,
+  });
 
   // Lucía: 6 fixed installments; #1 paid on time, #2 paid 5 days late (compound punitory posted
   // with the payment), #3 overdue now
-  const c = await createCredit(k, ctx, { clientId: lucia, creditConfigId: fixed6, amount: 200000, startDate: ago(100), branchId: north ?? null });
+  const c = await createCredit(k, ctx, {
+    clientId: lucia,
+    creditConfigId: fixed6,
+    amount: 200000,
+    startDate: ago(100),
+    branchId: north ?? null,
+  });
   const [c1, c2] = c.installments;
   await registerPayment(k, ctx, c.credit.id, { amount: c1!.amount, paidOn: c1!.due_date, branchId: north ?? null });
   const late = earlier(addDays(c2!.due_date, 5), today);

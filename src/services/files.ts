@@ -15,7 +15,15 @@ import { fileTypeFromBuffer } from 'file-type';
 import { requireClient } from './clients.ts';
 import { withActor } from '../db/connection.ts';
 import type { ClientFile, DB } from '../db/schema.ts';
-import { deleteFile, fileExists, filesOfClient, getFileByName, insertFileIfNameFree, liveStorageKeys, takenFileNames } from '../db/repositories/files.ts';
+import {
+  deleteFile,
+  fileExists,
+  filesOfClient,
+  getFileByName,
+  insertFileIfNameFree,
+  liveStorageKeys,
+  takenFileNames,
+} from '../db/repositories/files.ts';
 import { claimUpload } from '../db/repositories/uploadSessions.ts';
 import { isPlausibleFileName, numberedName, safeFileName } from '../domain/fileNames.ts';
 import { AppError, conflict, notFound } from '../domain/errors.ts';
@@ -46,7 +54,8 @@ export interface FileDeps {
 }
 
 /** The storage key of a file: ids only, never the uploaded name. */
-export const storageKey = (businessId: string, clientId: string, fileId: string) => `${businessId}/${clientId}/${fileId}`;
+export const storageKey = (businessId: string, clientId: string, fileId: string) =>
+  `${businessId}/${clientId}/${fileId}`;
 const KEY_IDS = new RegExp(`^(${UUID_PATTERN})/(${UUID_PATTERN})/(${UUID_PATTERN})$`);
 
 const cutOff = () => new AppError('validation_failed', 'the upload was cut off before the file ended');
@@ -118,9 +127,18 @@ export async function listClientFiles(db: Kysely<DB>, businessId: string, client
 }
 
 /** Stores a file uploaded with an API key; the client is checked before a byte is received. */
-export async function addClientFile(deps: FileDeps, ctx: ActorContext, clientId: string, receive: () => Promise<IncomingFile>): Promise<ClientFile> {
+export async function addClientFile(
+  deps: FileDeps,
+  ctx: ActorContext,
+  clientId: string,
+  receive: () => Promise<IncomingFile>,
+): Promise<ClientFile> {
   const client = await requireClient(deps.db, ctx.businessId, clientId);
-  return storeClientFile(deps, { businessId: ctx.businessId, clientId: client.id, actor: ctx.actor, uploadSessionId: null }, await receive());
+  return storeClientFile(
+    deps,
+    { businessId: ctx.businessId, clientId: client.id, actor: ctx.actor, uploadSessionId: null },
+    await receive(),
+  );
 }
 
 /** A file by its name, its bytes open for reading: 404 when no file has the name or its bytes are missing. */
@@ -176,7 +194,10 @@ export async function storeClientFile(deps: FileDeps, target: FileTarget, upload
   try {
     return await withActor(deps.db, target.actor, async (trx) => {
       if (target.uploadSessionId && !(await claimUpload(trx, target.businessId, target.uploadSessionId))) {
-        throw new AppError('gone', 'this upload link has expired, was revoked or has received all the files it accepts');
+        throw new AppError(
+          'gone',
+          'this upload link has expired, was revoked or has received all the files it accepts',
+        );
       }
       return insertUnderFreeName(trx, fileName, {
         business_id: target.businessId,
@@ -194,8 +215,19 @@ export async function storeClientFile(deps: FileDeps, target: FileTarget, upload
     // stored it, and a row must never point at missing bytes. Unsure: the sweep decides later.
     const stored = await fileExists(deps.db, target.businessId, id).catch(() => null);
     if (stored === false) {
-      await deps.storage.delete(key).catch((e: unknown) => deps.log.error({ err: e, key }, 'could not remove the bytes of a file whose row was not stored; the sweep will'));
-    } else deps.log.warn({ key, stored }, 'the outcome of storing a file row is uncertain; its bytes are kept for the sweep to decide');
+      await deps.storage
+        .delete(key)
+        .catch((e: unknown) =>
+          deps.log.error(
+            { err: e, key },
+            'could not remove the bytes of a file whose row was not stored; the sweep will',
+          ),
+        );
+    } else
+      deps.log.warn(
+        { key, stored },
+        'the outcome of storing a file row is uncertain; its bytes are kept for the sweep to decide',
+      );
     throw err;
   }
 }
@@ -209,7 +241,11 @@ const MAX_TRIES = 1000;
  * moves this one on to the next (its insert waits for the other transaction, then does
  * nothing), so N uploads of one name at once end with N distinct names.
  */
-async function insertUnderFreeName(trx: Transaction<DB>, name: string, row: Omit<Parameters<typeof insertFileIfNameFree>[1], 'file_name'>) {
+async function insertUnderFreeName(
+  trx: Transaction<DB>,
+  name: string,
+  row: Omit<Parameters<typeof insertFileIfNameFree>[1], 'file_name'>,
+) {
   let tries = 0;
   for (let n = 0; tries < MAX_TRIES; n += BATCH) {
     const candidates = Array.from({ length: BATCH }, (_, i) => numberedName(name, n + i));
@@ -225,7 +261,12 @@ async function insertUnderFreeName(trx: Transaction<DB>, name: string, row: Omit
 }
 
 /** Deletes a file: the row (audited) in a transaction, then the bytes; answers the deleted row. */
-export async function removeClientFile(deps: FileDeps, ctx: ActorContext, clientId: string, fileId: string): Promise<ClientFile> {
+export async function removeClientFile(
+  deps: FileDeps,
+  ctx: ActorContext,
+  clientId: string,
+  fileId: string,
+): Promise<ClientFile> {
   const row = await withActor(deps.db, ctx.actor, (trx) => deleteFile(trx, ctx.businessId, clientId, fileId));
   if (!row) throw notFound('file');
   try {
@@ -254,7 +295,10 @@ export interface SweepResult {
  * the grace period. Safe to run while uploads go on and in several processes at once: a young
  * key is never touched, and removing a key twice is harmless.
  */
-export async function sweepOrphanFiles(deps: FileDeps, opts: { graceMs?: number; now?: Date } = {}): Promise<SweepResult> {
+export async function sweepOrphanFiles(
+  deps: FileDeps,
+  opts: { graceMs?: number; now?: Date } = {},
+): Promise<SweepResult> {
   const cutoff = new Date((opts.now ?? new Date()).getTime() - (opts.graceMs ?? SWEEP_GRACE_MS));
   const result: SweepResult = { checked: 0, removed: 0, incomplete: 0 };
   result.incomplete = await deps.storage.removeIncomplete(cutoff);

@@ -28,12 +28,19 @@ export interface IdempotencyKey {
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }
 
-function replay(stored: { request_hash: string; status_code: number; response: unknown }, hash: string): Answer & { replayed: true } {
+function replay(
+  stored: { request_hash: string; status_code: number; response: unknown },
+  hash: string,
+): Answer & { replayed: true } {
   if (stored.request_hash !== hash) throw conflict('this Idempotency-Key was already used for a different request');
   return { status: stored.status_code, body: stored.response, replayed: true };
 }
@@ -51,13 +58,20 @@ export async function idempotent(
 ): Promise<Answer & { replayed?: true }> {
   if (idem === undefined) return run(undefined);
   const { key } = idem;
-  const hash = createHash('sha256').update(JSON.stringify(canonical(idem.request))).digest('hex');
+  const hash = createHash('sha256')
+    .update(JSON.stringify(canonical(idem.request)))
+    .digest('hex');
   const existing = await findIdempotencyKey(db, businessId, key);
   if (existing) return replay(existing, hash);
   try {
     return await run(async (trx, answer) => {
       // the body as JSON text, dates and all: exactly what a replay sends back
-      await saveIdempotencyKey(trx, businessId, { key, requestHash: hash, statusCode: answer.status, response: JSON.parse(JSON.stringify(answer.body)) });
+      await saveIdempotencyKey(trx, businessId, {
+        key,
+        requestHash: hash,
+        statusCode: answer.status,
+        response: JSON.parse(JSON.stringify(answer.body)),
+      });
     });
   } catch (err) {
     // the same key raced in from another request: its write won, this one rolled back whole

@@ -35,7 +35,10 @@ export interface InstallmentState {
   payments: InstallmentPayment[];
 }
 
-type TermsSource = Pick<Credit, 'daily_punitory_rate' | 'punitory_mode' | 'grace_days' | 'max_punitory_days' | 'punitory_cap_pct'>;
+type TermsSource = Pick<
+  Credit,
+  'daily_punitory_rate' | 'punitory_mode' | 'grace_days' | 'max_punitory_days' | 'punitory_cap_pct'
+>;
 
 /** The punitory terms snapshotted on the credit. */
 export function creditTerms(c: TermsSource): PunitoryTerms {
@@ -79,7 +82,10 @@ export function addPayment(s: InstallmentState, p: InstallmentPayment) {
 }
 
 /** Applies one ledger entry (punitory or payment) to the state of its installment. */
-export function applyEntry(s: InstallmentState, e: Pick<LedgerEntry, 'type' | 'amount' | 'punitory_part' | 'effective_date'>) {
+export function applyEntry(
+  s: InstallmentState,
+  e: Pick<LedgerEntry, 'type' | 'amount' | 'punitory_part' | 'effective_date'>,
+) {
   if (e.type === 'punitory') {
     addPunitory(s, money(e.amount));
   } else if (e.type === 'payment') {
@@ -96,15 +102,21 @@ export function stateFromHistory(
   const s = emptyState(i);
   if (!h) return s;
   addPunitory(s, money(h.punitory_posted));
-  for (const [paidOn, principal, punitory] of h.payments ?? []) addPayment(s, { paidOn, principal: money(principal), punitory: money(punitory) });
+  for (const [paidOn, principal, punitory] of h.payments ?? [])
+    addPayment(s, { paidOn, principal: money(principal), punitory: money(punitory) });
   return s;
 }
 
-export function buildStates(installments: InstallmentLike[], ledger: Pick<LedgerEntry, 'installment_id' | 'type' | 'amount' | 'punitory_part' | 'effective_date' | 'created_at'>[]): InstallmentState[] {
+export function buildStates(
+  installments: InstallmentLike[],
+  ledger: Pick<LedgerEntry, 'installment_id' | 'type' | 'amount' | 'punitory_part' | 'effective_date' | 'created_at'>[],
+): InstallmentState[] {
   const states = installments.map(emptyState).sort((a, b) => a.number - b.number);
   const byId = new Map(states.map((s) => [s.id, s]));
   const ordered = [...ledger].sort(
-    (a, b) => a.effective_date.localeCompare(b.effective_date) || new Date(a.created_at).getTime() - new Date(b.created_at).getTime(),
+    (a, b) =>
+      a.effective_date.localeCompare(b.effective_date) ||
+      new Date(a.created_at).getTime() - new Date(b.created_at).getTime(),
   );
   for (const e of ordered) {
     const s = byId.get(e.installment_id);
@@ -116,11 +128,19 @@ export function buildStates(installments: InstallmentLike[], ledger: Pick<Ledger
 /** Cumulative punitory of one installment as of a date, from its payment history. */
 export function cumulativeOf(s: InstallmentState, terms: PunitoryTerms, asOf: string, stop: string | null): Decimal {
   if (terms.dailyRate.lte(0)) return new Dec(0);
-  return cumulativePunitory({ amount: s.amount, dueDate: s.dueDate, payments: s.payments, asOf, stopDate: stop }, terms);
+  return cumulativePunitory(
+    { amount: s.amount, dueDate: s.dueDate, payments: s.payments, asOf, stopDate: stop },
+    terms,
+  );
 }
 
 /** Per installment, what to post so the posted total equals the cumulative figure as of asOf (zeros left out). */
-export function punitoryPostings(states: InstallmentState[], terms: PunitoryTerms, asOf: string, stop: string | null): { state: InstallmentState; amount: Decimal }[] {
+export function punitoryPostings(
+  states: InstallmentState[],
+  terms: PunitoryTerms,
+  asOf: string,
+  stop: string | null,
+): { state: InstallmentState; amount: Decimal }[] {
   const out: { state: InstallmentState; amount: Decimal }[] = [];
   for (const s of states) {
     const diff = punitoryToPost(cumulativeOf(s, terms, asOf, stop), s.punitoryPosted);
@@ -180,9 +200,16 @@ type OwedSource = TermsSource & Pick<Credit, 'status' | 'written_off_at'>;
  */
 export function owedOf(s: InstallmentState, credit: OwedSource, asOf: string, timezone: string): Owed {
   const accrues = ACCRUING.has(credit.status) && s.principalPaid.lt(s.amount);
-  const accrued = accrues ? cumulativeOf(s, creditTerms(credit), asOf, stopDate(credit, timezone)).minus(s.punitoryPosted) : new Dec(0);
+  const accrued = accrues
+    ? cumulativeOf(s, creditTerms(credit), asOf, stopDate(credit, timezone)).minus(s.punitoryPosted)
+    : new Dec(0);
   const paid = s.principalPaid.plus(s.punitoryPaid);
-  return { punitoryPosted: s.punitoryPosted, punitoryAccrued: accrued, paid, outstanding: s.amount.plus(s.punitoryPosted).plus(accrued).minus(paid) };
+  return {
+    punitoryPosted: s.punitoryPosted,
+    punitoryAccrued: accrued,
+    paid,
+    outstanding: s.amount.plus(s.punitoryPosted).plus(accrued).minus(paid),
+  };
 }
 
 /** Per installment id, what each installment of these credits owes as of asOf (from their rows and whole ledgers). */

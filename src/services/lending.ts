@@ -66,11 +66,21 @@ export interface CreateCreditInput {
   refinancedFromId?: string | null;
 }
 
-async function createCreditIn(trx: Transaction<DB>, ctx: LendingContext, input: CreateCreditInput): Promise<CreditDetailRows> {
+async function createCreditIn(
+  trx: Transaction<DB>,
+  ctx: LendingContext,
+  input: CreateCreditInput,
+): Promise<CreditDetailRows> {
   const bid = ctx.businessId;
   const plan = await sharePlan(trx, bid, input.creditConfigId);
-  if (!plan) throw unprocessable(`credit_config_id ${input.creditConfigId} names no credit plan of this business`, [{ path: '/credit_config_id', message: 'no such plan' }]);
-  if (!plan.is_active) throw unprocessable(`the credit plan "${plan.name}" is inactive`, [{ path: '/credit_config_id', message: 'plan is inactive' }]);
+  if (!plan)
+    throw unprocessable(`credit_config_id ${input.creditConfigId} names no credit plan of this business`, [
+      { path: '/credit_config_id', message: 'no such plan' },
+    ]);
+  if (!plan.is_active)
+    throw unprocessable(`the credit plan "${plan.name}" is inactive`, [
+      { path: '/credit_config_id', message: 'plan is inactive' },
+    ]);
   const branchId = input.branchId ? await usableBranch(trx, bid, input.branchId) : null;
   const amount = positiveAmount(input.amount);
   const startDate = input.startDate ?? ctx.today;
@@ -105,7 +115,12 @@ async function createCreditIn(trx: Transaction<DB>, ctx: LendingContext, input: 
   const installments = await insertInstallments(
     trx,
     bid,
-    schedule.installments.map((i) => ({ credit_id: credit.id, number: i.number, amount: toMoneyString(i.amount), due_date: i.dueDate })),
+    schedule.installments.map((i) => ({
+      credit_id: credit.id,
+      number: i.number,
+      amount: toMoneyString(i.amount),
+      due_date: i.dueDate,
+    })),
   );
   const ledgerEntries = await insertLedger(
     trx,
@@ -141,7 +156,11 @@ export async function createCredit(
   });
 }
 
-export async function creditDetail(db: Kysely<DB> | Transaction<DB>, businessId: string, credit: Credit): Promise<CreditDetailRows> {
+export async function creditDetail(
+  db: Kysely<DB> | Transaction<DB>,
+  businessId: string,
+  credit: Credit,
+): Promise<CreditDetailRows> {
   const [installments, ledgerEntries] = await Promise.all([
     installmentsOfCredit(db, businessId, credit.id),
     ledgerOfCredit(db, businessId, credit.id),
@@ -169,7 +188,13 @@ async function loadLocked(trx: Transaction<DB>, ctx: LendingContext, creditId: s
     ledgerOfCredit(trx, ctx.businessId, credit.id),
     postedThrough(trx, ctx.businessId, [credit.id]),
   ]);
-  return { credit, installments, ledger, states: buildStates(installments, ledger), postedThrough: posted.get(credit.id) ?? null };
+  return {
+    credit,
+    installments,
+    ledger,
+    states: buildStates(installments, ledger),
+    postedThrough: posted.get(credit.id) ?? null,
+  };
 }
 
 /** Posts punitory up to `date` unless it is already posted that far, and records the new watermark. */
@@ -202,7 +227,12 @@ async function postPunitory(
 }
 
 /** Writes the entries and applies them to the installments' states. */
-async function recordEntries(trx: Transaction<DB>, ctx: LendingContext, l: Loaded, rows: NewLedgerEntry[]): Promise<LedgerEntry[]> {
+async function recordEntries(
+  trx: Transaction<DB>,
+  ctx: LendingContext,
+  l: Loaded,
+  rows: NewLedgerEntry[],
+): Promise<LedgerEntry[]> {
   const inserted = await insertLedger(trx, ctx.businessId, rows);
   for (const e of inserted) applyEntry(l.states.find((s) => s.id === e.installment_id)!, e);
   return inserted;
@@ -245,12 +275,14 @@ async function settleStatuses(trx: Transaction<DB>, ctx: LendingContext, l: Load
     }
   }
   const allPaid = l.states.every((s) => statusOf(s).status === 'paid');
-  if (allPaid && l.credit.status === 'active') l.credit = await updateCredit(trx, ctx.businessId, l.credit.id, { status: 'closed' });
+  if (allPaid && l.credit.status === 'active')
+    l.credit = await updateCredit(trx, ctx.businessId, l.credit.id, { status: 'closed' });
 }
 
 function lastPaymentDate(ledger: LedgerEntry[]): string | null {
   let last: string | null = null;
-  for (const e of ledger) if (e.type === 'payment' && (last === null || e.effective_date > last)) last = e.effective_date;
+  for (const e of ledger)
+    if (e.type === 'payment' && (last === null || e.effective_date > last)) last = e.effective_date;
   return last;
 }
 
@@ -289,12 +321,19 @@ export async function registerPayment(
 
     const amount = positiveAmount(input.amount);
     const paidOn = input.paidOn ?? ctx.today;
-    if (compareDates(paidOn, ctx.today) > 0) throw unprocessable(`paid_on ${paidOn} is in the future (today is ${ctx.today})`, [{ path: '/paid_on', message: 'in the future' }]);
+    if (compareDates(paidOn, ctx.today) > 0)
+      throw unprocessable(`paid_on ${paidOn} is in the future (today is ${ctx.today})`, [
+        { path: '/paid_on', message: 'in the future' },
+      ]);
     if (compareDates(paidOn, credit.start_date) < 0)
-      throw unprocessable(`paid_on ${paidOn} is before the credit's start date ${credit.start_date}`, [{ path: '/paid_on', message: 'before start_date' }]);
+      throw unprocessable(`paid_on ${paidOn} is before the credit's start date ${credit.start_date}`, [
+        { path: '/paid_on', message: 'before start_date' },
+      ]);
     const lastPaid = lastPaymentDate(l.ledger);
     if (lastPaid && compareDates(paidOn, lastPaid) < 0)
-      throw unprocessable(`paid_on ${paidOn} is before the credit's last payment (${lastPaid})`, [{ path: '/paid_on', message: 'before the last payment' }]);
+      throw unprocessable(`paid_on ${paidOn} is before the credit's last payment (${lastPaid})`, [
+        { path: '/paid_on', message: 'before the last payment' },
+      ]);
     const branchId = await chosenBranch(trx, credit, input.branchId);
 
     const created: LedgerEntry[] = [];
@@ -308,13 +347,16 @@ export async function registerPayment(
 
     // 2. allocation against what was owed on paid_on. A backdated payment (before punitory
     //    already posted) owes the punitory of its own date, not the later posting.
-    const balances = l.states.map((s) => (backdated ? balanceOf(s, cumulativeOf(s, terms, paidOn, stop).minus(s.punitoryPaid)) : balanceOf(s)));
+    const balances = l.states.map((s) =>
+      backdated ? balanceOf(s, cumulativeOf(s, terms, paidOn, stop).minus(s.punitoryPaid)) : balanceOf(s),
+    );
     const owed = outstanding(balances);
     const allocation = allocatePayment(amount, balances);
     if (allocation.unallocated.gt(0)) {
-      throw unprocessable(`amount ${toMoneyString(amount)} is more than the outstanding balance ${toMoneyString(owed)} as of ${paidOn}`, [
-        { path: '/amount', message: `at most ${toMoneyString(owed)}` },
-      ]);
+      throw unprocessable(
+        `amount ${toMoneyString(amount)} is more than the outstanding balance ${toMoneyString(owed)} as of ${paidOn}`,
+        [{ path: '/amount', message: `at most ${toMoneyString(owed)}` }],
+      );
     }
     created.push(...(await postPayment(trx, ctx, l, allocation.slices, { paidOn, branchId })));
 
@@ -332,13 +374,23 @@ export async function registerPayment(
 
 // ---------------------------------------------------------------- write-off, cancel, refinance
 
-export async function writeOffCredit(db: Kysely<DB>, ctx: LendingContext, creditId: string, reason: string): Promise<Credit> {
+export async function writeOffCredit(
+  db: Kysely<DB>,
+  ctx: LendingContext,
+  creditId: string,
+  reason: string,
+): Promise<Credit> {
   return withActor(db, ctx.actor, async (trx) => {
     const l = await loadLocked(trx, ctx, creditId);
-    if (l.credit.status !== 'active') throw conflict(`only an active credit can be written off; this one is ${l.credit.status}`);
+    if (l.credit.status !== 'active')
+      throw conflict(`only an active credit can be written off; this one is ${l.credit.status}`);
     // what it owes on the day it is written off is posted first; nothing accrues after
     await accrueTo(trx, ctx, l, ctx.today);
-    return updateCredit(trx, ctx.businessId, l.credit.id, { status: 'written_off', written_off_at: ctx.now, write_off_reason: reason });
+    return updateCredit(trx, ctx.businessId, l.credit.id, {
+      status: 'written_off',
+      written_off_at: ctx.now,
+      write_off_reason: reason,
+    });
   });
 }
 
@@ -346,8 +398,10 @@ export async function cancelCredit(db: Kysely<DB>, ctx: LendingContext, creditId
   return withActor(db, ctx.actor, async (trx) => {
     const credit = await lockCredit(trx, ctx.businessId, creditId);
     if (!credit) throw notFound('credit');
-    if (credit.status !== 'active') throw conflict(`only an active credit can be cancelled; this one is ${credit.status}`);
-    if (await hasPayments(trx, ctx.businessId, credit.id)) throw conflict('the credit has payments and cannot be cancelled');
+    if (credit.status !== 'active')
+      throw conflict(`only an active credit can be cancelled; this one is ${credit.status}`);
+    if (await hasPayments(trx, ctx.businessId, credit.id))
+      throw conflict('the credit has payments and cannot be cancelled');
     return updateCredit(trx, ctx.businessId, credit.id, { status: 'inactive' });
   });
 }
@@ -366,7 +420,12 @@ export interface RefinanceInput {
  * the old credit becomes refinanced, and a new credit for at least that balance is created for
  * the same client — one transaction.
  */
-export async function refinanceCredit(db: Kysely<DB>, ctx: LendingContext, creditId: string, input: RefinanceInput): Promise<CreditDetailRows> {
+export async function refinanceCredit(
+  db: Kysely<DB>,
+  ctx: LendingContext,
+  creditId: string,
+  input: RefinanceInput,
+): Promise<CreditDetailRows> {
   return withActor(db, ctx.actor, async (trx) => {
     const l = await loadLocked(trx, ctx, creditId);
     const old = l.credit;
@@ -376,13 +435,17 @@ export async function refinanceCredit(db: Kysely<DB>, ctx: LendingContext, credi
     if (balance.lte(0)) throw unprocessable('the credit owes nothing: there is no balance to refinance');
     const amount = input.amount === undefined ? balance : positiveAmount(input.amount);
     if (amount.lt(balance))
-      throw unprocessable(`amount ${toMoneyString(amount)} is less than the balance to refinance ${toMoneyString(balance)}`, [
-        { path: '/amount', message: `at least ${toMoneyString(balance)}` },
-      ]);
+      throw unprocessable(
+        `amount ${toMoneyString(amount)} is less than the balance to refinance ${toMoneyString(balance)}`,
+        [{ path: '/amount', message: `at least ${toMoneyString(balance)}` }],
+      );
 
     // the settlement belongs to the old credit's book: its branch, whatever the new credit's
     const settlementBranch = await inheritedBranch(trx, old);
-    const allocation = allocatePayment(balance, l.states.map((s) => balanceOf(s)));
+    const allocation = allocatePayment(
+      balance,
+      l.states.map((s) => balanceOf(s)),
+    );
     await postPayment(trx, ctx, l, allocation.slices, { paidOn: ctx.today, branchId: settlementBranch });
     l.credit = await updateCredit(trx, ctx.businessId, old.id, { status: 'refinanced' });
     await settleStatuses(trx, ctx, l);
@@ -399,4 +462,3 @@ export async function refinanceCredit(db: Kysely<DB>, ctx: LendingContext, credi
     });
   });
 }
-

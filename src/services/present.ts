@@ -39,7 +39,8 @@ type Row = Record<string, unknown>;
 type Kind = 'money' | 'number' | 'as-is';
 
 // money: a property declared with records.ts's Money
-const kindOf = (s: TSchema): Kind => (s === Money ? 'money' : s.type === 'integer' || s.type === 'number' ? 'number' : 'as-is');
+const kindOf = (s: TSchema): Kind =>
+  s === Money ? 'money' : s.type === 'integer' || s.type === 'number' ? 'number' : 'as-is';
 
 function convert(kind: Kind, v: unknown, moneyAs: MoneyAs): unknown {
   if (kind === 'money') return moneyAs === 'number' ? toMoneyNumber(money(v as string)) : v;
@@ -52,7 +53,8 @@ export function recordBuilder<T extends TObject>(schema: T) {
   const fields = Object.entries(schema.properties).map(([k, s]) => [k, kindOf(s)] as const);
   return (row: object, computed: object = {}, moneyAs: MoneyAs = 'number'): Static<T> => {
     const out: Row = {};
-    for (const [k, kind] of fields) out[k] = k in computed ? (computed as Row)[k] : convert(kind, (row as Row)[k], moneyAs);
+    for (const [k, kind] of fields)
+      out[k] = k in computed ? (computed as Row)[k] : convert(kind, (row as Row)[k], moneyAs);
     return out as Static<T>;
   };
 }
@@ -111,7 +113,11 @@ export const presentUploadSession = (s: UploadSessionRow) => uploadSession(s);
  * A credit with its installments and its balance (as of the business's today: `at`) and ledger
  * entries: all of them, or those given (a payment's answer shows only the entries it created).
  */
-export function presentDetail(d: CreditDetailRows, at: { today: string; timezone: string }, entries: LedgerRow[] = d.ledgerEntries) {
+export function presentDetail(
+  d: CreditDetailRows,
+  at: { today: string; timezone: string },
+  entries: LedgerRow[] = d.ledgerEntries,
+) {
   const owed = owedOfCredits([d.credit], d.installments, d.ledgerEntries, at.today, at.timezone);
   return {
     credit: presentCredit(d.credit),

@@ -82,7 +82,13 @@ export function parseBound(s: string): Bound | null {
   if (isValidDate(s)) return { date: s };
   const m = DATETIME_RE.exec(s);
   if (!m || !isValidDate(m[1])) return null;
-  const [hh, mm, ss, oh, om] = [m[2], m[3], m[4], m[5] ?? '0', m[6] ?? '0'].map(Number) as [number, number, number, number, number];
+  const [hh, mm, ss, oh, om] = [m[2], m[3], m[4], m[5] ?? '0', m[6] ?? '0'].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (hh > 23 || mm > 59 || ss > 59 || oh > 15 || om > 59) return null;
   return { instant: s };
 }
@@ -97,7 +103,18 @@ export function parseBound(s: string): Bound | null {
  * delinquency. What an installment owes (punitory_posted, punitory_accrued, paid, outstanding)
  * is a figure of the day it is read, computed from the ledger; the ledger export has its entries.
  */
-const InstallmentColumns = Type.Pick(Installment, ['id', 'credit_id', 'number', 'amount', 'due_date', 'status', 'overdue', 'days_late', 'created_at', 'updated_at']);
+const InstallmentColumns = Type.Pick(Installment, [
+  'id',
+  'credit_id',
+  'number',
+  'amount',
+  'due_date',
+  'status',
+  'overdue',
+  'days_late',
+  'created_at',
+  'updated_at',
+]);
 
 const EXPORTS: Record<Dataset, { record: TObject; computed?: Computed<never> }> = {
   clients: { record: Client },
@@ -119,7 +136,8 @@ function selectOf(dataset: Dataset): string[] {
 
 type Cell = string | number | null;
 /** A presented value as a CSV cell: instants in RFC 3339 as in the API's JSON, booleans true/false. */
-const cell = (v: unknown): Cell => (v instanceof Date ? v.toISOString() : typeof v === 'boolean' ? (v ? 'true' : 'false') : (v as Cell));
+const cell = (v: unknown): Cell =>
+  v instanceof Date ? v.toISOString() : typeof v === 'boolean' ? (v ? 'true' : 'false') : (v as Cell);
 
 function csvRow(dataset: Dataset): (r: ExportRow, today: string) => Cell[] {
   const { record, computed } = EXPORTS[dataset];
@@ -142,11 +160,21 @@ export interface ExportOptions extends ExportFilter {
  * count. Nothing is read from the database until the first batch is asked for, and the next
  * batch only when the consumer takes this one.
  */
-export async function* exportCsv(db: Kysely<DB>, dataset: Dataset, o: ExportOptions): AsyncGenerator<{ csv: string; rows: number }> {
+export async function* exportCsv(
+  db: Kysely<DB>,
+  dataset: Dataset,
+  o: ExportOptions,
+): AsyncGenerator<{ csv: string; rows: number }> {
   const row = csvRow(dataset);
   yield { csv: stringify([columnsOf(dataset)], CSV), rows: 0 };
   for await (const batch of cursorBatches(db, exportQuery(db, dataset, selectOf(dataset), o), o.batchSize)) {
-    yield { csv: stringify(batch.map((r) => row(r, o.today)), CSV), rows: batch.length };
+    yield {
+      csv: stringify(
+        batch.map((r) => row(r, o.today)),
+        CSV,
+      ),
+      rows: batch.length,
+    };
   }
 }
 

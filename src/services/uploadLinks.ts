@@ -36,7 +36,13 @@ export async function createUploadLink(
   const client = await requireClient(db, ctx.businessId, clientId);
   const token = newUploadToken();
   const session = await withActor(db, ctx.actor, (trx) =>
-    insertUploadSession(trx, { businessId: ctx.businessId, clientId: client.id, tokenHash: hashUploadToken(token), createdBy: ctx.actor, expiresInHours }),
+    insertUploadSession(trx, {
+      businessId: ctx.businessId,
+      clientId: client.id,
+      tokenHash: hashUploadToken(token),
+      createdBy: ctx.actor,
+      expiresInHours,
+    }),
   );
   return { session, token };
 }
@@ -48,8 +54,15 @@ export async function listUploadLinks(db: Kysely<DB>, businessId: string, client
 }
 
 /** Revokes a link; revoking again answers the same record, with the first revoked_at. */
-export async function revokeUploadLink(db: Kysely<DB>, ctx: ActorContext, clientId: string, sessionId: string): Promise<UploadSession> {
-  const session = await withActor(db, ctx.actor, (trx) => revokeUploadSession(trx, ctx.businessId, clientId, sessionId));
+export async function revokeUploadLink(
+  db: Kysely<DB>,
+  ctx: ActorContext,
+  clientId: string,
+  sessionId: string,
+): Promise<UploadSession> {
+  const session = await withActor(db, ctx.actor, (trx) =>
+    revokeUploadSession(trx, ctx.businessId, clientId, sessionId),
+  );
   if (!session) throw notFound('upload link');
   return session;
 }
@@ -65,10 +78,18 @@ const GONE: Record<Exclude<UploadSessionState, 'usable'>, string> = {
  * (404 for a token that never existed, 410 when it can take no more), and again when the file's
  * row is stored.
  */
-export async function uploadThroughLink(deps: FileDeps, token: string, receive: () => Promise<IncomingFile>): Promise<ClientFile> {
+export async function uploadThroughLink(
+  deps: FileDeps,
+  token: string,
+  receive: () => Promise<IncomingFile>,
+): Promise<ClientFile> {
   const found = await findUploadSessionByTokenHash(deps.db, hashUploadToken(token));
   if (!found) throw notFound('upload link');
   if (found.state !== 'usable') throw gone(GONE[found.state]);
   const s = found.session;
-  return storeClientFile(deps, { businessId: s.business_id, clientId: s.client_id, actor: `upload_link:${s.id}`, uploadSessionId: s.id }, await receive());
+  return storeClientFile(
+    deps,
+    { businessId: s.business_id, clientId: s.client_id, actor: `upload_link:${s.id}`, uploadSessionId: s.id },
+    await receive(),
+  );
 }

@@ -4,7 +4,8 @@
 // stream removes its temporary file at once; only a crash of the process can leave one
 // (`*.partial`), and removeIncomplete() clears those. Files are readable by the owner only.
 import { createWriteStream } from 'node:fs';
-import { open, mkdir, opendir, rename, rm, stat } from 'node:fs/promises';
+import { open, mkdir, opendir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import type { Dir } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
@@ -62,7 +63,7 @@ export class DirectoryStorage implements FileStorage {
 
   async get(key: string) {
     const p = this.path(key);
-    let fh;
+    let fh: FileHandle;
     try {
       fh = await open(p, 'r');
     } catch (err) {
@@ -105,7 +106,7 @@ export class DirectoryStorage implements FileStorage {
   }
 
   private async *walk(dir: string, prefix: string): AsyncGenerator<{ abs: string; rel: string; name: string }> {
-    let d;
+    let d: Dir;
     try {
       d = await opendir(dir);
     } catch (err) {

@@ -33,7 +33,11 @@ async function rowsOf(h: Harness, write: () => ReturnType<Harness['get']>, expec
   return { res: json(res), rows: added };
 }
 
-function assertEntry(e: Entry, h: Harness, want: { table: string; action: string; recordId: string; branchId: string | null }) {
+function assertEntry(
+  e: Entry,
+  h: Harness,
+  want: { table: string; action: string; recordId: string; branchId: string | null },
+) {
   assert.equal(e.table_name, want.table);
   assert.equal(e.action, want.action);
   assert.equal(e.record_id, want.recordId);
@@ -49,7 +53,11 @@ function assertEntry(e: Entry, h: Harness, want: { table: string; action: string
 
 test('client create and edit leave exactly their audit rows', async (t) => {
   const h = await build(t);
-  const { res: client, rows } = await rowsOf(h, () => h.post('/api/clients', { dni: '20111222', first_name: 'Ana', city: 'Salta' }), 201);
+  const { res: client, rows } = await rowsOf(
+    h,
+    () => h.post('/api/clients', { dni: '20111222', first_name: 'Ana', city: 'Salta' }),
+    201,
+  );
   assert.equal(rows.length, 1);
   assertEntry(rows[0]!, h, { table: 'clients', action: 'INSERT', recordId: client.id, branchId: null });
   assert.equal(rows[0]!.new_data!.dni, '20111222');
@@ -69,7 +77,10 @@ test('client create and edit leave exactly their audit rows', async (t) => {
   // the record_id filter finds both, newest first
   const mine = json(await h.get(`/api/logs?record_id=${client.id}`));
   assert.equal(mine.total, 2);
-  assert.deepEqual(mine.items.map((x: Entry) => x.action), ['UPDATE', 'INSERT']);
+  assert.deepEqual(
+    mine.items.map((x: Entry) => x.action),
+    ['UPDATE', 'INSERT'],
+  );
 
   // an edit that changes nothing writes nothing
   const noop = await rowsOf(h, () => h.put(`/api/clients/${client.id}`, {}), 200);
@@ -78,7 +89,11 @@ test('client create and edit leave exactly their audit rows', async (t) => {
 
 test('plan create and edit leave exactly their audit rows', async (t) => {
   const h = await build(t);
-  const { res: plan, rows } = await rowsOf(h, () => h.post('/api/credit-configs', { name: 'Plan A', interest_rate: 0.35 }), 201);
+  const { res: plan, rows } = await rowsOf(
+    h,
+    () => h.post('/api/credit-configs', { name: 'Plan A', interest_rate: 0.35 }),
+    201,
+  );
   assert.equal(rows.length, 1);
   assertEntry(rows[0]!, h, { table: 'credit_configs', action: 'INSERT', recordId: plan.id, branchId: null });
   assert.equal(rows[0]!.new_data!.name, 'Plan A');
@@ -96,7 +111,11 @@ test('plan create and edit leave exactly their audit rows', async (t) => {
 
 test('branch create, edit and delete leave exactly their audit rows, with the branch as branch_id', async (t) => {
   const h = await build(t);
-  const { res: branch, rows } = await rowsOf(h, () => h.post('/api/branches', { name: 'Centro', address: 'Calle 1' }), 201);
+  const { res: branch, rows } = await rowsOf(
+    h,
+    () => h.post('/api/branches', { name: 'Centro', address: 'Calle 1' }),
+    201,
+  );
   assert.equal(rows.length, 1);
   assertEntry(rows[0]!, h, { table: 'branches', action: 'INSERT', recordId: branch.id, branchId: branch.id });
   assert.equal(rows[0]!.new_data!.name, 'Centro');
@@ -132,10 +151,14 @@ test('refused writes (4xx) leave no audit row', async (t) => {
     ['duplicate dni', () => h.post('/api/clients', { dni: '1' }), 409],
     ['client without dni', () => h.post('/api/clients', { first_name: 'x' }), 400],
     ['client unknown field', () => h.put(`/api/clients/${client.id}`, { nope: 1 }), 400],
-    ['client edit to a taken dni', async () => {
-      await h.post('/api/clients', { dni: '2' });
-      return h.put(`/api/clients/${client.id}`, { dni: '2' });
-    }, 409],
+    [
+      'client edit to a taken dni',
+      async () => {
+        await h.post('/api/clients', { dni: '2' });
+        return h.put(`/api/clients/${client.id}`, { dni: '2' });
+      },
+      409,
+    ],
     ['plan out of range', () => h.post('/api/credit-configs', { name: 'x', installments_count: 13 }), 400],
     ['plan edit with a fraction', () => h.put(`/api/credit-configs/${plan.id}`, { grace_days: 1.5 }), 400],
     ['branch without name', () => h.post('/api/branches', { address: 'x' }), 400],
@@ -143,7 +166,17 @@ test('refused writes (4xx) leave no audit row', async (t) => {
     ['read key writes', () => h.post('/api/clients', { dni: '3' }, h.tenant.readKey), 403],
     ["another business's client", () => h.put(`/api/clients/${otherClient.id}`, { city: 'x' }), 404],
     ['unknown branch delete', () => h.del(`/api/branches/${randomUUID()}`), 404],
-    ['malformed JSON', () => h.req({ method: 'POST', url: '/api/branches', payload: '{"name":', headers: { 'content-type': 'application/json' } }), 400],
+    [
+      'malformed JSON',
+      () =>
+        h.req({
+          method: 'POST',
+          url: '/api/branches',
+          payload: '{"name":',
+          headers: { 'content-type': 'application/json' },
+        }),
+      400,
+    ],
   ];
   for (const [what, call, status] of refused) {
     const res = await call();
@@ -167,10 +200,18 @@ test('the audit log and the ledger refuse UPDATE, DELETE and TRUNCATE at the dat
   const refused = async (what: string, q: ReturnType<typeof sql>) => {
     await assert.rejects(q.execute(db), (err: Error) => /append-only/.test(err.message), what);
   };
-  await refused('audit update', sql`UPDATE audit_log SET actor = 'forged' WHERE business_id = ${bid} AND id = ${auditId}`);
+  await refused(
+    'audit update',
+    sql`UPDATE audit_log SET actor = 'forged' WHERE business_id = ${bid} AND id = ${auditId}`,
+  );
   await refused('audit delete', sql`DELETE FROM audit_log WHERE business_id = ${bid} AND id = ${auditId}`);
   await refused('audit truncate', sql`TRUNCATE audit_log`);
-  const row = await db.selectFrom('audit_log').select(['actor']).where('business_id', '=', bid).where('id', '=', auditId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('audit_log')
+    .select(['actor'])
+    .where('business_id', '=', bid)
+    .where('id', '=', auditId)
+    .executeTakeFirstOrThrow();
   assert.equal(row.actor, `api_key:${h.tenant.fullKeyId}`);
 
   // a ledger row: from a credit when the credits route is there, else written here directly
@@ -184,7 +225,14 @@ test('the audit log and the ledger refuse UPDATE, DELETE and TRUNCATE at the dat
   await refused('ledger update', sql`UPDATE ledger SET amount = 1 WHERE business_id = ${bid} AND id = ${ledgerId}`);
   await refused('ledger delete', sql`DELETE FROM ledger WHERE business_id = ${bid} AND id = ${ledgerId}`);
   await refused('ledger truncate', sql`TRUNCATE ledger`);
-  assert.ok(await db.selectFrom('ledger').select('id').where('business_id', '=', bid).where('id', '=', ledgerId).executeTakeFirst());
+  assert.ok(
+    await db
+      .selectFrom('ledger')
+      .select('id')
+      .where('business_id', '=', bid)
+      .where('id', '=', ledgerId)
+      .executeTakeFirst(),
+  );
 });
 
 async function insertLedgerRow(h: Harness, clientId: string, planId: string): Promise<string> {
@@ -193,10 +241,25 @@ async function insertLedgerRow(h: Harness, clientId: string, planId: string): Pr
     const c = await trx
       .insertInto('credits')
       .values({
-        business_id: bid, client_id: clientId, credit_config_id: planId, amount: '100', total: '100', created_by: 'test',
-        sequential_id: 1, start_date: '2025-01-01', installments_count: 1, days_until_first_payment: 30, cut_type: 'fixed',
-        payment_day: 10, interest_rate: '0', daily_punitory_rate: '0', grace_days: 0, punitory_mode: 'simple_outstanding',
-        max_punitory_days: 0, punitory_cap_pct: '0', write_off_days: 0,
+        business_id: bid,
+        client_id: clientId,
+        credit_config_id: planId,
+        amount: '100',
+        total: '100',
+        created_by: 'test',
+        sequential_id: 1,
+        start_date: '2025-01-01',
+        installments_count: 1,
+        days_until_first_payment: 30,
+        cut_type: 'fixed',
+        payment_day: 10,
+        interest_rate: '0',
+        daily_punitory_rate: '0',
+        grace_days: 0,
+        punitory_mode: 'simple_outstanding',
+        max_punitory_days: 0,
+        punitory_cap_pct: '0',
+        write_off_days: 0,
       } as never)
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -207,7 +270,15 @@ async function insertLedgerRow(h: Harness, clientId: string, planId: string): Pr
       .executeTakeFirstOrThrow();
     const l = await trx
       .insertInto('ledger')
-      .values({ business_id: bid, credit_id: c.id, installment_id: i.id, type: 'installment', amount: '100', effective_date: '2025-01-01', created_by: 'test' } as never)
+      .values({
+        business_id: bid,
+        credit_id: c.id,
+        installment_id: i.id,
+        type: 'installment',
+        amount: '100',
+        effective_date: '2025-01-01',
+        created_by: 'test',
+      } as never)
       .returning('id')
       .executeTakeFirstOrThrow();
     return l.id;
@@ -226,9 +297,17 @@ test("a business never sees another's audit entries", async (t) => {
   assert.ok(page.items.every((e: Entry) => e.business_id === B.businessId));
   assert.ok(!JSON.stringify(page).includes(client.id));
   assert.ok(!JSON.stringify(page).includes(h.tenant.businessId));
-  for (const q of [`record_id=${client.id}`, `record_id=${branch.id}`, 'table_name=branches', 'table=clients&action=INSERT']) {
+  for (const q of [
+    `record_id=${client.id}`,
+    `record_id=${branch.id}`,
+    'table_name=branches',
+    'table=clients&action=INSERT',
+  ]) {
     const r = json(await h.get(`/api/logs?${q}`, B.readKey));
-    assert.ok(r.items.every((e: Entry) => e.business_id === B.businessId), q);
+    assert.ok(
+      r.items.every((e: Entry) => e.business_id === B.businessId),
+      q,
+    );
     assert.ok(!JSON.stringify(r).includes(h.tenant.businessId), q);
   }
   assert.equal(json(await h.get(`/api/logs?record_id=${client.id}`, B.readKey)).total, 0);

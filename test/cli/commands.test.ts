@@ -7,7 +7,9 @@ import { baseEnv, modeEnv, run, runJson, tempDataDir } from './run.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-test('businesses and keys: create, list and revoke, each --json one document, secrets shown once', { timeout: 300_000 }, async (t) => {
+test('businesses and keys: create, list and revoke, each --json one document, secrets shown once', {
+  timeout: 300_000,
+}, async (t) => {
   const env = baseEnv(modeEnv(t));
   const name = `CLI business ${randomUUID().slice(0, 8)}`;
   const biz = await runJson(['businesses', 'create', '--name', name, '--timezone', 'America/Argentina/Cordoba'], env);
@@ -33,7 +35,10 @@ test('businesses and keys: create, list and revoke, each --json one document, se
   const readKey = /lk_read_[A-Za-z0-9_-]{43,}/.exec(human.stdout)?.[0];
   assert.ok(readKey, human.stdout);
 
-  const keys = await runJson<{ id: string; scope: string; revoked_at: string | null }[]>(['keys', 'list', '--business', biz.id], env);
+  const keys = await runJson<{ id: string; scope: string; revoked_at: string | null }[]>(
+    ['keys', 'list', '--business', biz.id],
+    env,
+  );
   assert.deepEqual(keys.map((k) => k.scope).sort(), ['full', 'read']);
   const listed = JSON.stringify(keys);
   assert.ok(!listed.includes(full.key) && !listed.includes(readKey!), 'keys list never prints a secret');
@@ -71,7 +76,9 @@ test('businesses and keys: create, list and revoke, each --json one document, se
   }
 });
 
-test('demo creates a business with keys that are printed once; migrate is idempotent', { timeout: 300_000 }, async (t) => {
+test('demo creates a business with keys that are printed once; migrate is idempotent', {
+  timeout: 300_000,
+}, async (t) => {
   const env = baseEnv(modeEnv(t));
   const m1 = await runJson<{ applied: string[] }>(['migrate'], env);
   assert.ok(Array.isArray(m1.applied));
@@ -87,7 +94,9 @@ test('demo creates a business with keys that are printed once; migrate is idempo
   assert.ok(!JSON.stringify(keys).includes(demo.keys.full));
 });
 
-test('an unusable configuration value stops any command with one clear line and a non-zero exit', { timeout: 300_000 }, async (t) => {
+test('an unusable configuration value stops any command with one clear line and a non-zero exit', {
+  timeout: 300_000,
+}, async (t) => {
   const dataDir = tempDataDir(t);
   const cases: [Record<string, string>, RegExp][] = [
     [{ PORT: 'abc' }, /PORT/],

@@ -19,7 +19,8 @@ export interface Result {
 /** The environment of a command: nothing inherited that could point it at another database. */
 export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off' };
-  for (const k of ['DATABASE_URL', 'DATA_DIR', 'FILES_DIR', 'PORT', 'HOST', 'PUBLIC_URL', 'NODE_TEST_CONTEXT']) delete env[k];
+  for (const k of ['DATABASE_URL', 'DATA_DIR', 'FILES_DIR', 'PORT', 'HOST', 'PUBLIC_URL', 'NODE_TEST_CONTEXT'])
+    delete env[k];
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
@@ -41,7 +42,11 @@ export function modeEnv(t: TestContext): Record<string, string> {
 
 export function run(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
   return new Promise((resolveRun, reject) => {
-    const p = spawn(process.execPath, ['bin/lending.js', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['bin/lending.js', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -76,8 +81,17 @@ export interface Server {
  * Starts a server (own process group, so npm and its child stop together) and waits for the line
  * that gives its URL. Stopped after the test whatever happens.
  */
-export async function startServer(t: TestContext, env: NodeJS.ProcessEnv, command: string[] = [process.execPath, 'bin/lending.js', 'serve']): Promise<Server> {
-  const proc = spawn(command[0]!, command.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export async function startServer(
+  t: TestContext,
+  env: NodeJS.ProcessEnv,
+  command: string[] = [process.execPath, 'bin/lending.js', 'serve'],
+): Promise<Server> {
+  const proc = spawn(command[0]!, command.slice(1), {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   let err = '';
   const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
@@ -97,7 +111,8 @@ export async function startServer(t: TestContext, env: NodeJS.ProcessEnv, comman
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((res) => proc.on('exit', (code) => res(code)));
   void exited.then((code) => {
-    for (const w of waiters.splice(0)) w.reject(new Error(`the server exited (${code}) before printing ${w.re}: ${out}\n${err}`));
+    for (const w of waiters.splice(0))
+      w.reject(new Error(`the server exited (${code}) before printing ${w.re}: ${out}\n${err}`));
   });
   let stopped = false;
   const stop = async () => {

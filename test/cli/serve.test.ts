@@ -13,7 +13,14 @@ import { baseEnv, run, runJson, startServer, tempDataDir } from './run.ts';
 const embedded = testDbKind() !== 'postgres';
 
 async function call(url: string, key: string | null, init: RequestInit = {}) {
-  const res = await fetch(url, { ...init, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.headers ?? {}) } });
+  const res = await fetch(url, {
+    ...init,
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...(init.headers ?? {}),
+    },
+  });
   const text = await res.text();
   let body: any = text;
   try {
@@ -24,7 +31,10 @@ async function call(url: string, key: string | null, init: RequestInit = {}) {
   return { status: res.status, body };
 }
 
-test('embedded: npm start creates the demo, the CLI is forwarded to the running server, a revoked key is refused at once, a second serve refuses', { skip: !embedded, timeout: 600_000 }, async (t) => {
+test('embedded: npm start creates the demo, the CLI is forwarded to the running server, a revoked key is refused at once, a second serve refuses', {
+  skip: !embedded,
+  timeout: 600_000,
+}, async (t) => {
   const dataDir = tempDataDir(t);
   const env = baseEnv({ DATA_DIR: dataDir, PORT: '0' });
   const server = await startServer(t, env, ['npm', 'start', '--silent']);
@@ -54,7 +64,10 @@ test('embedded: npm start creates the demo, the CLI is forwarded to the running 
   const created = await call(`${server.url}/api/branches`, key.key, { method: 'POST', body: '{"name":"Sucursal"}' });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   assert.equal(created.body.business_id, biz.id);
-  const listed = await runJson<{ id: string; last_used_at: string | null }[]>(['keys', 'list', '--business', biz.id], env);
+  const listed = await runJson<{ id: string; last_used_at: string | null }[]>(
+    ['keys', 'list', '--business', biz.id],
+    env,
+  );
   assert.ok(listed.find((k) => k.id === key.id)?.last_used_at, 'last_used_at is kept');
   const revoked = await runJson(['keys', 'revoke', key.id], env);
   assert.ok(revoked.revoked_at);
@@ -66,7 +79,11 @@ test('embedded: npm start creates the demo, the CLI is forwarded to the running 
   assert.notEqual(usage.code, 0, 'a forwarded command keeps its exit code');
   assert.match(usage.stderr, /no key/);
   const demo2 = await runJson(['demo'], env);
-  assert.equal((await call(`${server.url}/api/clients`, demo2.keys.read)).status, 200, 'a demo made through the server has working keys');
+  assert.equal(
+    (await call(`${server.url}/api/clients`, demo2.keys.read)).status,
+    200,
+    'a demo made through the server has working keys',
+  );
   assert.equal((await runJson<unknown[]>(['businesses', 'list'], env)).length, 3);
 
   // one process per data directory: a second server says so in one line and exits
@@ -80,7 +97,13 @@ test('embedded: npm start creates the demo, the CLI is forwarded to the running 
   await server.stop();
   // without the server, the same commands open the data directory themselves
   const after = await runJson<{ id: string }[]>(['businesses', 'list'], env);
-  assert.deepEqual(after.map((b) => b.id).sort(), businesses.map((b) => b.id).concat(biz.id, demo2.business.id).sort());
+  assert.deepEqual(
+    after.map((b) => b.id).sort(),
+    businesses
+      .map((b) => b.id)
+      .concat(biz.id, demo2.business.id)
+      .sort(),
+  );
 
   // a second start on the same data does not create another demo
   const again = await startServer(t, env);
@@ -106,7 +129,10 @@ async function emptyPostgres(t: TestContext): Promise<string> {
   return url.toString();
 }
 
-test('PostgreSQL: serve never creates data by itself; the CLI works beside it and a revoked key is refused at once', { skip: embedded, timeout: 600_000 }, async (t) => {
+test('PostgreSQL: serve never creates data by itself; the CLI works beside it and a revoked key is refused at once', {
+  skip: embedded,
+  timeout: 600_000,
+}, async (t) => {
   const env = baseEnv({ DATABASE_URL: await emptyPostgres(t), PORT: '0' });
   const server = await startServer(t, env);
   assert.ok(!/demo|lk_full_|lk_read_/i.test(server.output()), server.output());
@@ -131,7 +157,9 @@ test('PostgreSQL: serve never creates data by itself; the CLI works beside it an
   assert.equal((await runJson<unknown[]>(['businesses', 'list'], env)).length, 1);
 });
 
-test('serve refuses an unusable PORT, LOG_LEVEL, ACCRUAL_SCHEDULE or DATABASE_URL and a port in use, each in one line', { timeout: 300_000 }, async (t) => {
+test('serve refuses an unusable PORT, LOG_LEVEL, ACCRUAL_SCHEDULE or DATABASE_URL and a port in use, each in one line', {
+  timeout: 300_000,
+}, async (t) => {
   const dataDir = tempDataDir(t);
   const first = await startServer(t, baseEnv({ DATA_DIR: dataDir, PORT: '0' }));
   const port = new URL(first.url).port;
@@ -145,7 +173,12 @@ test('serve refuses an unusable PORT, LOG_LEVEL, ACCRUAL_SCHEDULE or DATABASE_UR
   // the failed start created no demo whose keys nobody saw, and released its data directory
   assert.deepEqual(await runJson(['businesses', 'list'], baseEnv({ DATA_DIR: otherDir })), []);
   await first.stop();
-  for (const vars of [{ PORT: 'abc' }, { LOG_LEVEL: 'loud' }, { ACCRUAL_SCHEDULE: 'nonsense' }, { DATABASE_URL: 'mysql://x' }]) {
+  for (const vars of [
+    { PORT: 'abc' },
+    { LOG_LEVEL: 'loud' },
+    { ACCRUAL_SCHEDULE: 'nonsense' },
+    { DATABASE_URL: 'mysql://x' },
+  ]) {
     const r = await run(['serve'], baseEnv({ DATA_DIR: dataDir, ...vars }));
     assert.notEqual(r.code, 0, JSON.stringify(vars));
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);

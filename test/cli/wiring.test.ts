@@ -11,7 +11,10 @@ test('the server starts the accrual schedule and the file sweep', async () => {
   const { serve } = await import('../../src/server.ts');
   const { JOBS } = await import('../../src/jobs/index.ts');
   assert.equal(typeof serve, 'function');
-  assert.deepEqual(JOBS.map((j) => j.name), ['accrual', 'file sweep']);
+  assert.deepEqual(
+    JOBS.map((j) => j.name),
+    ['accrual', 'file sweep'],
+  );
 });
 
 test('the program built by main.ts has every command', async () => {

@@ -11,7 +11,11 @@ import { ERROR_STATUS, type ErrorCode } from '../../src/domain/errors.ts';
 async function activeCredit(h: Harness) {
   const plan = json(await h.post('/api/credit-configs', { name: 'three', installments_count: 3 }));
   const client = json(await h.post('/api/clients', { dni: '20000001' }));
-  const res = await h.post(`/api/clients/${client.id}/credits`, { credit_config_id: plan.id, amount: 300, start_date: '2026-01-01' });
+  const res = await h.post(`/api/clients/${client.id}/credits`, {
+    credit_config_id: plan.id,
+    amount: 300,
+    start_date: '2026-01-01',
+  });
   assert.equal(res.statusCode, 201, res.body);
   return { plan, client, credit: json(res).credit };
 }
@@ -29,22 +33,36 @@ function assertRefusedNot500(res: { statusCode: number; body: string }, what: st
 test('fixed deviation (was: POST /api/clients/{id}/credits with start_date 9999-12-31 (schedule past year 9999) answers 500 internal)', async (t) => {
   const h = await build(t);
   const { plan, client } = await activeCredit(h);
-  const res = await h.post(`/api/clients/${client.id}/credits`, { credit_config_id: plan.id, amount: 100, start_date: '9999-12-31' });
+  const res = await h.post(`/api/clients/${client.id}/credits`, {
+    credit_config_id: plan.id,
+    amount: 100,
+    start_date: '9999-12-31',
+  });
   assertRefusedNot500(res, 'create credit starting 9999-12-31');
-  const res2 = await h.post(`/api/clients/${client.id}/credits`, { credit_config_id: plan.id, amount: 100, start_date: '9999-11-01' });
+  const res2 = await h.post(`/api/clients/${client.id}/credits`, {
+    credit_config_id: plan.id,
+    amount: 100,
+    start_date: '9999-11-01',
+  });
   assertRefusedNot500(res2, 'create credit starting 9999-11-01 (3 monthly installments)');
 });
 
 test('fixed deviation (was: POST /api/credit-configs/{id}/simulate with start_date 9999-12-31 answers 500 internal)', async (t) => {
   const h = await build(t);
   const plan = json(await h.post('/api/credit-configs', { name: 'one' }));
-  assertRefusedNot500(await h.post(`/api/credit-configs/${plan.id}/simulate`, { amount: 100, start_date: '9999-12-31' }), 'simulate 9999-12-31');
+  assertRefusedNot500(
+    await h.post(`/api/credit-configs/${plan.id}/simulate`, { amount: 100, start_date: '9999-12-31' }),
+    'simulate 9999-12-31',
+  );
 });
 
 test('fixed deviation (was: POST /api/credits/{id}/refinance with start_date 9999-12-31 answers 500 internal)', async (t) => {
   const h = await build(t);
   const { plan, credit } = await activeCredit(h);
-  assertRefusedNot500(await h.post(`/api/credits/${credit.id}/refinance`, { credit_config_id: plan.id, start_date: '9999-12-31' }), 'refinance 9999-12-31');
+  assertRefusedNot500(
+    await h.post(`/api/credits/${credit.id}/refinance`, { credit_config_id: plan.id, start_date: '9999-12-31' }),
+    'refinance 9999-12-31',
+  );
   assert.equal(json(await h.get(`/api/credits/${credit.id}`)).credit.status, 'active', 'the old credit is untouched');
 });
 
@@ -75,7 +93,11 @@ test('fixed deviation (was: POST /api/credits/{id}/cancel accepts (and acts on) 
   const res = await h.post(`/api/credits/${credit.id}/cancel`, { reason: 'typo', force: true });
   assert.equal(res.statusCode, 400, res.body);
   assert.equal(json(res).code, 'validation_failed');
-  assert.equal(json(await h.get(`/api/credits/${credit.id}`)).credit.status, 'active', 'a refused request changes nothing');
+  assert.equal(
+    json(await h.get(`/api/credits/${credit.id}`)).credit.status,
+    'active',
+    'a refused request changes nothing',
+  );
 });
 
 test('fixed deviation (was: OPTIONS with a read key on a contract path answers 404 "no route" (contract: scope read allows GET, HEAD and OPTIONS))', async (t) => {
@@ -92,7 +114,9 @@ test('fixed deviation (was: Branch.address and Branch.phone are null when omitte
   const h = await build(t);
   const res = await h.post('/api/branches', { name: 'Sucursal' });
   assert.equal(res.statusCode, 201, res.body);
-  const listed = (json(await h.get('/api/branches')) as { id: string; address: unknown; phone: unknown }[]).find((b) => b.id === json(res).id)!;
+  const listed = (json(await h.get('/api/branches')) as { id: string; address: unknown; phone: unknown }[]).find(
+    (b) => b.id === json(res).id,
+  )!;
   assert.equal(typeof listed.address, 'string', JSON.stringify(listed));
   assert.equal(typeof listed.phone, 'string', JSON.stringify(listed));
 });

@@ -14,7 +14,13 @@ const LOCK = new URL('../../src/db/lock.ts', import.meta.url).href;
 function holder(dir: string) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', `const { lockDataDir } = await import(${JSON.stringify(LOCK)}); await lockDataDir(${JSON.stringify(dir)}); console.log('locked'); setInterval(() => {}, 1000);`],
+    [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `const { lockDataDir } = await import(${JSON.stringify(LOCK)}); await lockDataDir(${JSON.stringify(dir)}); console.log('locked'); setInterval(() => {}, 1000);`,
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const ready = new Promise<void>((resolve, reject) => {

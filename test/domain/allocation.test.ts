@@ -51,12 +51,20 @@ test('a punitory credit (negative owed) offsets its own installment only', () =>
   const list = [inst(1, '100', '0', '-25'), inst(2, '100', '100', '-10')];
   assert.deepEqual(installmentDue(list[0]!), { principal: money(75), punitory: money(0) });
   assert.equal(outstanding(list).toFixed(2), '75.00');
-  assert.deepEqual(show(allocatePayment(money(80), list)), { slices: [['i1', '75.00', '0.00', '75.00']], unallocated: '5.00' });
+  assert.deepEqual(show(allocatePayment(money(80), list)), {
+    slices: [['i1', '75.00', '0.00', '75.00']],
+    unallocated: '5.00',
+  });
 });
 
 test('installment status', () => {
   const st = (amount: string, principalPaid: string, punitoryOwed: string, anythingPaid: boolean) =>
-    installmentStatus({ amount: money(amount), principalPaid: money(principalPaid), punitoryOwed: money(punitoryOwed), anythingPaid });
+    installmentStatus({
+      amount: money(amount),
+      principalPaid: money(principalPaid),
+      punitoryOwed: money(punitoryOwed),
+      anythingPaid,
+    });
   assert.equal(st('450', '0', '0', false), 'pending');
   assert.equal(st('450', '0', '12', false), 'pending');
   assert.equal(st('450', '0', '0', true), 'partial'); // only punitory was paid
@@ -107,7 +115,10 @@ test('property: never more than owed; slices + unallocated = amount; order and p
         sum = sum.plus(s.amount);
       }
       assert.equal(sum.plus(unallocated).toFixed(2), pay.toFixed(2));
-      assert.equal(unallocated.toFixed(2), (pay.gt(outstanding(list)) ? pay.minus(outstanding(list)) : money(0)).toFixed(2));
+      assert.equal(
+        unallocated.toFixed(2),
+        (pay.gt(outstanding(list)) ? pay.minus(outstanding(list)) : money(0)).toFixed(2),
+      );
       // anything unallocated means every installment was paid in full
       if (unallocated.gt(0)) {
         for (const i of list) {

@@ -25,7 +25,9 @@ async function inSql(cases: [PunitoryInput, PunitoryTerms][]): Promise<string[]>
       ${arrayLiteral(p.map((x) => x.principal.toFixed()))}::numeric[],
       ${arrayLiteral(p.map((x) => x.punitory.toFixed()))}::numeric[]))`;
   });
-  const { rows } = await sql<{ r: string }>`SELECT r::text FROM (VALUES ${sql.join(calls)}) AS v (n, r) ORDER BY n`.execute(db.kysely);
+  const { rows } = await sql<{
+    r: string;
+  }>`SELECT r::text FROM (VALUES ${sql.join(calls)}) AS v (n, r) ORDER BY n`.execute(db.kysely);
   return rows.map((x) => money(x.r).toFixed(2));
 }
 
@@ -35,11 +37,15 @@ const inTs = (input: PunitoryInput, t: PunitoryTerms) => cumulativePunitory(inpu
 const micros = (n: number) => money(n).div(1_000_000);
 
 const arbTerms: fc.Arbitrary<PunitoryTerms> = fc.record({
-  dailyRate: fc.oneof(fc.constantFrom(0, 1_000, 5_000, 10_000, 50_000), fc.integer({ min: 0, max: 50_000 })).map(micros),
+  dailyRate: fc
+    .oneof(fc.constantFrom(0, 1_000, 5_000, 10_000, 50_000), fc.integer({ min: 0, max: 50_000 }))
+    .map(micros),
   mode: fc.constantFrom('simple_outstanding' as const, 'compound' as const, 'full_amount' as const),
   graceDays: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 10 })),
   maxDays: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 90 })),
-  capPct: fc.oneof(fc.constant(0), fc.constantFrom(10_000_000, 50_000_000), fc.integer({ min: 1, max: 200_000_000 })).map(micros),
+  capPct: fc
+    .oneof(fc.constant(0), fc.constantFrom(10_000_000, 50_000_000), fc.integer({ min: 1, max: 200_000_000 }))
+    .map(micros),
 });
 
 // Day offsets from the due date from a small range, so that several payments fall on one day and
@@ -71,7 +77,13 @@ const arbInput: fc.Arbitrary<PunitoryInput> = fc
         left = left.minus(principal);
         return { paidOn: addDays(dueDate, p.k), principal, punitory: money(p.punCents).div(100) };
       });
-    return { amount, dueDate, payments, asOf: addDays(dueDate, r.asOfK), stopDate: r.stopK === null ? null : addDays(dueDate, r.stopK) };
+    return {
+      amount,
+      dueDate,
+      payments,
+      asOf: addDays(dueDate, r.asOfK),
+      stopDate: r.stopK === null ? null : addDays(dueDate, r.stopK),
+    };
   });
 
 test('property: punitory_cumulative in SQL equals cumulativePunitory to the cent', async () => {
@@ -87,9 +99,18 @@ test('property: punitory_cumulative in SQL equals cumulativePunitory to the cent
 test('punitory_cumulative: the worked cases of the domain tests', async () => {
   const due = '2024-01-01';
   const d = (k: number) => addDays(due, k);
-  const pay = (k: number, principal: string, punitory = '0'): InstallmentPayment => ({ paidOn: d(k), principal: money(principal), punitory: money(punitory) });
+  const pay = (k: number, principal: string, punitory = '0'): InstallmentPayment => ({
+    paidOn: d(k),
+    principal: money(principal),
+    punitory: money(punitory),
+  });
   const t = (x: Partial<PunitoryTerms> = {}): PunitoryTerms => ({
-    dailyRate: money('0.005'), mode: 'simple_outstanding', graceDays: 0, maxDays: 0, capPct: money(0), ...x,
+    dailyRate: money('0.005'),
+    mode: 'simple_outstanding',
+    graceDays: 0,
+    maxDays: 0,
+    capPct: money(0),
+    ...x,
   });
   const cases: [Partial<PunitoryInput> & { asOf: string }, Partial<PunitoryTerms>, string][] = [
     [{ payments: [pay(10, '1000')], asOf: d(60) }, {}, '50.00'],
@@ -121,6 +142,12 @@ test('punitory_cumulative refuses payments out of date order', async () => {
       { paidOn: '2024-01-05', principal: money(100), punitory: money(0) },
     ],
   };
-  const t: PunitoryTerms = { dailyRate: money('0.005'), mode: 'simple_outstanding', graceDays: 0, maxDays: 0, capPct: money(0) };
+  const t: PunitoryTerms = {
+    dailyRate: money('0.005'),
+    mode: 'simple_outstanding',
+    graceDays: 0,
+    maxDays: 0,
+    capPct: money(0),
+  };
   await assert.rejects(inSql([[input, t]]), /order of paid_on/);
 });

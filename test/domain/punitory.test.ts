@@ -78,7 +78,10 @@ test('compound vs simple', () => {
   assert.equal(P({ asOf: d(10) }, { mode: 'compound' }), '51.14');
   // rate 1 %, punitory paid resets the base: day 1 on 1000 → 10; day 2 on 1010 → 10.10;
   // 20.10 of punitory paid on due + 2 → day 3 on 1000 → 10, day 4 on 1010 → 10.10; total 40.20
-  assert.equal(P({ payments: [pay(2, 0, '20.10')], asOf: d(4) }, { mode: 'compound', dailyRate: money('0.01') }), '40.20');
+  assert.equal(
+    P({ payments: [pay(2, 0, '20.10')], asOf: d(4) }, { mode: 'compound', dailyRate: money('0.01') }),
+    '40.20',
+  );
   // without that payment: 1000 × (1.01^4 − 1) = 40.60401 → 40.60
   assert.equal(P({ asOf: d(4) }, { mode: 'compound', dailyRate: money('0.01') }), '40.60');
 });
@@ -104,7 +107,12 @@ test('punitoryToPost is the difference to what is posted', () => {
 test('a very late installment is computed in a handful of operations, not one per day', () => {
   const t0 = performance.now();
   const r = cumulativePunitory(
-    { amount: money(1000), dueDate: '2000-01-01', payments: [{ paidOn: '2001-01-01', principal: money(1), punitory: money(0) }], asOf: '7000-01-01' },
+    {
+      amount: money(1000),
+      dueDate: '2000-01-01',
+      payments: [{ paidOn: '2001-01-01', principal: money(1), punitory: money(0) }],
+      asOf: '7000-01-01',
+    },
     terms({ mode: 'compound', dailyRate: money('0.001') }),
   );
   assert.ok(r.gt(0));
@@ -115,7 +123,9 @@ test('a very late installment is computed in a handful of operations, not one pe
 function naive(input: PunitoryInput, t: PunitoryTerms): Decimal {
   const amount = new Dec(input.amount);
   const asOfK = Math.round((Date.parse(input.asOf) - Date.parse(input.dueDate)) / 86_400_000);
-  const stopK = input.stopDate ? Math.round((Date.parse(input.stopDate) - Date.parse(input.dueDate)) / 86_400_000) : Infinity;
+  const stopK = input.stopDate
+    ? Math.round((Date.parse(input.stopDate) - Date.parse(input.dueDate)) / 86_400_000)
+    : Infinity;
   const kOf = (p: InstallmentPayment) => Math.round((Date.parse(p.paidOn) - Date.parse(input.dueDate)) / 86_400_000);
   if (asOfK <= 0) return new Dec(0);
   // the day (index) the amount became fully paid, among payments made by asOf
@@ -148,12 +158,18 @@ function naive(input: PunitoryInput, t: PunitoryTerms): Decimal {
 
 const arbTerms: fc.Arbitrary<PunitoryTerms> = fc.record({
   dailyRate: fc
-    .oneof(fc.constantFrom('0', '0.001', '0.005', '0.01', '0.05'), fc.integer({ min: 0, max: 1000 }).map((n) => String(n / 10000)))
+    .oneof(
+      fc.constantFrom('0', '0.001', '0.005', '0.01', '0.05'),
+      fc.integer({ min: 0, max: 1000 }).map((n) => String(n / 10000)),
+    )
     .map((s) => money(s)),
   mode: fc.constantFrom('simple_outstanding' as const, 'compound' as const, 'full_amount' as const),
   graceDays: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 15 })),
   maxDays: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 300 })),
-  capPct: fc.oneof(fc.constant(money(0)), fc.integer({ min: 1, max: 2000 }).map((n) => money(n).div(10))),
+  capPct: fc.oneof(
+    fc.constant(money(0)),
+    fc.integer({ min: 1, max: 2000 }).map((n) => money(n).div(10)),
+  ),
 });
 
 // amount in cents; payments as (day offset, share of the remaining amount, punitory paid in cents)
@@ -162,7 +178,11 @@ const arbHistory = fc
     cents: fc.integer({ min: 1, max: 5_000_000 }),
     dueOffset: fc.integer({ min: 0, max: 1000 }),
     pays: fc.array(
-      fc.record({ k: fc.integer({ min: -10, max: 400 }), share: fc.integer({ min: 0, max: 100 }), punCents: fc.integer({ min: 0, max: 20_000 }) }),
+      fc.record({
+        k: fc.integer({ min: -10, max: 400 }),
+        share: fc.integer({ min: 0, max: 100 }),
+        punCents: fc.integer({ min: 0, max: 20_000 }),
+      }),
       { maxLength: 8 },
     ),
     asOfK: fc.integer({ min: -5, max: 500 }),

@@ -1,7 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { buildSchedule, money, round2, toMoneyString, compareDates, DomainError, fromDay } from '../../src/domain/index.ts';
+import {
+  buildSchedule,
+  money,
+  round2,
+  toMoneyString,
+  compareDates,
+  DomainError,
+  fromDay,
+} from '../../src/domain/index.ts';
 import type { ScheduleInput } from '../../src/domain/index.ts';
 
 const base: ScheduleInput = {
@@ -32,9 +40,18 @@ test('1000 at 10 % in 3: the last takes the remainder', () => {
 
 test('total rounds half away from zero', () => {
   // 333.33 × 1.15 = 383.3295 → 383.33; 100.05 × 1.05 = 105.0525 → 105.05; 0.10 × 1.05 = 0.105 → 0.11
-  assert.equal(toMoneyString(buildSchedule({ ...base, amount: money('333.33'), interestRate: money('0.15') }).total), '383.33');
-  assert.equal(toMoneyString(buildSchedule({ ...base, amount: money('100.05'), interestRate: money('0.05') }).total), '105.05');
-  assert.equal(toMoneyString(buildSchedule({ ...base, amount: money('0.10'), interestRate: money('0.05') }).total), '0.11');
+  assert.equal(
+    toMoneyString(buildSchedule({ ...base, amount: money('333.33'), interestRate: money('0.15') }).total),
+    '383.33',
+  );
+  assert.equal(
+    toMoneyString(buildSchedule({ ...base, amount: money('100.05'), interestRate: money('0.05') }).total),
+    '105.05',
+  );
+  assert.equal(
+    toMoneyString(buildSchedule({ ...base, amount: money('0.10'), interestRate: money('0.05') }).total),
+    '0.11',
+  );
 });
 
 test('fixed: months counted from the first due date, clamped, not chained', () => {
@@ -76,12 +93,27 @@ test('refuses what cannot be booked', () => {
     }
     return null;
   };
-  assert.equal(code(() => buildSchedule({ ...base, amount: money(0) })), 'invalid_amount');
-  assert.equal(code(() => buildSchedule({ ...base, installmentsCount: 0 })), 'invalid_installments_count');
-  assert.equal(code(() => buildSchedule({ ...base, installmentsCount: 1.5 })), 'invalid_installments_count');
-  assert.equal(code(() => buildSchedule({ ...base, cutType: 'monthly', paymentDay: 31 })), 'invalid_payment_day');
+  assert.equal(
+    code(() => buildSchedule({ ...base, amount: money(0) })),
+    'invalid_amount',
+  );
+  assert.equal(
+    code(() => buildSchedule({ ...base, installmentsCount: 0 })),
+    'invalid_installments_count',
+  );
+  assert.equal(
+    code(() => buildSchedule({ ...base, installmentsCount: 1.5 })),
+    'invalid_installments_count',
+  );
+  assert.equal(
+    code(() => buildSchedule({ ...base, cutType: 'monthly', paymentDay: 31 })),
+    'invalid_payment_day',
+  );
   // 0.06 / 12 = 0.005 → 0.01 each, last = 0.06 − 11 × 0.01 = −0.05: refused
-  assert.equal(code(() => buildSchedule({ ...base, amount: money('0.06'), installmentsCount: 12 })), 'amount_too_small');
+  assert.equal(
+    code(() => buildSchedule({ ...base, amount: money('0.06'), installmentsCount: 12 })),
+    'amount_too_small',
+  );
 });
 
 const scheduleInput = fc.record({
@@ -115,7 +147,8 @@ test('property: installments sum exactly to total; all but the last are round2(t
       s.installments.forEach((i, k) => assert.equal(i.number, k + 1));
       for (let k = 1; k < s.installments.length; k++)
         assert.equal(compareDates(s.installments[k - 1]!.dueDate, s.installments[k]!.dueDate), -1);
-      if (r.cutType === 'monthly') s.installments.forEach((i) => assert.equal(Number(i.dueDate.slice(8)), r.paymentDay));
+      if (r.cutType === 'monthly')
+        s.installments.forEach((i) => assert.equal(Number(i.dueDate.slice(8)), r.paymentDay));
     }),
     { numRuns: 500 },
   );

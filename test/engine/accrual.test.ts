@@ -42,7 +42,10 @@ test('the daily run posts cumulative − posted, effective on its date; running 
   const third = await accrue(h, '--business', h.tenant.businessId);
   assert.deepEqual([third.out.businesses[0].credits_accrued, third.out.businesses[0].punitory_entries], [0, 0]);
   // a date before the last posting never takes anything back; a future date is clamped to today
-  assert.equal((await accrue(h, '--as-of', day(-8), '--business', h.tenant.businessId)).out.businesses[0].punitory_entries, 0);
+  assert.equal(
+    (await accrue(h, '--as-of', day(-8), '--business', h.tenant.businessId)).out.businesses[0].punitory_entries,
+    0,
+  );
   const ahead = await accrue(h, '--as-of', day(30), '--business', h.tenant.businessId);
   assert.deepEqual([ahead.out.businesses[0].as_of, ahead.out.businesses[0].punitory_entries], [day(0), 0]);
 
@@ -63,9 +66,21 @@ test('the daily run posts cumulative − posted, effective on its date; running 
 test('max_punitory_days and punitory_cap_pct bound the posting', async (t) => {
   const h = await build(t);
   const c = await client(h);
-  const maxed = await credit(h, c.id, { credit_config_id: (await plan(h, { ...ONE, max_punitory_days: 7 })).id, amount: 1000, start_date: day(-60) });
-  const capped = await credit(h, c.id, { credit_config_id: (await plan(h, { ...ONE, punitory_cap_pct: 50 })).id, amount: 1000, start_date: day(-230) });
-  const free = await credit(h, c.id, { credit_config_id: (await plan(h, ONE)).id, amount: 1000, start_date: day(-230) });
+  const maxed = await credit(h, c.id, {
+    credit_config_id: (await plan(h, { ...ONE, max_punitory_days: 7 })).id,
+    amount: 1000,
+    start_date: day(-60),
+  });
+  const capped = await credit(h, c.id, {
+    credit_config_id: (await plan(h, { ...ONE, punitory_cap_pct: 50 })).id,
+    amount: 1000,
+    start_date: day(-230),
+  });
+  const free = await credit(h, c.id, {
+    credit_config_id: (await plan(h, ONE)).id,
+    amount: 1000,
+    start_date: day(-230),
+  });
   await accrue(h, '--business', h.tenant.businessId);
   assert.deepEqual(await punitory(h, maxed.credit.id), [[35, day(0)]]); // 7 of 30 days × 5
   assert.deepEqual(await punitory(h, capped.credit.id), [[500, day(0)]]); // 200 days × 5 = 1000, capped at 50 % of 1000
@@ -83,7 +98,7 @@ test('automatic write-off: written off on the day the rule is met; accrual stops
   // as of 10 days ago the first was 20 days late (≥ 15); the second was not due yet
   const run = await accrue(h, '--as-of', day(-10), '--business', h.tenant.businessId);
   assert.equal(run.out.businesses[0].written_off, 1);
-  let cr = json(await h.get(`/api/credits/${d.credit.id}`)).credit;
+  const cr = json(await h.get(`/api/credits/${d.credit.id}`)).credit;
   assert.equal(cr.status, 'written_off');
   assert.match(cr.write_off_reason, /15 days late/);
   assert.equal(todayIn('UTC', new Date(cr.written_off_at)), day(-10));
@@ -98,7 +113,10 @@ test('automatic write-off: written off on the day the rule is met; accrual stops
 
   // a recovery: accepted, the credit stays written off even once paid in full
   const r = await pay(h, d.credit.id, { amount: 1100 });
-  assert.deepEqual(r.ledgerEntries.map((e: any) => [e.type, e.amount]), [['payment', 1100]]);
+  assert.deepEqual(
+    r.ledgerEntries.map((e: any) => [e.type, e.amount]),
+    [['payment', 1100]],
+  );
   assert.equal(r.credit.status, 'written_off');
   assert.equal(r.installments[0].status, 'paid');
   // it is no longer in anyone's way: manual write-off of it is a conflict
@@ -111,7 +129,11 @@ test('each business is accrued as of its own today', async (t) => {
   const east = await h.newTenant({ timezone: 'Pacific/Kiritimati' }); // UTC+14
   const west = await h.newTenant({ timezone: 'Pacific/Pago_Pago' }); // UTC−11
   // (one business at a time: other test files share this database)
-  for (const [id, tz] of [[east.businessId, 'Pacific/Kiritimati'], [west.businessId, 'Pacific/Pago_Pago'], [h.tenant.businessId, 'UTC']] as const) {
+  for (const [id, tz] of [
+    [east.businessId, 'Pacific/Kiritimati'],
+    [west.businessId, 'Pacific/Pago_Pago'],
+    [h.tenant.businessId, 'UTC'],
+  ] as const) {
     const run = await accrue(h, '--business', id);
     assert.equal(run.code, 0, run.err);
     assert.equal(run.out.businesses[0].as_of, todayIn(tz));
@@ -120,7 +142,12 @@ test('each business is accrued as of its own today', async (t) => {
 
 test('the command line refuses bad options with exit code 2', async (t) => {
   const h = await build(t);
-  for (const args of [['--as-of', '2024-02-30'], ['--as-of', 'yesterday'], ['--business', 'nope'], ['--business', '00000000-0000-4000-8000-000000000000']]) {
+  for (const args of [
+    ['--as-of', '2024-02-30'],
+    ['--as-of', 'yesterday'],
+    ['--business', 'nope'],
+    ['--business', '00000000-0000-4000-8000-000000000000'],
+  ]) {
     const r = await accrue(h, ...args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
     assert.match(r.err, /error: /);
@@ -134,11 +161,33 @@ test('the server scheduler runs the accrual on its cron schedule; "off" runs not
   await migrate(db);
   const tenant = await createTenant(db);
   const ctx = actorContext({ businessId: tenant.businessId, timezone: 'UTC' }, 'cli', systemClock);
-  const p = await insertCreditConfig(db.kysely, tenant.businessId, { name: 'p', installments_count: 1, days_until_first_payment: 30, daily_punitory_rate: '0.005' });
+  const p = await insertCreditConfig(db.kysely, tenant.businessId, {
+    name: 'p',
+    installments_count: 1,
+    days_until_first_payment: 30,
+    daily_punitory_rate: '0.005',
+  });
   const c = await insertClient(db.kysely, tenant.businessId, { dni: '1' });
-  const d = await createCredit(db.kysely, ctx, { clientId: c.id, creditConfigId: p.id, amount: 1000, startDate: day(-40) });
-  const posted = async () => (await ledgerOfCredits(db.kysely, tenant.businessId, [d.credit.id])).filter((e) => e.type === 'punitory');
-  const silent = { info() {}, error() {}, warn() {}, debug() {}, trace() {}, fatal() {}, child() { return this; }, level: 'silent' } as any;
+  const d = await createCredit(db.kysely, ctx, {
+    clientId: c.id,
+    creditConfigId: p.id,
+    amount: 1000,
+    startDate: day(-40),
+  });
+  const posted = async () =>
+    (await ledgerOfCredits(db.kysely, tenant.businessId, [d.credit.id])).filter((e) => e.type === 'punitory');
+  const silent = {
+    info() {},
+    error() {},
+    warn() {},
+    debug() {},
+    trace() {},
+    fatal() {},
+    child() {
+      return this;
+    },
+    level: 'silent',
+  } as any;
 
   const off = startAccrualSchedule(db, loadConfig({ ACCRUAL_SCHEDULE: 'off', DATA_DIR: '/tmp' }), silent);
   off();
@@ -148,7 +197,10 @@ test('the server scheduler runs the accrual on its cron schedule; "off" runs not
   // wait for the first tick to post (no assertion on how long it takes)
   for (let k = 0; k < 100 && (await posted()).length === 0; k++) await new Promise((r) => setTimeout(r, 100));
   stop();
-  assert.deepEqual((await posted()).map((e) => [e.amount, e.effective_date, e.created_by]), [['50.00', day(0), 'system:accrual']]);
+  assert.deepEqual(
+    (await posted()).map((e) => [e.amount, e.effective_date, e.created_by]),
+    [['50.00', day(0), 'system:accrual']],
+  );
   await assertLedgerInvariant(db, tenant.businessId);
 });
 
@@ -169,9 +221,15 @@ test('accruing writes no credits UPDATE to the audit log and keeps updated_at, u
   const updatesBefore = await creditUpdates();
 
   // a daily run, a payment that posts punitory up to today (moving that credit's watermark), a second run
-  assert.equal((await accrue(h, '--as-of', day(-5), '--business', h.tenant.businessId)).out.businesses[0].written_off, 1);
+  assert.equal(
+    (await accrue(h, '--as-of', day(-5), '--business', h.tenant.businessId)).out.businesses[0].written_off,
+    1,
+  );
   const payment = await pay(h, paidLater.credit.id, { amount: 100 });
-  assert.deepEqual(payment.ledgerEntries.map((e: any) => e.type), ['punitory', 'payment']);
+  assert.deepEqual(
+    payment.ledgerEntries.map((e: any) => e.type),
+    ['punitory', 'payment'],
+  );
   const today = (await accrue(h, '--business', h.tenant.businessId)).out.businesses[0];
   // the written-off one accrues no more; the paid one is accrued through today already
   assert.deepEqual([today.credits_accrued, today.punitory_entries], [2, 2]);
@@ -196,7 +254,11 @@ test('accruing writes no credits UPDATE to the audit log and keeps updated_at, u
   for (const id of ids) {
     const posted = json(await h.get(`/api/credits/${id}/ledger`)).filter((e: any) => e.type === 'punitory');
     assert.ok(posted.length > 0);
-    for (const e of posted) assert.ok(ledgerLog.some((x: any) => x.record_id === e.id && x.new_data.type === 'punitory'), `ledger entry ${e.id} audited`);
+    for (const e of posted)
+      assert.ok(
+        ledgerLog.some((x: any) => x.record_id === e.id && x.new_data.type === 'punitory'),
+        `ledger entry ${e.id} audited`,
+      );
   }
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });

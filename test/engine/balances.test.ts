@@ -21,7 +21,10 @@ test('reads add the punitory accrued since the last posting; nothing is written 
   const read = json(await h.get(`/api/credits/${id}`));
   assert.deepEqual(balance(read.installments[0]), [0, 50, 0, 1050]);
   assert.deepEqual(read.balance, { punitory_posted: 0, punitory_accrued: 50, paid: 0, outstanding: 1050 });
-  assert.deepEqual(json(await h.get(`/api/credits/${id}/ledger`)).map((e: any) => e.type), ['installment']);
+  assert.deepEqual(
+    json(await h.get(`/api/credits/${id}/ledger`)).map((e: any) => e.type),
+    ['installment'],
+  );
   const detail = json(await h.get(`/api/clients/${c.id}`));
   assert.deepEqual(balance(detail.installments[0]), [0, 50, 0, 1050]);
   const work = json(await h.get(`/api/installments?credit_id=${id}`));
@@ -59,6 +62,11 @@ test('a cancelled credit accrues nothing; a written-off one stops on its write-o
   assert.equal((await h.post(`/api/credits/${wo.credit.id}/write-off`, { reason: 'gone' })).statusCode, 200);
   clock.set('2025-03-20');
   // 50 posted on the write-off (10 days), nothing accrued after it
-  assert.deepEqual(json(await h.get(`/api/credits/${wo.credit.id}`)).balance, { punitory_posted: 50, punitory_accrued: 0, paid: 0, outstanding: 1050 });
+  assert.deepEqual(json(await h.get(`/api/credits/${wo.credit.id}`)).balance, {
+    punitory_posted: 50,
+    punitory_accrued: 0,
+    paid: 0,
+    outstanding: 1050,
+  });
   assert.equal(json(await h.get('/api/reports/summary')).written_off_outstanding, 1050);
 });

@@ -17,13 +17,17 @@ test('payments racing on one credit never over-allocate: the second sees the fir
   const pair = await Promise.all([0, 1].map(() => h.post(`/api/credits/${d.credit.id}/payments`, { amount: 600 })));
   assert.deepEqual(pair.map((r) => r.statusCode).sort(), [201, 422], pair.map((r) => r.body).join('\n'));
   // twelve payments of 50 against the 400 left: eight fit; the other four find the credit closed (409)
-  const many = await Promise.all(Array.from({ length: 12 }, () => h.post(`/api/credits/${d.credit.id}/payments`, { amount: 50 })));
+  const many = await Promise.all(
+    Array.from({ length: 12 }, () => h.post(`/api/credits/${d.credit.id}/payments`, { amount: 50 })),
+  );
   const codes = many.map((r) => r.statusCode);
   assert.equal(codes.filter((s) => s === 201).length, 8, codes.join(','));
   assert.equal(codes.filter((s) => s === 409).length, 4, codes.join(','));
   const after = json(await h.get(`/api/credits/${d.credit.id}`));
   assert.equal(after.credit.status, 'closed');
-  const paid = after.ledgerEntries.filter((e: any) => e.type === 'payment').reduce((s: number, e: any) => s + Math.round(e.amount * 100), 0);
+  const paid = after.ledgerEntries
+    .filter((e: any) => e.type === 'payment')
+    .reduce((s: number, e: any) => s + Math.round(e.amount * 100), 0);
   assert.equal(paid, 100_000);
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
@@ -42,7 +46,10 @@ test('credits created concurrently get sequential ids 1..N with no gap or repeat
   );
   const ok = res.filter((r) => r.statusCode === 201).map((r) => json(r).credit.sequential_id);
   assert.equal(ok.length, N - N / 4);
-  assert.deepEqual([...ok].sort((a, b) => a - b), Array.from({ length: ok.length }, (_, i) => i + 1));
+  assert.deepEqual(
+    [...ok].sort((a, b) => a - b),
+    Array.from({ length: ok.length }, (_, i) => i + 1),
+  );
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
 
@@ -51,7 +58,8 @@ test('two daily runs at once, with payments in between, post each punitory once'
   const p = await plan(h, { installments_count: 2, daily_punitory_rate: 0.005 });
   const c = await client(h);
   const credits = [];
-  for (let k = 0; k < 30; k++) credits.push((await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-70) })).credit);
+  for (let k = 0; k < 30; k++)
+    credits.push((await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-70) })).credit);
   const runs = accrue(h, '--business', h.tenant.businessId);
   const runs2 = accrue(h, '--business', h.tenant.businessId);
   const payments = credits.slice(0, 10).map((cr) => h.post(`/api/credits/${cr.id}/payments`, { amount: 100 }));

@@ -5,9 +5,19 @@ import { assertLedgerInvariant, client, credit, day, plan, todayUtc } from './he
 
 test('3 installments at 35 % on 1000: total 1350, 450 × 3, fixed due dates a month apart, one ledger entry each', async (t) => {
   const h = await build(t);
-  const p = await plan(h, { installments_count: 3, interest_rate: 0.35, days_until_first_payment: 30, cut_type: 'fixed' });
+  const p = await plan(h, {
+    installments_count: 3,
+    interest_rate: 0.35,
+    days_until_first_payment: 30,
+    cut_type: 'fixed',
+  });
   const c = await client(h);
-  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2024-01-01', origin_transaction_reference: 'ERP-1' });
+  const d = await credit(h, c.id, {
+    credit_config_id: p.id,
+    amount: 1000,
+    start_date: '2024-01-01',
+    origin_transaction_reference: 'ERP-1',
+  });
   assert.equal(d.credit.amount, 1000);
   assert.equal(d.credit.total, 1350);
   assert.equal(d.credit.status, 'active');
@@ -42,7 +52,13 @@ test('3 installments at 35 % on 1000: total 1350, 450 × 3, fixed due dates a mo
 test('the remainder goes to the last installment; monthly due dates on payment_day', async (t) => {
   const h = await build(t);
   // 1000 × 1.1 = 1100 / 3 = 366.666… → 366.67, 366.67, 366.66
-  const p = await plan(h, { installments_count: 3, interest_rate: 0.1, cut_type: 'monthly', payment_day: 10, days_until_first_payment: 20 });
+  const p = await plan(h, {
+    installments_count: 3,
+    interest_rate: 0.1,
+    cut_type: 'monthly',
+    payment_day: 10,
+    days_until_first_payment: 20,
+  });
   const c = await client(h);
   // 2024-01-25 + 20 = 2024-02-14 → first 10th on or after it: 2024-03-10
   const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2024-01-25' });
@@ -72,26 +88,50 @@ test('read, list and the contract endpoints 1–3 return the real book', async (
   assert.equal(read.statusCode, 200);
   assert.deepEqual(json(read), a);
   // due in the future: not overdue
-  assert.deepEqual(json(read).installments.map((i: any) => [i.overdue, i.days_late]), [[false, 0], [false, 0]]);
+  assert.deepEqual(
+    json(read).installments.map((i: any) => [i.overdue, i.days_late]),
+    [
+      [false, 0],
+      [false, 0],
+    ],
+  );
 
   const page = json(await h.get('/api/credits?limit=2'));
   assert.equal(page.total, 3);
-  assert.deepEqual(page.items.map((x: any) => x.sequential_id), [3, 2]);
-  assert.deepEqual(json(await h.get(`/api/credits?client_id=${c1.id}`)).items.map((x: any) => x.id), [b.credit.id, a.credit.id]);
+  assert.deepEqual(
+    page.items.map((x: any) => x.sequential_id),
+    [3, 2],
+  );
+  assert.deepEqual(
+    json(await h.get(`/api/credits?client_id=${c1.id}`)).items.map((x: any) => x.id),
+    [b.credit.id, a.credit.id],
+  );
   assert.equal(json(await h.get('/api/credits?status=closed')).total, 0);
   assert.equal((await h.get('/api/credits?status=nope')).statusCode, 400);
 
   // contract 1: the client with its credits, installments and ledger
   const detail = json(await h.get(`/api/clients/${c1.id}`, h.tenant.readKey));
-  assert.deepEqual(detail.credits.map((x: any) => x.id), [a.credit.id, b.credit.id]);
+  assert.deepEqual(
+    detail.credits.map((x: any) => x.id),
+    [a.credit.id, b.credit.id],
+  );
   assert.equal(detail.installments.length, 4);
   assert.equal(detail.ledgerEntries.length, 4);
   assert.ok(detail.installments.every((i: any) => typeof i.overdue === 'boolean' && Number.isInteger(i.days_late)));
   // contract 2
-  assert.deepEqual(json(await h.get(`/api/clients/${c1.id}/credits`)).map((x: any) => x.id), [a.credit.id, b.credit.id]);
+  assert.deepEqual(
+    json(await h.get(`/api/clients/${c1.id}/credits`)).map((x: any) => x.id),
+    [a.credit.id, b.credit.id],
+  );
   // contract 3
   const ledger = json(await h.get(`/api/credits/${b.credit.id}/ledger`, h.tenant.readKey));
-  assert.deepEqual(ledger.map((e: any) => [e.type, e.amount]), [['installment', 100], ['installment', 100]]);
+  assert.deepEqual(
+    ledger.map((e: any) => [e.type, e.amount]),
+    [
+      ['installment', 100],
+      ['installment', 100],
+    ],
+  );
 
   // another business sees none of it
   const stranger = await h.newTenant();
@@ -107,8 +147,21 @@ test("the plan's terms are a snapshot: editing the plan changes no credit", asyn
   const p = await plan(h, { installments_count: 2, interest_rate: 0.2, daily_punitory_rate: 0.01 });
   const c = await client(h);
   const d = await credit(h, c.id, { credit_config_id: p.id, amount: 500, start_date: day(0) });
-  assert.equal((await h.put(`/api/credit-configs/${p.id}`, { interest_rate: 0.9, daily_punitory_rate: 0.5, installments_count: 6 })).statusCode, 200);
-  const row = await h.db.kysely.selectFrom('credits').selectAll().where('id', '=', d.credit.id).executeTakeFirstOrThrow();
+  assert.equal(
+    (
+      await h.put(`/api/credit-configs/${p.id}`, {
+        interest_rate: 0.9,
+        daily_punitory_rate: 0.5,
+        installments_count: 6,
+      })
+    ).statusCode,
+    200,
+  );
+  const row = await h.db.kysely
+    .selectFrom('credits')
+    .selectAll()
+    .where('id', '=', d.credit.id)
+    .executeTakeFirstOrThrow();
   assert.equal(Number(row.interest_rate), 0.2);
   assert.equal(Number(row.daily_punitory_rate), 0.01);
   assert.equal(row.installments_count, 2);
@@ -150,8 +203,15 @@ test('credit creation refusals: each a clear 4xx that changes nothing', async (t
     assert.equal(res.statusCode, status, `${JSON.stringify(body)} → ${res.body}`);
     assert.equal(typeof json(res).error, 'string');
   }
-  assert.equal((await h.post(`/api/clients/${strangerClient.id}/credits`, { credit_config_id: p.id, amount: 100 })).statusCode, 404);
-  assert.equal((await h.post(`/api/clients/${c.id}/credits`, { credit_config_id: p.id, amount: 100 }, h.tenant.readKey)).statusCode, 403);
+  assert.equal(
+    (await h.post(`/api/clients/${strangerClient.id}/credits`, { credit_config_id: p.id, amount: 100 })).statusCode,
+    404,
+  );
+  assert.equal(
+    (await h.post(`/api/clients/${c.id}/credits`, { credit_config_id: p.id, amount: 100 }, h.tenant.readKey))
+      .statusCode,
+    403,
+  );
   assert.equal(json(await h.get('/api/credits')).total, 0);
 
   // nothing consumed a number: the first credit is #1, on a live branch
@@ -168,7 +228,12 @@ test('every ledger entry of a multi-row write has its audit row: same columns, i
   const branch = json(await h.post('/api/branches', { name: 'Centro' }));
   const p = await plan(h, { installments_count: 4, days_until_first_payment: 10, daily_punitory_rate: 0.01 });
   const c = await client(h);
-  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-100), branch_id: branch.id });
+  const d = await credit(h, c.id, {
+    credit_config_id: p.id,
+    amount: 1000,
+    start_date: day(-100),
+    branch_id: branch.id,
+  });
   // a payment writes punitory for the overdue installments and payment slices in two statements
   const paid = json(await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 800 }));
   const entries = [...d.ledgerEntries, ...paid.ledgerEntries];
@@ -194,6 +259,9 @@ test('every ledger entry of a multi-row write has its audit row: same columns, i
   }
   // logged in the order the entries were written (the embedded database's clock may give ties)
   const times = entries.map((e: any) => Date.parse((byRecord.get(e.id) as any).changed_at));
-  assert.deepEqual(times, [...times].sort((a, b) => a - b));
+  assert.deepEqual(
+    times,
+    [...times].sort((a, b) => a - b),
+  );
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });

@@ -13,7 +13,9 @@ test('the demo business has a living book: a payment, an overdue credit with pun
   assert.deepEqual(credits.map((c: any) => c.status).sort(), ['active', 'active', 'active', 'active', 'closed']);
   const worklist = json(await h.get('/api/installments?overdue=true', key));
   assert.ok(worklist.total >= 2);
-  const ledgers = await Promise.all(credits.map(async (c: any) => json(await h.get(`/api/credits/${c.id}/ledger`, key))));
+  const ledgers = await Promise.all(
+    credits.map(async (c: any) => json(await h.get(`/api/credits/${c.id}/ledger`, key))),
+  );
   const all = ledgers.flat();
   assert.ok(all.some((e: any) => e.type === 'payment'));
   assert.ok(all.some((e: any) => e.type === 'punitory' && e.created_by === 'cli'));

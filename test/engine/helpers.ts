@@ -21,7 +21,10 @@ export async function plan(h: Harness, fields: Record<string, unknown> = {}): Pr
 
 let dni = 10_000_000;
 export async function client(h: Harness): Promise<any> {
-  const res = await h.post('/api/clients', { dni: String(++dni) + Math.random().toString().slice(2, 6), first_name: 'Test' });
+  const res = await h.post('/api/clients', {
+    dni: String(++dni) + Math.random().toString().slice(2, 6),
+    first_name: 'Test',
+  });
   assert.equal(res.statusCode, 201, res.body);
   return json(res);
 }
@@ -47,11 +50,17 @@ export async function accrue(h: Harness, ...args: string[]): Promise<{ code: num
     stderr: new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }),
     stderrIsTTY: false,
   };
-  const code = await runCli(['accrue', '--json', ...args], io, { db: h.db, storage: h.app.storage, config: h.config, clock: h.clock });
+  const code = await runCli(['accrue', '--json', ...args], io, {
+    db: h.db,
+    storage: h.app.storage,
+    config: h.config,
+    clock: h.clock,
+  });
   return { code, out: out ? JSON.parse(out) : null, err };
 }
 
-export const sum = (xs: { amount: number }[]) => Number(xs.reduce((s, x) => s.plus(money(x.amount)), new Dec(0)).toFixed(2));
+export const sum = (xs: { amount: number }[]) =>
+  Number(xs.reduce((s, x) => s.plus(money(x.amount)), new Dec(0)).toFixed(2));
 
 /**
  * The ledger invariant, for every credit of the business:
@@ -68,7 +77,11 @@ export async function assertLedgerInvariant(db: Database, businessId: string): P
     k.selectFrom('credits').selectAll().where('business_id', '=', businessId).orderBy('sequential_id').execute(),
     k.selectFrom('installments').selectAll().where('business_id', '=', businessId).execute(),
     k.selectFrom('ledger').selectAll().where('business_id', '=', businessId).execute(),
-    k.selectFrom('credit_accruals').select(['credit_id', 'posted_through']).where('business_id', '=', businessId).execute(),
+    k
+      .selectFrom('credit_accruals')
+      .select(['credit_id', 'posted_through'])
+      .where('business_id', '=', businessId)
+      .execute(),
   ]);
   const postedThrough = new Map(accruals.map((a) => [a.credit_id, a.posted_through]));
   assert.deepEqual(
@@ -81,7 +94,11 @@ export async function assertLedgerInvariant(db: Database, businessId: string): P
     const entries = ledger.filter((e) => e.credit_id === c.id);
     const where = `credit #${c.sequential_id} (${c.status})`;
     assert.equal(insts.length, c.installments_count, `${where}: installment count`);
-    assert.equal(sum(insts.map((i) => ({ amount: Number(i.amount) }))), Number(c.total), `${where}: installments add up to the total`);
+    assert.equal(
+      sum(insts.map((i) => ({ amount: Number(i.amount) }))),
+      Number(c.total),
+      `${where}: installments add up to the total`,
+    );
     const states = buildStates(insts, entries);
     const terms = creditTerms(c);
     const through = postedThrough.get(c.id);
@@ -92,10 +109,16 @@ export async function assertLedgerInvariant(db: Database, businessId: string): P
       assert.equal(instEntries.length, 1, `${where} #${inst.number}: one installment entry`);
       assert.equal(instEntries[0]!.amount, inst.amount, `${where} #${inst.number}: installment entry = amount`);
       for (const e of own.filter((x) => x.type === 'payment')) {
-        assert.ok(money(e.amount).gt(0) && money(e.punitory_part).gte(0) && money(e.punitory_part).lte(money(e.amount)), `${where}: payment slice shape`);
+        assert.ok(
+          money(e.amount).gt(0) && money(e.punitory_part).gte(0) && money(e.punitory_part).lte(money(e.amount)),
+          `${where}: payment slice shape`,
+        );
       }
       const paid = s.principalPaid.plus(s.punitoryPaid);
-      assert.ok(paid.lte(s.amount.plus(s.punitoryPosted)), `${where} #${inst.number}: payments ${paid} exceed installment + punitory ${s.amount.plus(s.punitoryPosted)}`);
+      assert.ok(
+        paid.lte(s.amount.plus(s.punitoryPosted)),
+        `${where} #${inst.number}: payments ${paid} exceed installment + punitory ${s.amount.plus(s.punitoryPosted)}`,
+      );
       assert.ok(s.principalPaid.lte(s.amount), `${where} #${inst.number}: amount overpaid`);
       assert.ok(s.punitoryPaid.lte(s.punitoryPosted), `${where} #${inst.number}: punitory overpaid`);
       const expect = statusOf(s);
@@ -103,7 +126,11 @@ export async function assertLedgerInvariant(db: Database, businessId: string): P
       assert.equal(inst.paid_date, expect.paidDate, `${where} #${inst.number}: paid_date`);
       if (through) {
         const cum = cumulativeOf(s, terms, through, stopDate(c, biz.timezone));
-        assert.equal(s.punitoryPosted.toFixed(2), cum.toFixed(2), `${where} #${inst.number}: posted punitory = cumulative as of ${through}`);
+        assert.equal(
+          s.punitoryPosted.toFixed(2),
+          cum.toFixed(2),
+          `${where} #${inst.number}: posted punitory = cumulative as of ${through}`,
+        );
       } else {
         assert.ok(s.punitoryPosted.isZero(), `${where} #${inst.number}: punitory posted without a posting date`);
       }

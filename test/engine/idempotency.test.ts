@@ -10,12 +10,21 @@ test('Idempotency-Key: a retry replays the first answer and writes nothing; anot
   const h = await build(t);
   const p = await plan(h, { installments_count: 2, daily_punitory_rate: 0.01 });
   const c = await client(h);
-  const post = (url: string, payload: object, key: string) => h.req({ method: 'POST', url, payload, headers: withKey(key) });
+  const post = (url: string, payload: object, key: string) =>
+    h.req({ method: 'POST', url, payload, headers: withKey(key) });
 
-  const first = await post(`/api/clients/${c.id}/credits`, { credit_config_id: p.id, amount: 1000, start_date: day(-40) }, 'create-1');
+  const first = await post(
+    `/api/clients/${c.id}/credits`,
+    { credit_config_id: p.id, amount: 1000, start_date: day(-40) },
+    'create-1',
+  );
   assert.equal(first.statusCode, 201, first.body);
   // the same body, keys in another order: the same request
-  const again = await post(`/api/clients/${c.id}/credits`, { start_date: day(-40), amount: 1000, credit_config_id: p.id }, 'create-1');
+  const again = await post(
+    `/api/clients/${c.id}/credits`,
+    { start_date: day(-40), amount: 1000, credit_config_id: p.id },
+    'create-1',
+  );
   assert.equal(again.statusCode, 201);
   assert.equal(again.headers['idempotent-replayed'], 'true');
   assert.deepEqual(json(again), json(first));
@@ -31,12 +40,21 @@ test('Idempotency-Key: a retry replays the first answer and writes nothing; anot
 
   // the same key for something else
   assert.equal((await post(`/api/credits/${id}/payments`, { amount: 101 }, 'pay-1')).statusCode, 409);
-  assert.equal((await post(`/api/clients/${c.id}/credits`, { credit_config_id: p.id, amount: 100 }, 'pay-1')).statusCode, 409);
+  assert.equal(
+    (await post(`/api/clients/${c.id}/credits`, { credit_config_id: p.id, amount: 100 }, 'pay-1')).statusCode,
+    409,
+  );
   // keys belong to a business: another one may use the same key freely
   const stranger = await h.newTenant();
   const sp = json(await h.post('/api/credit-configs', { name: 'x' }, stranger.fullKey));
   const sc = json(await h.post('/api/clients', { dni: '1' }, stranger.fullKey));
-  const theirs = await h.req({ method: 'POST', url: `/api/clients/${sc.id}/credits`, payload: { credit_config_id: sp.id, amount: 5 }, headers: withKey('pay-1'), key: stranger.fullKey });
+  const theirs = await h.req({
+    method: 'POST',
+    url: `/api/clients/${sc.id}/credits`,
+    payload: { credit_config_id: sp.id, amount: 5 },
+    headers: withKey('pay-1'),
+    key: stranger.fullKey,
+  });
   assert.equal(theirs.statusCode, 201, theirs.body);
 
   // a refusal is not stored: the corrected request under the same key goes through
@@ -48,15 +66,27 @@ test('Idempotency-Key: a retry replays the first answer and writes nothing; anot
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
 
-test('Idempotency-Key: the same payment sent twice at once is written once', { skip: testDbKind() !== 'postgres' ? 'needs PostgreSQL' : false }, async (t) => {
+test('Idempotency-Key: the same payment sent twice at once is written once', {
+  skip: testDbKind() !== 'postgres' ? 'needs PostgreSQL' : false,
+}, async (t) => {
   const h = await build(t);
   const p = await plan(h, { installments_count: 2 });
   const c = await client(h);
   const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000 });
   const res = await Promise.all(
-    Array.from({ length: 6 }, () => h.req({ method: 'POST', url: `/api/credits/${d.credit.id}/payments`, payload: { amount: 10 }, headers: withKey('twice') })),
+    Array.from({ length: 6 }, () =>
+      h.req({
+        method: 'POST',
+        url: `/api/credits/${d.credit.id}/payments`,
+        payload: { amount: 10 },
+        headers: withKey('twice'),
+      }),
+    ),
   );
-  assert.deepEqual(res.map((r) => r.statusCode), [201, 201, 201, 201, 201, 201]);
+  assert.deepEqual(
+    res.map((r) => r.statusCode),
+    [201, 201, 201, 201, 201, 201],
+  );
   assert.ok(res.every((r) => r.body === res[0]!.body));
   const payments = json(await h.get(`/api/credits/${d.credit.id}/ledger`)).filter((e: any) => e.type === 'payment');
   assert.equal(payments.length, 1);

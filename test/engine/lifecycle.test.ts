@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { build, json } from '../helpers/app.ts';
 import { accrue, assertLedgerInvariant, client, credit, day, pay, plan } from './helpers.ts';
 
-const P35 = { installments_count: 3, interest_rate: 0.35, days_until_first_payment: 30, cut_type: 'fixed', daily_punitory_rate: 0.005 };
+const P35 = {
+  installments_count: 3,
+  interest_rate: 0.35,
+  days_until_first_payment: 30,
+  cut_type: 'fixed',
+  daily_punitory_rate: 0.005,
+};
 
 test('manual write-off: punitory posted up to today, then no more; payments are recoveries', async (t) => {
   const h = await build(t);
@@ -20,7 +26,10 @@ test('manual write-off: punitory posted up to today, then no more; payments are 
   assert.equal(w.write_off_reason, 'client unreachable for 6 months');
   assert.ok(w.written_off_at);
   const ledger = json(await h.get(`/api/credits/${d.credit.id}/ledger`));
-  assert.deepEqual(ledger.filter((e: any) => e.type === 'punitory').map((e: any) => [e.amount, e.effective_date]), [[22.5, day(0)]]);
+  assert.deepEqual(
+    ledger.filter((e: any) => e.type === 'punitory').map((e: any) => [e.amount, e.effective_date]),
+    [[22.5, day(0)]],
+  );
   // the daily run has nothing to add
   assert.equal((await accrue(h, '--business', h.tenant.businessId)).out.businesses[0].punitory_entries, 0);
   assert.equal((await h.post(`/api/credits/${d.credit.id}/write-off`, { reason: 'again' })).statusCode, 409);
@@ -31,7 +40,11 @@ test('manual write-off: punitory posted up to today, then no more; payments are 
   assert.equal(r.installments[0].status, 'partial');
   // the audit log names the write-off
   const logs = json(await h.get('/api/logs?table_name=credits&limit=100'));
-  assert.ok(logs.items.some((l: any) => l.record_id === d.credit.id && l.action === 'UPDATE' && l.new_data.status === 'written_off'));
+  assert.ok(
+    logs.items.some(
+      (l: any) => l.record_id === d.credit.id && l.action === 'UPDATE' && l.new_data.status === 'written_off',
+    ),
+  );
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
 
@@ -47,10 +60,19 @@ test('refinance: punitory up to today, the balance settled by payments, a new cr
   // balance today: #1 450 − 88.75 = 361.25 + punitory days 6..10 on 361.25 = 5 × 1.80625 = 9.03 (rounded cumulative 20.28 − 11.25)
   //   + #2 450 + #3 450 = 1270.28
   const expected = 1270.28;
-  assert.equal((await h.post(`/api/credits/${d.credit.id}/refinance`, { credit_config_id: p2.id, amount: 1000 })).statusCode, 422);
-  assert.equal((await h.post(`/api/credits/${d.credit.id}/refinance`, { credit_config_id: inactive.id })).statusCode, 422);
+  assert.equal(
+    (await h.post(`/api/credits/${d.credit.id}/refinance`, { credit_config_id: p2.id, amount: 1000 })).statusCode,
+    422,
+  );
+  assert.equal(
+    (await h.post(`/api/credits/${d.credit.id}/refinance`, { credit_config_id: inactive.id })).statusCode,
+    422,
+  );
   assert.equal((await h.post(`/api/credits/${d.credit.id}/refinance`, { credit_config_id: 'x' })).statusCode, 400);
-  assert.equal((await h.post(`/api/credits/${d.credit.id}/refinance`, { credit_config_id: p2.id, amount: 1.001 })).statusCode, 400);
+  assert.equal(
+    (await h.post(`/api/credits/${d.credit.id}/refinance`, { credit_config_id: p2.id, amount: 1.001 })).statusCode,
+    400,
+  );
 
   const res = await h.post(`/api/credits/${d.credit.id}/refinance`, { credit_config_id: p2.id });
   assert.equal(res.statusCode, 201, res.body);
@@ -68,12 +90,17 @@ test('refinance: punitory up to today, the balance settled by payments, a new cr
   assert.equal(old.credit.status, 'refinanced');
   assert.ok(old.installments.every((i: any) => i.status === 'paid'));
   const settled = old.ledgerEntries.filter((e: any) => e.type === 'payment' && e.effective_date === day(0));
-  assert.equal(settled.reduce((s: number, e: any) => s + Math.round(e.amount * 100), 0), Math.round(expected * 100));
+  assert.equal(
+    settled.reduce((s: number, e: any) => s + Math.round(e.amount * 100), 0),
+    Math.round(expected * 100),
+  );
   assert.equal((await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 1 })).statusCode, 409);
   assert.equal((await h.post(`/api/credits/${d.credit.id}/refinance`, { credit_config_id: p2.id })).statusCode, 409);
 
   // more than the balance is fine (new money lent on top)
-  const n2 = json(await h.post(`/api/credits/${n.credit.id}/refinance`, { credit_config_id: p.id, amount: 5000, start_date: day(0) }));
+  const n2 = json(
+    await h.post(`/api/credits/${n.credit.id}/refinance`, { credit_config_id: p.id, amount: 5000, start_date: day(0) }),
+  );
   assert.equal(n2.credit.amount, 5000);
   assert.equal(n2.credit.refinanced_from_id, n.credit.id);
   await assertLedgerInvariant(h.db, h.tenant.businessId);
@@ -131,8 +158,14 @@ test('collections worklist: overdue installments, most days late first, with cli
   assert.equal(page.items[2].days_late, 20);
   assert.deepEqual([page.limit, page.offset], [50, 0]);
 
-  assert.deepEqual(json(await h.get(`/api/installments?overdue=true&branch_id=${north.id}`)).items.map((i: any) => i.credit_id), [b.credit.id, b.credit.id]);
-  assert.deepEqual(json(await h.get('/api/installments?overdue=true&min_days_late=30')).items.map((i: any) => i.days_late >= 30), [true, true]);
+  assert.deepEqual(
+    json(await h.get(`/api/installments?overdue=true&branch_id=${north.id}`)).items.map((i: any) => i.credit_id),
+    [b.credit.id, b.credit.id],
+  );
+  assert.deepEqual(
+    json(await h.get('/api/installments?overdue=true&min_days_late=30')).items.map((i: any) => i.days_late >= 30),
+    [true, true],
+  );
   const second = json(await h.get('/api/installments?overdue=true&limit=1&offset=1'));
   assert.deepEqual([second.total, second.items.length, second.items[0].number], [3, 1, 2]);
   assert.equal(json(await h.get('/api/installments')).total, 6);
@@ -142,10 +175,13 @@ test('collections worklist: overdue installments, most days late first, with cli
   }
   // paying the oldest one takes it off the list
   await pay(h, b.credit.id, { amount: 50 });
-  assert.deepEqual(json(await h.get('/api/installments?overdue=true')).items.map((i: any) => [i.credit_sequential_id, i.number]), [
-    [2, 2],
-    [1, 1],
-  ]);
+  assert.deepEqual(
+    json(await h.get('/api/installments?overdue=true')).items.map((i: any) => [i.credit_sequential_id, i.number]),
+    [
+      [2, 2],
+      [1, 1],
+    ],
+  );
   assert.equal(json(await h.get('/api/installments?overdue=true', (await h.newTenant()).readKey)).total, 0);
   void a;
   await assertLedgerInvariant(h.db, h.tenant.businessId);
@@ -161,8 +197,10 @@ test('refinance: branch_id and origin_transaction_reference of the new credit, c
   await h.del(`/api/branches/${gone.id}`);
   const stranger = await h.newTenant();
   const theirs = json(await h.post('/api/branches', { name: 'theirs' }, stranger.fullKey));
-  const open = async () => (await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40), branch_id: old.id })).credit;
-  const refinance = (id: string, body: Record<string, unknown>) => h.post(`/api/credits/${id}/refinance`, { credit_config_id: p.id, ...body });
+  const open = async () =>
+    (await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40), branch_id: old.id })).credit;
+  const refinance = (id: string, body: Record<string, unknown>) =>
+    h.post(`/api/credits/${id}/refinance`, { credit_config_id: p.id, ...body });
 
   // refused: each a 4xx that leaves the old credit active and the book untouched
   const d = await open();

@@ -24,10 +24,15 @@ test('002_credit_accruals copies punitory_posted_through, drops the column and a
                   INSERT INTO schema_migrations (name) VALUES ('001_schema.sql');`);
   });
   const k = db.kysely;
-  const biz = (await sql<{ id: string }>`INSERT INTO businesses (name) VALUES ('b') RETURNING id`.execute(k)).rows[0]!.id;
+  const biz = (await sql<{ id: string }>`INSERT INTO businesses (name) VALUES ('b') RETURNING id`.execute(k)).rows[0]!
+    .id;
   await sql`INSERT INTO clients (business_id, dni) VALUES (${biz}, '1')`.execute(k);
   await sql`INSERT INTO credit_configs (business_id, name) VALUES (${biz}, 'p')`.execute(k);
-  for (const [seq, through] of [[1, '2024-03-01'], [2, null], [3, '2024-05-31']] as const) {
+  for (const [seq, through] of [
+    [1, '2024-03-01'],
+    [2, null],
+    [3, '2024-05-31'],
+  ] as const) {
     await sql`
       INSERT INTO credits (business_id, client_id, credit_config_id, amount, total, created_by, sequential_id, start_date,
                            installments_count, days_until_first_payment, cut_type, payment_day, interest_rate, daily_punitory_rate,
@@ -35,24 +40,49 @@ test('002_credit_accruals copies punitory_posted_through, drops the column and a
       SELECT ${biz}, (SELECT id FROM clients), (SELECT id FROM credit_configs), 100, 100, 'test', ${seq}, '2024-01-01',
              1, 30, 'fixed', 10, 0, 0.01, 0, 'simple_outstanding', 0, 0, 0, ${through}::date`.execute(k);
   }
-  const credits = (await sql<{ id: string; sequential_id: number; updated_at: Date }>`SELECT id, sequential_id, updated_at FROM credits ORDER BY sequential_id`.execute(k)).rows;
-  const audited = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM audit_log`.execute(k)).rows[0]!.n);
+  const credits = (
+    await sql<{
+      id: string;
+      sequential_id: number;
+      updated_at: Date;
+    }>`SELECT id, sequential_id, updated_at FROM credits ORDER BY sequential_id`.execute(k)
+  ).rows;
+  const audited = async () =>
+    Number((await sql<{ n: string }>`SELECT count(*) AS n FROM audit_log`.execute(k)).rows[0]!.n);
   const auditBefore = await audited();
 
   assert.deepEqual(await migrate(db), migrationFiles().slice(1));
 
-  const rows = (await sql<{ credit_id: string; posted_through: string }>`SELECT credit_id, posted_through::text FROM credit_accruals ORDER BY posted_through`.execute(k)).rows;
+  const rows = (
+    await sql<{
+      credit_id: string;
+      posted_through: string;
+    }>`SELECT credit_id, posted_through::text FROM credit_accruals ORDER BY posted_through`.execute(k)
+  ).rows;
   assert.deepEqual(rows, [
     { credit_id: credits[0]!.id, posted_through: '2024-03-01' },
     { credit_id: credits[2]!.id, posted_through: '2024-05-31' },
   ]);
-  const cols = (await sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns WHERE table_name = 'credits'`.execute(k)).rows.map((r) => r.column_name);
+  const cols = (
+    await sql<{
+      column_name: string;
+    }>`SELECT column_name FROM information_schema.columns WHERE table_name = 'credits'`.execute(k)
+  ).rows.map((r) => r.column_name);
   assert.ok(cols.includes('write_off_days') && !cols.includes('punitory_posted_through'));
   assert.equal(await audited(), auditBefore, 'the move writes no audit entry');
-  const after = (await sql<{ updated_at: Date }>`SELECT updated_at FROM credits ORDER BY sequential_id`.execute(k)).rows;
-  assert.deepEqual(after.map((r) => r.updated_at.getTime()), credits.map((c) => c.updated_at.getTime()));
+  const after = (await sql<{ updated_at: Date }>`SELECT updated_at FROM credits ORDER BY sequential_id`.execute(k))
+    .rows;
+  assert.deepEqual(
+    after.map((r) => r.updated_at.getTime()),
+    credits.map((c) => c.updated_at.getTime()),
+  );
   // tenant-scoped: a watermark for a credit of another business (or none) is refused
-  await assert.rejects(sql`INSERT INTO credit_accruals (business_id, credit_id, posted_through) VALUES (gen_random_uuid(), ${credits[1]!.id}, '2024-01-01')`.execute(k), /foreign key/);
+  await assert.rejects(
+    sql`INSERT INTO credit_accruals (business_id, credit_id, posted_through) VALUES (gen_random_uuid(), ${credits[1]!.id}, '2024-01-01')`.execute(
+      k,
+    ),
+    /foreign key/,
+  );
 });
 
 test('the ledger refuses an entry whose credit, installment or business do not go together', async (t) => {
@@ -65,15 +95,29 @@ test('the ledger refuses an entry whose credit, installment or business do not g
   const k = h.db.kysely;
   const insert = (bid: string, creditId: string, installmentId: string) =>
     sql`INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, created_by)
-        VALUES (${bid}::uuid, ${creditId}::uuid, ${installmentId}::uuid, 'punitory', 1, ${day(0)}::date, 'test')`.execute(k);
+        VALUES (${bid}::uuid, ${creditId}::uuid, ${installmentId}::uuid, 'punitory', 1, ${day(0)}::date, 'test')`.execute(
+      k,
+    );
   const bid = h.tenant.businessId;
   const count = async () => json(await h.get(`/api/credits/${a.credit.id}/ledger`)).length;
   const before = await count();
   await assert.rejects(insert(bid, a.credit.id, b.installments[0].id), /foreign key/, "another credit's installment");
   await assert.rejects(insert(other.businessId, a.credit.id, a.installments[0].id), /foreign key/, 'another business');
-  await assert.rejects(insert('00000000-0000-4000-8000-000000000000', a.credit.id, a.installments[0].id), /foreign key/, 'no business');
-  await assert.rejects(insert(bid, '00000000-0000-4000-8000-000000000000', a.installments[0].id), /foreign key/, 'no credit');
-  await assert.rejects(insert(bid, a.credit.id, '00000000-0000-4000-8000-000000000000'), /foreign key/, 'no installment');
+  await assert.rejects(
+    insert('00000000-0000-4000-8000-000000000000', a.credit.id, a.installments[0].id),
+    /foreign key/,
+    'no business',
+  );
+  await assert.rejects(
+    insert(bid, '00000000-0000-4000-8000-000000000000', a.installments[0].id),
+    /foreign key/,
+    'no credit',
+  );
+  await assert.rejects(
+    insert(bid, a.credit.id, '00000000-0000-4000-8000-000000000000'),
+    /foreign key/,
+    'no installment',
+  );
   assert.equal(await count(), before);
   await insert(bid, a.credit.id, a.installments[0].id); // the right triple is accepted
   assert.equal(await count(), before + 1);

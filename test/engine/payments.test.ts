@@ -5,7 +5,13 @@ import { accrue, assertLedgerInvariant, client, credit, day, pay, plan } from '.
 
 // The plan of the worked examples: 1000 at 35 % flat in 3 installments of 450, fixed 30 days,
 // 0.5 % a day simple punitory → 2.25 a day on an unpaid installment.
-const P35 = { installments_count: 3, interest_rate: 0.35, days_until_first_payment: 30, cut_type: 'fixed', daily_punitory_rate: 0.005 };
+const P35 = {
+  installments_count: 3,
+  interest_rate: 0.35,
+  days_until_first_payment: 30,
+  cut_type: 'fixed',
+  daily_punitory_rate: 0.005,
+};
 const shape = (e: any) => [e.type, e.amount, e.effective_date];
 
 test('a payment on due + 10: 10 days × 2.25 = 22.50 punitory posted first, then allocated punitory before amount', async (t) => {
@@ -24,12 +30,18 @@ test('a payment on due + 10: 10 days × 2.25 = 22.50 punitory posted first, then
     ['punitory', 22.5, day(0)],
     ['payment', 472.5, day(0)],
   ]);
-  assert.deepEqual(r.ledgerEntries.map((e: any) => e.installment_id), [i1, i1]);
-  assert.deepEqual(r.installments.map((i: any) => [i.status, i.overdue, i.days_late]), [
-    ['paid', false, 10],
-    ['pending', false, 0],
-    ['pending', false, 0],
-  ]);
+  assert.deepEqual(
+    r.ledgerEntries.map((e: any) => e.installment_id),
+    [i1, i1],
+  );
+  assert.deepEqual(
+    r.installments.map((i: any) => [i.status, i.overdue, i.days_late]),
+    [
+      ['paid', false, 10],
+      ['pending', false, 0],
+      ['pending', false, 0],
+    ],
+  );
   assert.equal(r.credit.status, 'active');
 
   // more than owed (900) is refused and changes nothing
@@ -39,30 +51,42 @@ test('a payment on due + 10: 10 days × 2.25 = 22.50 punitory posted first, then
 
   // 500 → #2 fully (450), #3 partly (50)
   const r2 = await pay(h, d.credit.id, { amount: 500 });
-  assert.deepEqual(r2.ledgerEntries.map((e: any) => [e.installment_id, e.amount]), [
-    [i2, 450],
-    [i3, 50],
-  ]);
-  assert.deepEqual(r2.installments.map((i: any) => i.status), ['paid', 'paid', 'partial']);
+  assert.deepEqual(
+    r2.ledgerEntries.map((e: any) => [e.installment_id, e.amount]),
+    [
+      [i2, 450],
+      [i3, 50],
+    ],
+  );
+  assert.deepEqual(
+    r2.installments.map((i: any) => i.status),
+    ['paid', 'paid', 'partial'],
+  );
   const r3 = await pay(h, d.credit.id, { amount: 400 });
   assert.equal(r3.credit.status, 'closed');
-  assert.deepEqual(r3.installments.map((i: any) => i.status), ['paid', 'paid', 'paid']);
+  assert.deepEqual(
+    r3.installments.map((i: any) => i.status),
+    ['paid', 'paid', 'paid'],
+  );
   // a closed credit takes no payment
   const closed = await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 1 });
   assert.equal(closed.statusCode, 409);
 
   // the contract ledger holds all of it, in order
   const ledger = json(await h.get(`/api/credits/${d.credit.id}/ledger`));
-  assert.deepEqual(ledger.map((e: any) => [e.type, e.amount]), [
-    ['installment', 450],
-    ['installment', 450],
-    ['installment', 450],
-    ['punitory', 22.5],
-    ['payment', 472.5],
-    ['payment', 450],
-    ['payment', 50],
-    ['payment', 400],
-  ]);
+  assert.deepEqual(
+    ledger.map((e: any) => [e.type, e.amount]),
+    [
+      ['installment', 450],
+      ['installment', 450],
+      ['installment', 450],
+      ['punitory', 22.5],
+      ['payment', 472.5],
+      ['payment', 450],
+      ['payment', 50],
+      ['payment', 400],
+    ],
+  );
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
 
@@ -84,7 +108,11 @@ test('a small payment pays punitory first and leaves the installment partial', a
     ['punitory', 4.48, day(0)],
     ['payment', 4.48, day(0)],
   ]);
-  const row = await h.db.kysely.selectFrom('ledger').select(['punitory_part']).where('id', '=', r2.ledgerEntries[1].id).executeTakeFirstOrThrow();
+  const row = await h.db.kysely
+    .selectFrom('ledger')
+    .select(['punitory_part'])
+    .where('id', '=', r2.ledgerEntries[1].id)
+    .executeTakeFirstOrThrow();
   assert.equal(row.punitory_part, '4.48');
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
@@ -136,7 +164,10 @@ test('a payment dated before punitory already posted: allocated as of its date, 
   assert.deepEqual([r.installments[0].status, r.installments[0].days_late], ['paid', 5]);
   // nothing posted was edited: the 22.50 is still there
   const ledger = json(await h.get(`/api/credits/${d.credit.id}/ledger`));
-  assert.deepEqual(ledger.filter((e: any) => e.type === 'punitory').map((e: any) => e.amount), [22.5, -11.25]);
+  assert.deepEqual(
+    ledger.filter((e: any) => e.type === 'punitory').map((e: any) => e.amount),
+    [22.5, -11.25],
+  );
   // running the day again changes nothing
   const again = await accrue(h, '--business', h.tenant.businessId);
   assert.equal(again.out.businesses[0].punitory_entries, 0);
@@ -199,7 +230,10 @@ test('punitory modes on 1000 due 10 days ago, 0.5 %/day, 500 paid on due + 4', a
     const r = await pay(h, d.credit.id, { amount: 500, paid_on: day(-6) });
     await accrue(h, '--business', h.tenant.businessId);
     const ledger = json(await h.get(`/api/credits/${d.credit.id}/ledger`));
-    results[mode] = { first: r.ledgerEntries.map((e: any) => e.amount), punitory: ledger.filter((e: any) => e.type === 'punitory').map((e: any) => e.amount) };
+    results[mode] = {
+      first: r.ledgerEntries.map((e: any) => e.amount),
+      punitory: ledger.filter((e: any) => e.type === 'punitory').map((e: any) => e.amount),
+    };
   }
   assert.deepEqual(results, {
     // 4 days × 5 = 20 first, so 480 went to the amount; days 5..10 on 520 → 6 × 2.60 = 15.60
@@ -226,13 +260,18 @@ test("a payment's branch: given, explicitly none (null), or the credit's when om
   // omitted: the credit's branch, for the punitory posted and the payment
   assert.deepEqual(branches(await pay(h, d.credit.id, { amount: 50 })), [`punitory:${home.id}`, `payment:${home.id}`]);
   // given: that branch for the payment; punitory always carries the credit's
-  assert.deepEqual(branches(await pay(h, d.credit.id, { amount: 50, branch_id: counter.id })), [`payment:${counter.id}`]);
+  assert.deepEqual(branches(await pay(h, d.credit.id, { amount: 50, branch_id: counter.id })), [
+    `payment:${counter.id}`,
+  ]);
   // null: no branch (a bank transfer, say)
   assert.deepEqual(branches(await pay(h, d.credit.id, { amount: 50, branch_id: null })), ['payment:null']);
   // the credit's branch deleted since: omitted means none; naming it is 422
   await h.del(`/api/branches/${home.id}`);
   assert.deepEqual(branches(await pay(h, d.credit.id, { amount: 50 })), ['payment:null']);
-  assert.equal((await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 50, branch_id: home.id })).statusCode, 422);
+  assert.equal(
+    (await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 50, branch_id: home.id })).statusCode,
+    422,
+  );
   // the audit rows carry the same branch as the entries
   const log = json(await h.get('/api/logs?table_name=ledger&action=INSERT&limit=100')).items;
   const entries = json(await h.get(`/api/credits/${d.credit.id}/ledger`));

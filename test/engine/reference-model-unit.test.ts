@@ -15,14 +15,25 @@ const terms = (t: Partial<PunitoryTerms> = {}): PunitoryTerms => ({
   capPct: money(0),
   ...t,
 });
-const oneInstallment = (id: string, amount: string, dueDate: string, t: Partial<PunitoryTerms>, writtenOffOn: string | null = null): ModelCredit => ({
+const oneInstallment = (
+  id: string,
+  amount: string,
+  dueDate: string,
+  t: Partial<PunitoryTerms>,
+  writtenOffOn: string | null = null,
+): ModelCredit => ({
   id,
   startDate: '2023-12-01',
   installments: [{ number: 1, amount, dueDate }],
   terms: terms(t),
   writtenOffOn,
 });
-const paid = (creditId: string, paidOn: string, amount: string, recordedOn = paidOn): ModelPayment => ({ creditId, paidOn, recordedOn, amount });
+const paid = (creditId: string, paidOn: string, amount: string, recordedOn = paidOn): ModelPayment => ({
+  creditId,
+  paidOn,
+  recordedOn,
+  amount,
+});
 
 /** The figures worth comparing, as strings. */
 function figures(v: CreditView) {
@@ -40,7 +51,13 @@ function figures(v: CreditView) {
     })),
   };
 }
-const inst = (punitory: string, paid: string, outstanding: string, status: string, daysLate: number) => ({ punitory, paid, outstanding, status, daysLate });
+const inst = (punitory: string, paid: string, outstanding: string, status: string, daysLate: number) => ({
+  punitory,
+  paid,
+  outstanding,
+  status,
+  daysLate,
+});
 
 test('simple_outstanding: oldest installment first, its punitory before its amount; the rest lowers the next one', () => {
   const credit: ModelCredit = {
@@ -54,36 +71,63 @@ test('simple_outstanding: oldest installment first, its punitory before its amou
   };
   const m = new ReferenceModel([credit], [paid('a', '2024-02-05', '1500.00')], '2024-03-31');
   // due today is not late
-  assert.deepEqual(figures(m.creditOn('a', '2024-02-01')!).installments[0], inst('0.00', '0.00', '1000.00', 'pending', 0));
+  assert.deepEqual(
+    figures(m.creditOn('a', '2024-02-01')!).installments[0],
+    inst('0.00', '0.00', '1000.00', 'pending', 0),
+  );
   // 3 days late: 3 × 0.005 × 1000 = 15.00
   assert.deepEqual(figures(m.creditOn('a', '2024-02-04')!), {
-    status: 'active', outstanding: '2015.00', overdue: '1015.00', daysLate: 3,
+    status: 'active',
+    outstanding: '2015.00',
+    overdue: '1015.00',
+    daysLate: 3,
     installments: [inst('15.00', '0.00', '1015.00', 'pending', 3), inst('0.00', '0.00', '1000.00', 'pending', 0)],
   });
   // paid on day 4: 20.00 of punitory + 1000.00 on #1, the other 480.00 on #2 (not yet due).
   // On 2024-03-11 #2 is 10 days late on 520.00: 10 × 2.60 = 26.00
   assert.deepEqual(figures(m.creditOn('a', '2024-03-11')!), {
-    status: 'active', outstanding: '546.00', overdue: '546.00', daysLate: 10,
+    status: 'active',
+    outstanding: '546.00',
+    overdue: '546.00',
+    daysLate: 10,
     installments: [inst('20.00', '1020.00', '0.00', 'paid', 4), inst('26.00', '480.00', '546.00', 'partial', 10)],
   });
 });
 
 test('full_amount with grace: nothing within it, every day once it is exceeded; paid in full within grace owes nothing', () => {
-  const late = oneInstallment('late', '200.00', '2024-01-10', { mode: 'full_amount', dailyRate: money('0.01'), graceDays: 3 });
-  const onTime = oneInstallment('onTime', '200.00', '2024-01-10', { mode: 'full_amount', dailyRate: money('0.01'), graceDays: 3 });
+  const late = oneInstallment('late', '200.00', '2024-01-10', {
+    mode: 'full_amount',
+    dailyRate: money('0.01'),
+    graceDays: 3,
+  });
+  const onTime = oneInstallment('onTime', '200.00', '2024-01-10', {
+    mode: 'full_amount',
+    dailyRate: money('0.01'),
+    graceDays: 3,
+  });
   const m = new ReferenceModel(
     [late, onTime],
-    [paid('late', '2024-01-14', '100.00'), paid('onTime', '2024-01-13', '200.00'), paid('onTime', '2024-01-15', '10.00')],
+    [
+      paid('late', '2024-01-14', '100.00'),
+      paid('onTime', '2024-01-13', '200.00'),
+      paid('onTime', '2024-01-15', '10.00'),
+    ],
     '2024-02-29',
   );
   assert.equal(figures(m.creditOn('late', '2024-01-13')!).installments[0]!.punitory, '0.00');
   // day 4 > 3 days of grace: all 4 days count, 4 × 0.01 × 200 = 8.00; 100.00 paid: 8.00 + 92.00.
   // Day 10: full_amount ignores the partial payment: 10 × 2 = 20.00; 200 + 20 − 100 = 120.00
-  assert.deepEqual(figures(m.creditOn('late', '2024-01-20')!).installments[0], inst('20.00', '100.00', '120.00', 'partial', 10));
+  assert.deepEqual(
+    figures(m.creditOn('late', '2024-01-20')!).installments[0],
+    inst('20.00', '100.00', '120.00', 'partial', 10),
+  );
   assert.equal(m.creditOn('late', '2024-01-20')!.installments[0]!.slices[0]!.punitory.toFixed(2), '8.00');
   // paid 3 days late, within grace: nothing owed, the credit closes; a later payment is refused
   assert.deepEqual(figures(m.creditOn('onTime', '2024-02-29')!), {
-    status: 'closed', outstanding: '0.00', overdue: '0.00', daysLate: 0,
+    status: 'closed',
+    outstanding: '0.00',
+    overdue: '0.00',
+    daysLate: 0,
     installments: [inst('0.00', '200.00', '0.00', 'paid', 3)],
   });
   assert.deepEqual(m.verdicts, [{ accepted: true }, { accepted: true }, { accepted: false, reason: 'closed' }]);
@@ -94,10 +138,17 @@ test('compound: the base is the amount unpaid plus punitory accrued minus punito
   const capped = oneInstallment('cap', '1000.00', '2024-01-01', { capPct: money(50) });
   const maxDays = oneInstallment('max', '1000.00', '2024-01-01', { maxDays: 7 });
   const writtenOff = oneInstallment('wo', '1000.00', '2024-01-01', {}, '2024-01-04');
-  const m = new ReferenceModel([compound, capped, maxDays, writtenOff], [paid('c', '2024-01-03', '20.10')], '2024-07-31');
+  const m = new ReferenceModel(
+    [compound, capped, maxDays, writtenOff],
+    [paid('c', '2024-01-03', '20.10')],
+    '2024-07-31',
+  );
   // day 1 on 1000 → 10.00, day 2 on 1010 → 10.10: 20.10 owed and paid on day 2; day 3 on 1000
   // → 10.00, day 4 on 1010 → 10.10: 40.20
-  assert.deepEqual(figures(m.creditOn('c', '2024-01-05')!).installments[0], inst('40.20', '20.10', '1020.10', 'partial', 4));
+  assert.deepEqual(
+    figures(m.creditOn('c', '2024-01-05')!).installments[0],
+    inst('40.20', '20.10', '1020.10', 'partial', 4),
+  );
   // day 10: 20.10 + 1000 × (1.01^8 − 1) = 20.10 + 82.8567… = 102.9567… → 102.96
   assert.equal(m.creditOn('c', '2024-01-11')!.installments[0]!.punitory.toFixed(2), '102.96');
   // 200 days × 5.00 = 1000.00, capped at 50 % of 1000
@@ -121,10 +172,16 @@ test('backdated: recorded on the 20th, dated the 15th; allocated against what wa
     '2024-01-31',
   );
   // the 19th does not know the payment: 9 days on 1000 = 45.00
-  assert.deepEqual(figures(m.creditOn('b', '2024-01-19')!).installments[0], inst('45.00', '0.00', '1045.00', 'pending', 9));
+  assert.deepEqual(
+    figures(m.creditOn('b', '2024-01-19')!).installments[0],
+    inst('45.00', '0.00', '1045.00', 'pending', 9),
+  );
   // the 20th: on the 15th it owed 25.00 of punitory → 25.00 + 975.00; 25.00 unpaid from day 6:
   // days 6..10 × 0.125 = 0.625 → 25.625 → 25.63 (half away from zero)
-  assert.deepEqual(figures(m.creditOn('b', '2024-01-20')!).installments[0], inst('25.63', '1000.00', '25.63', 'partial', 10));
+  assert.deepEqual(
+    figures(m.creditOn('b', '2024-01-20')!).installments[0],
+    inst('25.63', '1000.00', '25.63', 'partial', 10),
+  );
   // day 15: 25 + 10 × 0.125 = 26.25
   assert.equal(m.creditOn('b', '2024-01-25')!.installments[0]!.outstanding.toFixed(2), '26.25');
   assert.equal(m.creditOn('b', '2024-01-19')!.installments[0]!.punitory.toFixed(2), '45.00');
@@ -147,16 +204,27 @@ const arbCase = fc
     maxDays: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 60 })),
     capPct: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 150 })),
     writeOff: fc.option(fc.integer({ min: 10, max: 90 }), { nil: null }),
-    pays: fc.array(fc.record({ gap: fc.integer({ min: 0, max: 15 }), lag: fc.integer({ min: 0, max: 6 }), cents: fc.integer({ min: 1, max: 1_500_000 }) }), {
-      maxLength: 6,
-    }),
+    pays: fc.array(
+      fc.record({
+        gap: fc.integer({ min: 0, max: 15 }),
+        lag: fc.integer({ min: 0, max: 6 }),
+        cents: fc.integer({ min: 1, max: 1_500_000 }),
+      }),
+      {
+        maxLength: 6,
+      },
+    ),
   })
   .map((r) => {
     const start = '2024-01-01';
     const credit: ModelCredit = {
       id: 'x',
       startDate: start,
-      installments: r.amounts.map((cents, n) => ({ number: n + 1, amount: money(cents).div(100), dueDate: addDays(start, r.firstDue + 30 * n) })),
+      installments: r.amounts.map((cents, n) => ({
+        number: n + 1,
+        amount: money(cents).div(100),
+        dueDate: addDays(start, r.firstDue + 30 * n),
+      })),
       terms: terms({
         dailyRate: money(r.rateMicros).div(1_000_000),
         mode: r.mode,
@@ -183,7 +251,13 @@ test('property: every day, each installment’s punitory equals cumulativePunito
         const day = addDays('2024-01-01', k);
         for (const i of m.creditOn('x', day)!.installments) {
           const closed = cumulativePunitory(
-            { amount: i.amount, dueDate: i.dueDate, payments: [...i.slices], asOf: day, stopDate: credit.writtenOffOn ?? null },
+            {
+              amount: i.amount,
+              dueDate: i.dueDate,
+              payments: [...i.slices],
+              asOf: day,
+              stopDate: credit.writtenOffOn ?? null,
+            },
             credit.terms,
           );
           assert.equal(i.punitory.toFixed(2), closed.toFixed(2), `${day} #${i.number}`);

@@ -17,7 +17,16 @@
 //
 // Payments are accepted or refused as the API does: refused on a closed credit, dated in the
 // future or before the credit's start or its latest payment, or for more than it owes on its date.
-import { Dec, allocatePayment, dayNumber, fromDay, money, round2, type Decimal, type PunitoryTerms } from '../../src/domain/index.ts';
+import {
+  Dec,
+  allocatePayment,
+  dayNumber,
+  fromDay,
+  money,
+  round2,
+  type Decimal,
+  type PunitoryTerms,
+} from '../../src/domain/index.ts';
 
 type Money = string | number | Decimal;
 
@@ -40,7 +49,13 @@ export interface ModelPayment {
   amount: Money;
 }
 
-export type Rejection = 'closed' | 'not_positive' | 'future' | 'before_start' | 'before_last_payment' | 'exceeds_outstanding';
+export type Rejection =
+  | 'closed'
+  | 'not_positive'
+  | 'future'
+  | 'before_start'
+  | 'before_last_payment'
+  | 'exceeds_outstanding';
 export type Verdict = { accepted: true } | { accepted: false; reason: Rejection };
 
 export interface SliceView {
@@ -123,7 +138,11 @@ function accrueDay(cells: Cell[], t: number, terms: PunitoryTerms, stop: number 
     const unpaid = c.amount.minus(c.principalPaid);
     if (unpaid.lte(0)) continue;
     const base =
-      terms.mode === 'full_amount' ? c.amount : terms.mode === 'simple_outstanding' ? unpaid : unpaid.plus(c.raw).minus(c.punitoryPaid);
+      terms.mode === 'full_amount'
+        ? c.amount
+        : terms.mode === 'simple_outstanding'
+          ? unpaid
+          : unpaid.plus(c.raw).minus(c.punitoryPaid);
     if (base.gt(0)) c.raw = c.raw.plus(terms.dailyRate.times(base));
   }
 }
@@ -148,7 +167,11 @@ function pay(cells: Cell[], t: number, amount: Decimal, terms: PunitoryTerms): D
   return unallocated;
 }
 
-const outstandingOn = (c: Cell, t: number, terms: PunitoryTerms) => c.amount.plus(punitoryOn(c, t, terms)).minus(c.principalPaid).minus(c.punitoryPaid);
+const outstandingOn = (c: Cell, t: number, terms: PunitoryTerms) =>
+  c.amount
+    .plus(punitoryOn(c, t, terms))
+    .minus(c.principalPaid)
+    .minus(c.punitoryPaid);
 
 function view(credit: ModelCredit, cells: Cell[], t: number): CreditView {
   const installments = cells.map((c): InstallmentView => {
@@ -230,7 +253,9 @@ export class ReferenceModel {
       this.accepted.set(c.id, []);
     }
     this.verdicts = payments.map(() => ({ accepted: true }));
-    const order = payments.map((p, n) => ({ p, n })).sort((a, b) => dayNumber(a.p.recordedOn) - dayNumber(b.p.recordedOn) || a.n - b.n);
+    const order = payments
+      .map((p, n) => ({ p, n }))
+      .sort((a, b) => dayNumber(a.p.recordedOn) - dayNumber(b.p.recordedOn) || a.n - b.n);
     for (const { p, n } of order) {
       const reason = this.refusal(p);
       if (reason) this.verdicts[n] = { accepted: false, reason };
@@ -281,7 +306,11 @@ export class ReferenceModel {
     const recorded = dayNumber(p.recordedOn);
     const paidOn = dayNumber(p.paidOn);
     const start = dayNumber(credit.startDate);
-    if (recorded >= start && view(credit, this.walkOf(credit, accepted).days[recorded - start]!, recorded).status === 'closed') return 'closed';
+    if (
+      recorded >= start &&
+      view(credit, this.walkOf(credit, accepted).days[recorded - start]!, recorded).status === 'closed'
+    )
+      return 'closed';
     if (money(p.amount).lte(0)) return 'not_positive';
     if (paidOn > recorded) return 'future';
     if (paidOn < start) return 'before_start';
@@ -293,5 +322,8 @@ export class ReferenceModel {
 
 /** In date order; payments of one day in the order they were recorded. */
 function byDate(payments: ModelPayment[]): ModelPayment[] {
-  return payments.map((p, n) => ({ p, n })).sort((a, b) => dayNumber(a.p.paidOn) - dayNumber(b.p.paidOn) || a.n - b.n).map((x) => x.p);
+  return payments
+    .map((p, n) => ({ p, n }))
+    .sort((a, b) => dayNumber(a.p.paidOn) - dayNumber(b.p.paidOn) || a.n - b.n)
+    .map((x) => x.p);
 }

@@ -9,7 +9,9 @@ import { formatChaosReport, runChaos } from '../../scripts/fault/chaos.ts';
 
 const SEED = Number(process.env.CHAOS_SEED ?? 24);
 
-test('chaos: 2 kill -9 under write load, no acknowledged write lost or duplicated, ledger and audit intact', { timeout: 600_000 }, async (t) => {
+test('chaos: 2 kill -9 under write load, no acknowledged write lost or duplicated, ledger and audit intact', {
+  timeout: 600_000,
+}, async (t) => {
   const db = testDbKind() === 'postgres' ? 'postgres' : 'embedded';
   const report = await runChaos({
     db,

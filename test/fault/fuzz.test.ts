@@ -15,7 +15,9 @@ const STRICT_DECLARED_STATUSES = false;
 const SEED = Number(process.env.FUZZ_SEED ?? 10);
 const COUNT = 300;
 
-test(`fuzz: ${COUNT} requests from the OpenAPI document, no 5xx, Error bodies, declared schemas, refused writes write nothing`, { timeout: 600_000 }, async (t) => {
+test(`fuzz: ${COUNT} requests from the OpenAPI document, no 5xx, Error bodies, declared schemas, refused writes write nothing`, {
+  timeout: 600_000,
+}, async (t) => {
   const db = testDbKind() === 'postgres' ? 'postgres' : 'embedded';
   const report = await runFuzz({
     db,

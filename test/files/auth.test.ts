@@ -22,8 +22,9 @@ interface Route {
   send(h: Harness, ids: Ids, headers: Record<string, string>): Promise<LightMyRequestResponse>;
 }
 
-const plain = (method: 'GET' | 'DELETE', url: (i: Ids) => string) => (h: Harness, ids: Ids, headers: Record<string, string>) =>
-  h.app.inject({ method, url: url(ids), headers });
+const plain =
+  (method: 'GET' | 'DELETE', url: (i: Ids) => string) => (h: Harness, ids: Ids, headers: Record<string, string>) =>
+    h.app.inject({ method, url: url(ids), headers });
 
 const ROUTES: Route[] = [
   { name: 'GET files', write: false, uses: ['client'], send: plain('GET', (i) => `/api/clients/${i.client}/files`) },
@@ -33,20 +34,50 @@ const ROUTES: Route[] = [
     uses: ['client'],
     send: (h, i, headers) => {
       const f = fileForm('auth.pdf', pdf());
-      return h.app.inject({ method: 'POST', url: `/api/clients/${i.client}/files`, payload: f.payload, headers: { ...headers, 'content-type': f.contentType } });
+      return h.app.inject({
+        method: 'POST',
+        url: `/api/clients/${i.client}/files`,
+        payload: f.payload,
+        headers: { ...headers, 'content-type': f.contentType },
+      });
     },
   },
-  { name: 'DELETE file', write: true, uses: ['client', 'file'], send: plain('DELETE', (i) => `/api/clients/${i.client}/files/${i.file}`) },
-  { name: 'GET download', write: false, uses: ['client'], send: plain('GET', (i) => `/api/files/${i.client}/${encodeURIComponent(i.fileName)}`) },
+  {
+    name: 'DELETE file',
+    write: true,
+    uses: ['client', 'file'],
+    send: plain('DELETE', (i) => `/api/clients/${i.client}/files/${i.file}`),
+  },
+  {
+    name: 'GET download',
+    write: false,
+    uses: ['client'],
+    send: plain('GET', (i) => `/api/files/${i.client}/${encodeURIComponent(i.fileName)}`),
+  },
   {
     name: 'POST upload-sessions',
     write: true,
     uses: ['client'],
     send: (h, i, headers) =>
-      h.app.inject({ method: 'POST', url: `/api/clients/${i.client}/upload-sessions`, payload: { expires_in_hours: 5 }, headers }),
+      h.app.inject({
+        method: 'POST',
+        url: `/api/clients/${i.client}/upload-sessions`,
+        payload: { expires_in_hours: 5 },
+        headers,
+      }),
   },
-  { name: 'GET upload-sessions', write: false, uses: ['client'], send: plain('GET', (i) => `/api/clients/${i.client}/upload-sessions`) },
-  { name: 'DELETE upload-session', write: true, uses: ['client', 'session'], send: plain('DELETE', (i) => `/api/clients/${i.client}/upload-sessions/${i.session}`) },
+  {
+    name: 'GET upload-sessions',
+    write: false,
+    uses: ['client'],
+    send: plain('GET', (i) => `/api/clients/${i.client}/upload-sessions`),
+  },
+  {
+    name: 'DELETE upload-session',
+    write: true,
+    uses: ['client', 'session'],
+    send: plain('DELETE', (i) => `/api/clients/${i.client}/upload-sessions/${i.session}`),
+  },
 ];
 
 function expectError(res: LightMyRequestResponse, status: number, code: string, what: string) {
@@ -67,10 +98,21 @@ test('auth, scopes, tenancy and malformed ids on every file and upload-link rout
 
   for (const r of ROUTES) {
     expectError(await r.send(h, ids, {}), 401, 'unauthorized', `${r.name} without a key`);
-    expectError(await r.send(h, ids, bearer('lk_full_' + 'x'.repeat(43))), 401, 'unauthorized', `${r.name} with an unknown key`);
+    expectError(
+      await r.send(h, ids, bearer('lk_full_' + 'x'.repeat(43))),
+      401,
+      'unauthorized',
+      `${r.name} with an unknown key`,
+    );
     expectError(await r.send(h, ids, { 'x-api-key': 'nope' }), 401, 'unauthorized', `${r.name} with a bad X-API-Key`);
-    expectError(await r.send(h, ids, { authorization: `Basic ${h.tenant.fullKey}` }), 401, 'unauthorized', `${r.name} with a malformed Authorization`);
-    if (r.write) expectError(await r.send(h, ids, bearer(h.tenant.readKey)), 403, 'forbidden', `${r.name} with a read key`);
+    expectError(
+      await r.send(h, ids, { authorization: `Basic ${h.tenant.fullKey}` }),
+      401,
+      'unauthorized',
+      `${r.name} with a malformed Authorization`,
+    );
+    if (r.write)
+      expectError(await r.send(h, ids, bearer(h.tenant.readKey)), 403, 'forbidden', `${r.name} with a read key`);
     else assert.equal((await r.send(h, ids, bearer(h.tenant.readKey))).statusCode, 200, `${r.name} with a read key`);
 
     // another business's key, this business's ids
@@ -79,7 +121,12 @@ test('auth, scopes, tenancy and malformed ids on every file and upload-link rout
     // malformed ids, one at a time
     for (const which of r.uses) {
       for (const bad of ['not-a-uuid', '123', `${ids[which]}x`, ids[which].replace(/-/g, '')]) {
-        expectError(await r.send(h, { ...ids, [which]: bad }, bearer(h.tenant.fullKey)), 404, 'not_found', `${r.name} with ${which} = ${bad}`);
+        expectError(
+          await r.send(h, { ...ids, [which]: bad }, bearer(h.tenant.fullKey)),
+          404,
+          'not_found',
+          `${r.name} with ${which} = ${bad}`,
+        );
       }
     }
   }

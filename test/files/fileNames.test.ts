@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MAX_FILE_NAME_BYTES, attachmentDisposition, isPlausibleFileName, numberedName, safeFileName, splitExtension } from '../../src/domain/fileNames.ts';
+import {
+  MAX_FILE_NAME_BYTES,
+  attachmentDisposition,
+  isPlausibleFileName,
+  numberedName,
+  safeFileName,
+  splitExtension,
+} from '../../src/domain/fileNames.ts';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
@@ -59,12 +66,16 @@ test('numberedName keeps the extension and the byte limit', () => {
 });
 
 test('isPlausibleFileName refuses what a stored name never is', () => {
-  for (const bad of ['', '.', '..', 'a/b', 'a\\b', 'a\u0000b', 'x'.repeat(256), '\u202E']) assert.equal(isPlausibleFileName(bad), false, JSON.stringify(bad));
+  for (const bad of ['', '.', '..', 'a/b', 'a\\b', 'a\u0000b', 'x'.repeat(256), '\u202E'])
+    assert.equal(isPlausibleFileName(bad), false, JSON.stringify(bad));
   for (const ok of ['dni.pdf', 'a..b', '..a', 'ñandú (1).pdf']) assert.equal(isPlausibleFileName(ok), true, ok);
 });
 
 test('attachmentDisposition encodes per RFC 5987', () => {
   assert.equal(attachmentDisposition('dni.pdf'), "attachment; filename*=UTF-8''dni.pdf");
-  assert.equal(attachmentDisposition("it's (1) *ñ.pdf"), "attachment; filename*=UTF-8''it%27s%20%281%29%20%2A%C3%B1.pdf");
+  assert.equal(
+    attachmentDisposition("it's (1) *ñ.pdf"),
+    "attachment; filename*=UTF-8''it%27s%20%281%29%20%2A%C3%B1.pdf",
+  );
   assert.equal(attachmentDisposition('a"b;c\\d.pdf'), "attachment; filename*=UTF-8''a%22b%3Bc%5Cd.pdf");
 });

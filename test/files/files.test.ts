@@ -23,8 +23,20 @@ test('upload each accepted type, download it byte for byte, see it in the client
     const f = json(res);
     assert.match(f.id, UUID);
     assert.deepEqual(
-      { client_id: f.client_id, file_name: f.file_name, file_type: f.file_type, file_size: f.file_size, file_url: f.file_url },
-      { client_id: c.id, file_name: k.name, file_type: k.type, file_size: k.data.length, file_url: `/api/files/${c.id}/${k.name}` },
+      {
+        client_id: f.client_id,
+        file_name: f.file_name,
+        file_type: f.file_type,
+        file_size: f.file_size,
+        file_url: f.file_url,
+      },
+      {
+        client_id: c.id,
+        file_name: k.name,
+        file_type: k.type,
+        file_size: k.data.length,
+        file_url: `/api/files/${c.id}/${k.name}`,
+      },
     );
     assert.ok(!Number.isNaN(Date.parse(f.created_at)));
     created.push(f);
@@ -124,7 +136,10 @@ test('names are made safe and unique per client; every file_url downloads its fi
     assert.equal(dl.statusCode, 200, `download of ${JSON.stringify(expected)}: ${dl.body}`);
     assert.ok(dl.rawPayload.equals(pdf()));
     assert.ok(String(dl.headers['content-disposition']).startsWith("attachment; filename*=UTF-8''"));
-    assert.equal(decodeURIComponent(String(dl.headers['content-disposition']).slice("attachment; filename*=UTF-8''".length)), expected);
+    assert.equal(
+      decodeURIComponent(String(dl.headers['content-disposition']).slice("attachment; filename*=UTF-8''".length)),
+      expected,
+    );
   }
   // another client may use the same name
   const same = await upload(h, other.id, 'dni.pdf', pdf());
@@ -136,7 +151,8 @@ test('names are made safe and unique per client; every file_url downloads its fi
   ]);
   assert.equal(traversal.statusCode, 201);
   assert.equal(json(traversal).file_name, 'passwd.pdf');
-  for (const f of storedFiles(h.config.filesDir)) assert.match(f, new RegExp(`^${h.tenant.businessId}/[0-9a-f-]{36}/[0-9a-f-]{36}$`));
+  for (const f of storedFiles(h.config.filesDir))
+    assert.match(f, new RegExp(`^${h.tenant.businessId}/[0-9a-f-]{36}/[0-9a-f-]{36}$`));
 });
 
 test('downloads: 404 for other clients, other businesses, unknown names and every traversal attempt', async (t) => {
@@ -233,8 +249,21 @@ test('malformed uploads are 4xx and change nothing; JSON routes keep refusing ot
     ['no body', h.req({ method: 'POST', url }), 415],
     ['wrong field', uploadParts(h, url, [{ name: 'document', filename: 'a.pdf', data: pdf() }]), 400],
     ['only fields', uploadParts(h, url, [{ name: 'file', data: 'not a file part' }]), 400],
-    ['no boundary', h.req({ method: 'POST', url, payload: pdf(), headers: { 'content-type': 'multipart/form-data' } }), 400],
-    ['truncated', h.req({ method: 'POST', url, payload: cut.payload.subarray(0, 120), headers: { 'content-type': cut.contentType } }), 400],
+    [
+      'no boundary',
+      h.req({ method: 'POST', url, payload: pdf(), headers: { 'content-type': 'multipart/form-data' } }),
+      400,
+    ],
+    [
+      'truncated',
+      h.req({
+        method: 'POST',
+        url,
+        payload: cut.payload.subarray(0, 120),
+        headers: { 'content-type': cut.contentType },
+      }),
+      400,
+    ],
   ];
   for (const [what, p, status] of cases) {
     const res = await p;
@@ -254,7 +283,12 @@ test('malformed uploads are 4xx and change nothing; JSON routes keep refusing ot
 
   // multipart is parsed only by the upload routes
   const mp = multipart([{ name: 'dni', data: '123' }]);
-  const asClient = await h.req({ method: 'POST', url: '/api/clients', payload: mp.payload, headers: { 'content-type': mp.contentType } });
+  const asClient = await h.req({
+    method: 'POST',
+    url: '/api/clients',
+    payload: mp.payload,
+    headers: { 'content-type': mp.contentType },
+  });
   assert.equal(asClient.statusCode, 415, asClient.body);
   const coerced = await h.post(`/api/clients/${c.id}/upload-sessions`, { expires_in_hours: '5' });
   assert.equal(coerced.statusCode, 400);
@@ -290,7 +324,10 @@ test('delete: 200 with the record, row and bytes gone, audited; a second delete 
     .where('record_id', '=', f.id)
     .orderBy('changed_at')
     .execute();
-  assert.deepEqual(audit.map((a) => a.action), ['INSERT', 'DELETE']);
+  assert.deepEqual(
+    audit.map((a) => a.action),
+    ['INSERT', 'DELETE'],
+  );
   assert.equal(audit[1]!.actor, `api_key:${h.tenant.fullKeyId}`);
   assert.equal(audit[1]!.new_data, null);
   assert.equal((audit[1]!.old_data as { file_name: string }).file_name, 'dni.pdf');
@@ -307,6 +344,8 @@ test('concurrent uploads of one name all get distinct names', async (t) => {
   const names = results.map((r) => json(r).file_name).sort();
   assert.deepEqual(names, ['same.pdf', ...Array.from({ length: 11 }, (_, i) => `same (${i + 1}).pdf`)].sort());
   assert.equal(storedFiles(h.config.filesDir).length, 12);
-  const rows = await sql<{ n: number }>`select count(*)::int as n from client_files where business_id = ${h.tenant.businessId}`.execute(h.db.kysely);
+  const rows = await sql<{
+    n: number;
+  }>`select count(*)::int as n from client_files where business_id = ${h.tenant.businessId}`.execute(h.db.kysely);
   assert.equal(rows.rows[0]!.n, 12);
 });

@@ -38,8 +38,16 @@ export function png(): Buffer {
 
 /** A JFIF header, a comment and the end marker: enough for any sniffer. */
 export function jpeg(): Buffer {
-  const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]);
-  return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, Buffer.from([0xff, 0xfe, 0x00, 0x06]), Buffer.from('test'), Buffer.from([0xff, 0xd9])]);
+  const app0 = Buffer.from([
+    0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
+  ]);
+  return Buffer.concat([
+    Buffer.from([0xff, 0xd8]),
+    app0,
+    Buffer.from([0xff, 0xfe, 0x00, 0x06]),
+    Buffer.from('test'),
+    Buffer.from([0xff, 0xd9]),
+  ]);
 }
 
 /** A one-page PDF. */
@@ -54,7 +62,12 @@ export function pdf(): Buffer {
 /** A lossless 1×1 WebP (RIFF container, VP8L chunk). */
 export function webp(): Buffer {
   const vp8l = Buffer.from([0x2f, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00]);
-  const chunk = Buffer.concat([Buffer.from('VP8L'), Buffer.from([vp8l.length, 0, 0, 0]), vp8l, Buffer.alloc(vp8l.length % 2)]);
+  const chunk = Buffer.concat([
+    Buffer.from('VP8L'),
+    Buffer.from([vp8l.length, 0, 0, 0]),
+    vp8l,
+    Buffer.alloc(vp8l.length % 2),
+  ]);
   const size = Buffer.alloc(4);
   size.writeUInt32LE(4 + chunk.length);
   return Buffer.concat([Buffer.from('RIFF'), size, Buffer.from('WEBP'), chunk]);
@@ -82,7 +95,11 @@ export function multipart(parts: Part[]): { payload: Buffer; contentType: string
     if (p.filename !== undefined) disp += `; filename="${p.filename}"`;
     let head = `--${boundary}\r\nContent-Disposition: ${disp}\r\n`;
     if (p.filename !== undefined) head += `Content-Type: ${p.contentType ?? 'application/octet-stream'}\r\n`;
-    chunks.push(Buffer.from(head + '\r\n', 'utf8'), Buffer.isBuffer(p.data) ? p.data : Buffer.from(p.data), Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(head + '\r\n', 'utf8'),
+      Buffer.isBuffer(p.data) ? p.data : Buffer.from(p.data),
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };

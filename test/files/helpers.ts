@@ -6,26 +6,53 @@ import { json } from '../helpers/app.ts';
 import { fileForm, multipart, type Part } from './fixtures.ts';
 
 export async function newClient(h: Harness, key?: string): Promise<{ id: string }> {
-  const res = await h.req({ method: 'POST', url: '/api/clients', payload: { dni: `f-${Math.random().toString(36).slice(2, 12)}` }, key });
+  const res = await h.req({
+    method: 'POST',
+    url: '/api/clients',
+    payload: { dni: `f-${Math.random().toString(36).slice(2, 12)}` },
+    key,
+  });
   if (res.statusCode !== 201) throw new Error(`client not created: ${res.statusCode} ${res.body}`);
   return json(res);
 }
 
-export function uploadParts(h: Harness, url: string, parts: Part[], key?: string | null): Promise<LightMyRequestResponse> {
+export function uploadParts(
+  h: Harness,
+  url: string,
+  parts: Part[],
+  key?: string | null,
+): Promise<LightMyRequestResponse> {
   const f = multipart(parts);
   return h.req({ method: 'POST', url, payload: f.payload, headers: { 'content-type': f.contentType }, key });
 }
 
 /** POST /api/clients/{id}/files with one file in field `file`. */
-export function upload(h: Harness, clientId: string, name: string, data: Buffer | string, opts: { key?: string | null; contentType?: string } = {}) {
+export function upload(
+  h: Harness,
+  clientId: string,
+  name: string,
+  data: Buffer | string,
+  opts: { key?: string | null; contentType?: string } = {},
+) {
   const f = fileForm(name, data, opts.contentType);
-  return h.req({ method: 'POST', url: `/api/clients/${clientId}/files`, payload: f.payload, headers: { 'content-type': f.contentType }, key: opts.key });
+  return h.req({
+    method: 'POST',
+    url: `/api/clients/${clientId}/files`,
+    payload: f.payload,
+    headers: { 'content-type': f.contentType },
+    key: opts.key,
+  });
 }
 
 /** POST /upload/{token}: no API key. */
 export function uploadByLink(h: Harness, token: string, name: string, data: Buffer | string) {
   const f = fileForm(name, data);
-  return h.app.inject({ method: 'POST', url: `/upload/${token}`, payload: f.payload, headers: { 'content-type': f.contentType } });
+  return h.app.inject({
+    method: 'POST',
+    url: `/upload/${token}`,
+    payload: f.payload,
+    headers: { 'content-type': f.contentType },
+  });
 }
 
 /** Every file under FILES_DIR (temporary ones included), relative paths. */

@@ -47,7 +47,10 @@ async function serve(t: TestContext) {
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`http://127.0.0.1:${port}${path}`, {
       method,
-      headers: { authorization: `Bearer ${tenant.fullKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${tenant.fullKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json()) as any };
@@ -59,7 +62,15 @@ async function serve(t: TestContext) {
 function startUpload(port: number, path: string, headers: Record<string, string>, body: Buffer, sent: number) {
   const socket = connect(port, '127.0.0.1');
   socket.on('error', () => {});
-  const head = [`POST ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', `Content-Length: ${body.length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+  const head = [
+    `POST ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    'Connection: close',
+    `Content-Length: ${body.length}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    '',
+    '',
+  ].join('\r\n');
   socket.write(head);
   socket.write(body.subarray(0, sent));
   const response = new Promise<string>((resolve) => {
@@ -77,7 +88,9 @@ function rawGet(port: number, path: string, key: string): Promise<string> {
     socket.on('data', (d) => (data += d.toString('latin1')));
     socket.on('close', () => resolve(data));
     socket.on('error', reject);
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+    );
   });
 }
 
@@ -111,7 +124,9 @@ test('a client that aborts in the middle of an upload leaves no row and no bytes
   assert.equal(((await res.json()) as { file_name: string }).file_name, 'scan.pdf');
 });
 
-test('a link revoked while its upload is in flight: 410, no row, no bytes, not counted', { timeout: 60_000 }, async (t) => {
+test('a link revoked while its upload is in flight: 410, no row, no bytes, not counted', {
+  timeout: 60_000,
+}, async (t) => {
   const s = await serve(t);
   const client = (await s.call('POST', '/api/clients', { dni: 'race-1' })).body;
   const link = (await s.call('POST', `/api/clients/${client.id}/upload-sessions`, {})).body;

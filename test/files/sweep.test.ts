@@ -52,7 +52,10 @@ test('the sweep removes old orphan bytes and interrupted writes, and nothing a r
   assert.equal((await h.get(live.file_url)).statusCode, 200);
 
   // once they are old enough, the young ones go too (a grace of 0 here)
-  const r2 = await sweepOrphanFiles({ db: h.db.kysely, storage: h.app.storage, log: silent }, { graceMs: 0, now: new Date(Date.now() + 1000) });
+  const r2 = await sweepOrphanFiles(
+    { db: h.db.kysely, storage: h.app.storage, log: silent },
+    { graceMs: 0, now: new Date(Date.now() + 1000) },
+  );
   assert.deepEqual(r2, { checked: 2, removed: 1, incomplete: 1 });
   assert.deepEqual(storedFiles(dir), [liveKey, foreign].sort());
 });
@@ -68,7 +71,11 @@ test('`lending files sweep` runs the same sweep', async (t) => {
     stderr: new Writable({ write: (_c, _e, cb) => cb() }),
     stderrIsTTY: false,
   };
-  const code = await runCli(['files', 'sweep', '--grace-minutes', '0', '--json'], io, { db: h.db, storage: h.app.storage, config: h.config });
+  const code = await runCli(['files', 'sweep', '--grace-minutes', '0', '--json'], io, {
+    db: h.db,
+    storage: h.app.storage,
+    config: h.config,
+  });
   assert.equal(code, 0, out);
   assert.deepEqual(JSON.parse(out), { checked: 1, removed: 1, incomplete: 0 });
   assert.deepEqual(storedFiles(h.config.filesDir), []);
@@ -83,7 +90,11 @@ test('the server sweeps when it starts', async (t) => {
   await h.app.storage.put(orphan, Readable.from([pdf()]));
   for (const k of [liveKey, orphan]) utimesSync(join(h.config.filesDir, k), TWO_HOURS_AGO, TWO_HOURS_AGO);
   const logged: object[] = [];
-  const sweep = startFileSweep(h.db, h.app.storage, { info: (o: object) => logged.push(o), warn() {}, error: (o: object) => logged.push(o) } as never);
+  const sweep = startFileSweep(h.db, h.app.storage, {
+    info: (o: object) => logged.push(o),
+    warn() {},
+    error: (o: object) => logged.push(o),
+  } as never);
   t.after(() => sweep.stop());
   await sweep.firstRun;
   assert.deepEqual(storedFiles(h.config.filesDir), [liveKey]);

@@ -9,7 +9,11 @@ import { newClient, storedFiles, uploadByLink } from './helpers.ts';
 const HOUR = 3600_000;
 
 async function createLink(h: Harness, clientId: string, body?: unknown) {
-  const res = await h.req({ method: 'POST', url: `/api/clients/${clientId}/upload-sessions`, ...(body === undefined ? {} : { payload: body as object }) });
+  const res = await h.req({
+    method: 'POST',
+    url: `/api/clients/${clientId}/upload-sessions`,
+    ...(body === undefined ? {} : { payload: body as object }),
+  });
   assert.equal(res.statusCode, 201, res.body);
   return json(res) as { session: Record<string, any>; upload_url: string; token: string };
 }
@@ -23,18 +27,43 @@ test('create an upload link: defaults, token shown once and stored hashed, liste
   // no PUBLIC_URL: the listen address (HOST, PORT), never the Host header (test/hardening/upload-links.test.ts)
   assert.equal(link.upload_url, `http://127.0.0.1:3000/upload/${link.token}`);
   assert.deepEqual(
-    { business_id: s.business_id, client_id: s.client_id, created_by: s.created_by, revoked_at: s.revoked_at, last_used_at: s.last_used_at, upload_count: s.upload_count, max_uploads: s.max_uploads },
-    { business_id: h.tenant.businessId, client_id: c.id, created_by: `api_key:${h.tenant.fullKeyId}`, revoked_at: null, last_used_at: null, upload_count: 0, max_uploads: 20 },
+    {
+      business_id: s.business_id,
+      client_id: s.client_id,
+      created_by: s.created_by,
+      revoked_at: s.revoked_at,
+      last_used_at: s.last_used_at,
+      upload_count: s.upload_count,
+      max_uploads: s.max_uploads,
+    },
+    {
+      business_id: h.tenant.businessId,
+      client_id: c.id,
+      created_by: `api_key:${h.tenant.fullKeyId}`,
+      revoked_at: null,
+      last_used_at: null,
+      upload_count: 0,
+      max_uploads: 20,
+    },
   );
   assert.equal(Date.parse(s.expires_at) - Date.parse(s.created_at), 72 * HOUR);
   assert.ok(!('token_hash' in s) && !('token' in s));
 
-  const row = await h.db.kysely.selectFrom('upload_sessions').select('token_hash').where('id', '=', s.id).executeTakeFirstOrThrow();
+  const row = await h.db.kysely
+    .selectFrom('upload_sessions')
+    .select('token_hash')
+    .where('id', '=', s.id)
+    .executeTakeFirstOrThrow();
   assert.equal(row.token_hash, createHash('sha256').update(link.token).digest('hex'));
 
   // an empty JSON object and explicit hours work too
   const two = await createLink(h, c.id, {});
-  const asNull = await h.req({ method: 'POST', url: `/api/clients/${c.id}/upload-sessions`, payload: 'null', headers: { 'content-type': 'application/json' } });
+  const asNull = await h.req({
+    method: 'POST',
+    url: `/api/clients/${c.id}/upload-sessions`,
+    payload: 'null',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(asNull.statusCode, 201, asNull.body);
   assert.equal(Date.parse(json(asNull).session.expires_at) - Date.parse(json(asNull).session.created_at), 72 * HOUR);
   const max = await createLink(h, c.id, { expires_in_hours: 720 });
@@ -53,8 +82,25 @@ test('create an upload link: defaults, token shown once and stored hashed, liste
   assert.equal(audit.length, 1);
   assert.ok(!JSON.stringify(audit[0]!.new_data).includes(row.token_hash));
 
-  for (const bad of [{ expires_in_hours: 0 }, { expires_in_hours: 721 }, { expires_in_hours: -5 }, { expires_in_hours: 1.5 }, { expires_in_hours: '24' }, { expires_in_hours: null }, { hours: 5 }, [], 'x', 42, true]) {
-    const res = await h.req({ method: 'POST', url: `/api/clients/${c.id}/upload-sessions`, payload: JSON.stringify(bad), headers: { 'content-type': 'application/json' } });
+  for (const bad of [
+    { expires_in_hours: 0 },
+    { expires_in_hours: 721 },
+    { expires_in_hours: -5 },
+    { expires_in_hours: 1.5 },
+    { expires_in_hours: '24' },
+    { expires_in_hours: null },
+    { hours: 5 },
+    [],
+    'x',
+    42,
+    true,
+  ]) {
+    const res = await h.req({
+      method: 'POST',
+      url: `/api/clients/${c.id}/upload-sessions`,
+      payload: JSON.stringify(bad),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.statusCode, 400, `${JSON.stringify(bad)}: ${res.body}`);
     assert.equal(json(res).code, 'validation_failed');
   }
@@ -90,7 +136,10 @@ test('upload through a link: no API key, counted, audited as the link, in the cl
   assert.ok(s.last_used_at && Date.parse(s.last_used_at) >= Date.parse(s.created_at));
 
   const detail = json(await h.get(`/api/clients/${c.id}`));
-  assert.deepEqual(detail.files.map((x: { id: string }) => x.id), [f.id, json(second).id]);
+  assert.deepEqual(
+    detail.files.map((x: { id: string }) => x.id),
+    [f.id, json(second).id],
+  );
   const dl = await h.get(f.file_url, h.tenant.readKey);
   assert.ok(dl.rawPayload.equals(jpeg()));
 
@@ -104,10 +153,12 @@ test('upload through a link: no API key, counted, audited as the link, in the cl
     .where('actor', '=', `upload_link:${s.id}`)
     .orderBy('changed_at')
     .execute();
-  assert.deepEqual(
-    audit.map((a) => `${a.table_name} ${a.action}`).sort(),
-    ['client_files INSERT', 'client_files INSERT', 'upload_sessions UPDATE', 'upload_sessions UPDATE'],
-  );
+  assert.deepEqual(audit.map((a) => `${a.table_name} ${a.action}`).sort(), [
+    'client_files INSERT',
+    'client_files INSERT',
+    'upload_sessions UPDATE',
+    'upload_sessions UPDATE',
+  ]);
 
   // refused uploads do not count
   assert.equal((await uploadByLink(h, link.token, 'notes.txt', 'plain text')).statusCode, 415);
@@ -117,7 +168,9 @@ test('upload through a link: no API key, counted, audited as the link, in the cl
 function formOf(name: string, data: Buffer) {
   const boundary = 'xxBOUNDARYxx';
   const payload = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: image/jpeg\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: image/jpeg\r\n\r\n`,
+    ),
     data,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -129,7 +182,9 @@ test('a link that expired, was revoked or is used up answers 410 gone and stores
   const c = await newClient(h);
 
   const expired = await createLink(h, c.id, { expires_in_hours: 1 });
-  await sql`update upload_sessions set expires_at = now() - interval '1 second' where id = ${expired.session.id}`.execute(h.db.kysely);
+  await sql`update upload_sessions set expires_at = now() - interval '1 second' where id = ${expired.session.id}`.execute(
+    h.db.kysely,
+  );
   const e = await uploadByLink(h, expired.token, 'a.pdf', pdf());
   assert.equal(e.statusCode, 410, e.body);
   assert.equal(json(e).code, 'gone');
@@ -150,7 +205,11 @@ test('a link that expired, was revoked or is used up answers 410 gone and stores
   const r = await uploadByLink(h, revoked.token, 'a.pdf', pdf());
   assert.equal(r.statusCode, 410);
   assert.match(json(r).error, /revoked/);
-  const revokeAudit = await h.db.kysely.selectFrom('audit_log').select('action').where('record_id', '=', revoked.session.id).execute();
+  const revokeAudit = await h.db.kysely
+    .selectFrom('audit_log')
+    .select('action')
+    .where('record_id', '=', revoked.session.id)
+    .execute();
   assert.deepEqual(revokeAudit.map((a) => a.action).sort(), ['INSERT', 'UPDATE']);
 
   // the default allowance is 20 files
@@ -159,7 +218,9 @@ test('a link that expired, was revoked or is used up answers 410 gone and stores
   const u = await uploadByLink(h, full.token, 'one-more.pdf', pdf());
   assert.equal(u.statusCode, 410);
   assert.match(json(u).error, /all the files/);
-  const s = json(await h.get(`/api/clients/${c.id}/upload-sessions`)).find((x: { id: string }) => x.id === full.session.id);
+  const s = json(await h.get(`/api/clients/${c.id}/upload-sessions`)).find(
+    (x: { id: string }) => x.id === full.session.id,
+  );
   assert.equal(s.upload_count, 20);
 
   assert.equal(json(await h.get(`/api/clients/${c.id}/files`)).length, 20);
@@ -172,13 +233,24 @@ test('unknown or malformed tokens are 404; no API key is needed; limits apply', 
   const unknown = await uploadByLink(h, `ul_${'A'.repeat(43)}`, 'a.pdf', pdf());
   assert.equal(unknown.statusCode, 404);
   assert.equal(json(unknown).code, 'not_found');
-  for (const bad of ['nope', `ul_${'A'.repeat(42)}`, `ul_${'A'.repeat(42)}%2F`, '..%2F..%2Fapi%2Fclients', `ul_${'A'.repeat(42)}%00`]) {
+  for (const bad of [
+    'nope',
+    `ul_${'A'.repeat(42)}`,
+    `ul_${'A'.repeat(42)}%2F`,
+    '..%2F..%2Fapi%2Fclients',
+    `ul_${'A'.repeat(42)}%00`,
+  ]) {
     const res = await uploadByLink(h, bad, 'a.pdf', pdf());
     assert.equal(res.statusCode, 404, `${bad}: ${res.body}`);
   }
   // an API key does not change anything for the public route, and is not needed
   const link = await createLink(h, c.id);
-  const withKey = await h.req({ method: 'POST', url: `/upload/${link.token}`, key: 'garbage', ...formOf('x.pdf', pdf()) });
+  const withKey = await h.req({
+    method: 'POST',
+    url: `/upload/${link.token}`,
+    key: 'garbage',
+    ...formOf('x.pdf', pdf()),
+  });
   assert.equal(withKey.statusCode, 201, withKey.body);
 
   // limits and sniffing apply as on the API

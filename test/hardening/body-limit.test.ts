@@ -8,7 +8,9 @@ import { head, open, serve, sleep, type Served } from './helpers.ts';
 
 const FIVE_MB = `{"first_name":"${'x'.repeat(5 * 1024 * 1024)}"}`;
 
-test('a 5 MB JSON body gets the 413 Error body in fetch, 30 times out of 30, on any JSON route', { timeout: 180_000 }, async (t) => {
+test('a 5 MB JSON body gets the 413 Error body in fetch, 30 times out of 30, on any JSON route', {
+  timeout: 180_000,
+}, async (t) => {
   const s = await serve(t);
   const client = (await s.call('POST', '/api/clients', { dni: '41300001' })).body;
   const plan = (await s.call('POST', '/api/credit-configs', { name: 'plan' })).body;
@@ -30,7 +32,8 @@ test('a 5 MB JSON body gets the 413 Error body in fetch, 30 times out of 30, on 
         body: FIVE_MB,
       });
       const body = (await res.json()) as { code?: string };
-      if (res.status !== 413 || body.code !== 'payload_too_large') failures.push(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
+      if (res.status !== 413 || body.code !== 'payload_too_large')
+        failures.push(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
     } catch (err) {
       failures.push(`${method} ${path}: ${String((err as Error).cause ?? err)}`);
     }
@@ -57,26 +60,39 @@ async function sendBody(s: Served, total: number) {
   socket.on('data', (d) => (answer += d.toString('latin1')));
   socket.on('error', (e) => (error = (e as NodeJS.ErrnoException).code ?? String(e)));
   socket.on('close', () => (closed = true));
-  socket.write(head('POST', '/api/clients', { Authorization: `Bearer ${s.tenant.fullKey}`, 'Content-Type': 'application/json', 'Content-Length': total }));
+  socket.write(
+    head('POST', '/api/clients', {
+      Authorization: `Bearer ${s.tenant.fullKey}`,
+      'Content-Type': 'application/json',
+      'Content-Length': total,
+    }),
+  );
   const chunk = Buffer.alloc(64 * 1024, 0x78);
   let sent = 0;
   while (sent < total && !error && !closed) {
     const n = Math.min(chunk.length, total - sent);
     sent += n;
-    if (!socket.write(chunk.subarray(0, n))) await Promise.race([new Promise((r) => socket.once('drain', r)), sleep(1000)]);
+    if (!socket.write(chunk.subarray(0, n)))
+      await Promise.race([new Promise((r) => socket.once('drain', r)), sleep(1000)]);
   }
   await sleep(300);
   socket.destroy();
   return { sent, error, closed, answer };
 }
 
-test('after the 413, a client still writing its 5 MB body finishes without a reset; a body past the drain cap is cut', { timeout: 120_000 }, async (t) => {
+test('after the 413, a client still writing its 5 MB body finishes without a reset; a body past the drain cap is cut', {
+  timeout: 120_000,
+}, async (t) => {
   const s = await serve(t);
   for (let i = 0; i < 3; i++) {
     const r = await sendBody(s, 5 * 1024 * 1024);
     assert.match(r.answer, /^HTTP\/1\.1 413 /, r.answer.slice(0, 100));
     assert.match(r.answer, /"code":"payload_too_large"/);
-    assert.deepEqual({ error: r.error, closed: r.closed, sent: r.sent }, { error: null, closed: false, sent: 5 * 1024 * 1024 }, 'the whole body went out, nothing reset');
+    assert.deepEqual(
+      { error: r.error, closed: r.closed, sent: r.sent },
+      { error: null, closed: false, sent: 5 * 1024 * 1024 },
+      'the whole body went out, nothing reset',
+    );
   }
   // the rest is discarded up to a bound: a client that keeps sending is cut off
   const huge = await sendBody(s, 200 * 1024 * 1024);
@@ -84,7 +100,9 @@ test('after the 413, a client still writing its 5 MB body finishes without a res
   assert.ok(huge.sent < 200 * 1024 * 1024, `cut after ${huge.sent} bytes`);
 });
 
-test('a 5 MB JSON body sent chunked (no Content-Length) gets the 413 Error body too', { timeout: 120_000 }, async (t) => {
+test('a 5 MB JSON body sent chunked (no Content-Length) gets the 413 Error body too', {
+  timeout: 120_000,
+}, async (t) => {
   const s = await serve(t);
   const failures: string[] = [];
   for (let i = 0; i < 10; i++) {
@@ -105,7 +123,9 @@ test('a 5 MB JSON body sent chunked (no Content-Length) gets the 413 Error body 
   assert.deepEqual(failures, []);
 });
 
-test('a 5 MB body refused before it is read (no key, a read key) gets its Error body in fetch', { timeout: 120_000 }, async (t) => {
+test('a 5 MB body refused before it is read (no key, a read key) gets its Error body in fetch', {
+  timeout: 120_000,
+}, async (t) => {
   const s = await serve(t);
   const failures: string[] = [];
   for (let i = 0; i < 10; i++) {

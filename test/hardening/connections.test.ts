@@ -31,7 +31,9 @@ function assertRefused(r: Awaited<ReturnType<typeof healthz>>, what: string) {
   assert.ok(Number(r.headers['retry-after']) >= 1, what);
 }
 
-test('over the cap per address, a connection is answered 503 and closed; other addresses are served', { timeout: 60_000 }, async (t) => {
+test('over the cap per address, a connection is answered 503 and closed; other addresses are served', {
+  timeout: 60_000,
+}, async (t) => {
   const s = await serve(t, { MAX_CONNECTIONS_PER_IP: '3', MAX_CONNECTIONS: '10' });
   const held: Socket[] = await Promise.all([1, 2, 3].map(() => open(s.port)));
   assertRefused(await healthz(s.port), 'a 4th connection from 127.0.0.1');
@@ -44,7 +46,9 @@ test('over the cap per address, a connection is answered 503 and closed; other a
   await eventually(s.port);
 });
 
-test('over the overall cap, a connection from any address is answered 503 and closed', { timeout: 60_000 }, async (t) => {
+test('over the overall cap, a connection from any address is answered 503 and closed', {
+  timeout: 60_000,
+}, async (t) => {
   const s = await serve(t, { MAX_CONNECTIONS_PER_IP: '0', MAX_CONNECTIONS: '3' });
   const held: Socket[] = await Promise.all(['127.0.0.2', '127.0.0.3', '127.0.0.4'].map((a) => open(s.port, a)));
   assertRefused(await healthz(s.port, '127.0.0.5'), 'a 4th connection');
@@ -52,7 +56,9 @@ test('over the overall cap, a connection from any address is answered 503 and cl
   await eventually(s.port, '127.0.0.5');
 });
 
-test('a flood of silent connections is bounded: every request is answered, and the silent ones are closed', { timeout: 60_000 }, async (t) => {
+test('a flood of silent connections is bounded: every request is answered, and the silent ones are closed', {
+  timeout: 60_000,
+}, async (t) => {
   const s = await serve(t, { MAX_CONNECTIONS_PER_IP: '20', MAX_CONNECTIONS: '40', CONNECTION_TIMEOUT: '2' });
   const flood: Socket[] = await Promise.all(Array.from({ length: 60 }, () => open(s.port)));
   const closed = flood.map((f) => responseOf(f, 20_000));

@@ -4,7 +4,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, json, type Harness } from '../helpers/app.ts';
 
-const BAD = ['0000-01-01', '0000-12-31', '2024-02-30', '2023-02-29', '2024-13-01', '2024-00-10', '10000-01-01', '-0001-01-01', '2024-1-01', '20240101'];
+const BAD = [
+  '0000-01-01',
+  '0000-12-31',
+  '2024-02-30',
+  '2023-02-29',
+  '2024-13-01',
+  '2024-00-10',
+  '10000-01-01',
+  '-0001-01-01',
+  '2024-1-01',
+  '20240101',
+];
 
 function assert400(res: Awaited<ReturnType<Harness['get']>>, what: string) {
   assert.equal(res.statusCode, 400, `${what}: ${res.statusCode} ${res.body.slice(0, 200)}`);
@@ -38,10 +49,26 @@ test('exports refuse an impossible from or to with a 400 before the first byte; 
   const h = await build(t);
   await book(h);
   for (const dataset of ['clients', 'credits', 'installments', 'ledger', 'logs']) {
-    for (const d of [...BAD, '0000-06-01T00:00:00Z', '2024-02-30T00:00:00Z', '2024-01-01T24:00:00Z', '10000-01-01T00:00:00Z']) {
-      for (const name of ['from', 'to']) assert400(await h.get(`/api/reports/exports/${dataset}.csv?${name}=${encodeURIComponent(d)}`), `${dataset} ${name}=${d}`);
+    for (const d of [
+      ...BAD,
+      '0000-06-01T00:00:00Z',
+      '2024-02-30T00:00:00Z',
+      '2024-01-01T24:00:00Z',
+      '10000-01-01T00:00:00Z',
+    ]) {
+      for (const name of ['from', 'to'])
+        assert400(
+          await h.get(`/api/reports/exports/${dataset}.csv?${name}=${encodeURIComponent(d)}`),
+          `${dataset} ${name}=${d}`,
+        );
     }
-    for (const q of ['from=0001-01-01', 'to=9999-12-31', 'from=0001-01-01&to=9999-12-31', 'to=9999-12-31T23:59:59-12:00', 'from=0001-01-01T00:00:00%2B14:00']) {
+    for (const q of [
+      'from=0001-01-01',
+      'to=9999-12-31',
+      'from=0001-01-01&to=9999-12-31',
+      'to=9999-12-31T23:59:59-12:00',
+      'from=0001-01-01T00:00:00%2B14:00',
+    ]) {
       const res = await h.get(`/api/reports/exports/${dataset}.csv?${q}`);
       assert.equal(res.statusCode, 200, `${dataset} ${q}: ${res.body.slice(0, 200)}`);
     }
@@ -52,10 +79,19 @@ test('credits, payments, refinance and simulate refuse an impossible date with a
   const h = await build(t);
   const { plan, client, credit } = await book(h);
   for (const d of [...BAD, '2024-01-01T00:00:00Z', '']) {
-    assert400(await h.post(`/api/clients/${client.id}/credits`, { credit_config_id: plan.id, amount: 100, start_date: d }), `start_date=${d}`);
+    assert400(
+      await h.post(`/api/clients/${client.id}/credits`, { credit_config_id: plan.id, amount: 100, start_date: d }),
+      `start_date=${d}`,
+    );
     assert400(await h.post(`/api/credits/${credit.id}/payments`, { amount: 10, paid_on: d }), `paid_on=${d}`);
-    assert400(await h.post(`/api/credits/${credit.id}/refinance`, { credit_config_id: plan.id, start_date: d }), `refinance start_date=${d}`);
-    assert400(await h.post(`/api/credit-configs/${plan.id}/simulate`, { amount: 100, start_date: d }), `simulate start_date=${d}`);
+    assert400(
+      await h.post(`/api/credits/${credit.id}/refinance`, { credit_config_id: plan.id, start_date: d }),
+      `refinance start_date=${d}`,
+    );
+    assert400(
+      await h.post(`/api/credit-configs/${plan.id}/simulate`, { amount: 100, start_date: d }),
+      `simulate start_date=${d}`,
+    );
   }
   assert.equal(json(await h.get(`/api/clients/${client.id}/credits`)).length, 1, 'no credit was created');
   const after = json(await h.get(`/api/credits/${credit.id}`));

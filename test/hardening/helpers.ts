@@ -23,11 +23,20 @@ export interface Served {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
 }
 
-export async function serve(t: TestContext, env: Record<string, string> = {}, logger?: Parameters<typeof buildApp>[0]['logger']): Promise<Served> {
+export async function serve(
+  t: TestContext,
+  env: Record<string, string> = {},
+  logger?: Parameters<typeof buildApp>[0]['logger'],
+): Promise<Served> {
   const db = await sharedTestDb();
   const dataDir = mkdtempSync(join(tmpdir(), 'lending-hardening-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off', ...env });
-  const app = await buildApp({ db, config, storage: new DirectoryStorage(config.filesDir), ...(logger ? { logger } : {}) });
+  const app = await buildApp({
+    db,
+    config,
+    storage: new DirectoryStorage(config.filesDir),
+    ...(logger ? { logger } : {}),
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   t.after(async () => {
     await app.close();
@@ -39,7 +48,10 @@ export async function serve(t: TestContext, env: Record<string, string> = {}, lo
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(url(path), {
       method,
-      headers: { authorization: `Bearer ${tenant.fullKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${tenant.fullKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -66,7 +78,9 @@ export function responseOf(socket: Socket, wait = 30_000): Promise<RawResponse> 
       const [head = '', ...rest] = data.split('\r\n\r\n');
       const lines = head.split('\r\n');
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(lines[0] ?? '')?.[1] ?? 0);
-      const headers = Object.fromEntries(lines.slice(1).map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.slice(1).map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       resolve({ status, headers, body: rest.join('\r\n\r\n'), ms: Date.now() - start });
     };
     const timer = setTimeout(() => {
@@ -88,7 +102,13 @@ export function open(port: number, localAddress?: string): Promise<Socket> {
 
 /** A request head with these headers (Host added). */
 export const head = (method: string, path: string, headers: Record<string, string | number>) =>
-  [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+  [
+    `${method} ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    '',
+    '',
+  ].join('\r\n');
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { fileForm, pdf } from '../files/fixtures.ts';
 import { capturedLogger, serve } from './helpers.ts';
 
-test('no key, token or dni in any log line; the path is logged with the token masked and no query values', { timeout: 60_000 }, async (t) => {
+test('no key, token or dni in any log line; the path is logged with the token masked and no query values', {
+  timeout: 60_000,
+}, async (t) => {
   const log = capturedLogger('trace');
   const s = await serve(t, {}, log.logger);
   const dni = '27345678';
@@ -16,13 +18,24 @@ test('no key, token or dni in any log line; the path is logged with the token ma
 
   // a key in the query string (refused: keys go in headers)
   assert.equal((await fetch(s.url(`/api/clients?api_key=${s.tenant.fullKey}`))).status, 401);
-  assert.equal((await fetch(s.url(`/api/clients?key=${s.tenant.readKey}&token=${token}`), { headers: { authorization: `Bearer ${s.tenant.readKey}` } })).status, 400);
+  assert.equal(
+    (
+      await fetch(s.url(`/api/clients?key=${s.tenant.readKey}&token=${token}`), {
+        headers: { authorization: `Bearer ${s.tenant.readKey}` },
+      })
+    ).status,
+    400,
+  );
   // a client search by dni, and the dni refused as a duplicate
   assert.equal((await s.call('GET', `/api/clients?q=${dni}`)).status, 200);
   assert.equal((await s.call('POST', '/api/clients', { dni })).status, 409);
   // a public upload through the link, and a path under it that no route serves
   const form = fileForm('dni.pdf', pdf());
-  const up = await fetch(s.url(`/upload/${token}`), { method: 'POST', headers: { 'content-type': form.contentType }, body: form.payload });
+  const up = await fetch(s.url(`/upload/${token}`), {
+    method: 'POST',
+    headers: { 'content-type': form.contentType },
+    body: form.payload,
+  });
   assert.equal(up.status, 201);
   assert.equal((await fetch(s.url(`/upload/${token}/more`), { method: 'POST' })).status, 404);
   // an upload with the key in a header (multipart logs the request headers at trace level)
@@ -50,7 +63,10 @@ test('no key, token or dni in any log line; the path is logged with the token ma
   // what the lines do say
   const urls = log.lines.map((l) => (l.req as { url?: string } | undefined)?.url).filter(Boolean);
   assert.ok(urls.includes('/upload/[token]'), `upload logged with the token masked: ${urls.join(' ')}`);
-  assert.ok(urls.some((u) => /^\/api\/clients\?q=\[redacted\]$/.test(u!)), `query values redacted, keys kept: ${urls.join(' ')}`);
+  assert.ok(
+    urls.some((u) => /^\/api\/clients\?q=\[redacted\]$/.test(u!)),
+    `query values redacted, keys kept: ${urls.join(' ')}`,
+  );
   const routes = log.lines.map((l) => (l.req as { route?: string } | undefined)?.route).filter(Boolean);
   assert.ok(routes.includes('/upload/:token'), 'the route pattern is logged');
 });

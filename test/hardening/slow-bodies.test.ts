@@ -23,7 +23,9 @@ async function truncatedUpload(s: Served, path: string, bytes: number, auth = tr
     'Content-Length': 1_000_000,
   };
   socket.write(head('POST', path, headers));
-  socket.write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="scan.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
+  socket.write(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="scan.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+  );
   socket.write(bigPdf(bytes * 2).subarray(0, bytes));
   return res;
 }
@@ -41,7 +43,9 @@ async function newClient(s: Served) {
   return c.body as { id: string };
 }
 
-test('a multipart upload cut short is answered 400/408 within seconds and stores nothing (API key and upload link)', { timeout: 60_000 }, async (t) => {
+test('a multipart upload cut short is answered 400/408 within seconds and stores nothing (API key and upload link)', {
+  timeout: 60_000,
+}, async (t) => {
   const log = capturedLogger('warn');
   const s = await serve(t, FAST, log.logger);
   const client = await newClient(s);
@@ -60,14 +64,25 @@ test('a multipart upload cut short is answered 400/408 within seconds and stores
   const sessions = (await s.call('GET', `/api/clients/${client.id}/upload-sessions`)).body;
   assert.equal(sessions[0].upload_count, 0, 'the link took no file');
   // a client that stalls is not a failure of the server
-  assert.deepEqual(log.lines.filter((l) => Number(l.level) >= 40), []);
+  assert.deepEqual(
+    log.lines.filter((l) => Number(l.level) >= 40),
+    [],
+  );
 });
 
-test('a JSON body trickled one byte at a time is cut by the request timeout with a 408', { timeout: 60_000 }, async (t) => {
+test('a JSON body trickled one byte at a time is cut by the request timeout with a 408', {
+  timeout: 60_000,
+}, async (t) => {
   const s = await serve(t, FAST);
   const socket = await open(s.port);
   const res = responseOf(socket);
-  socket.write(head('POST', '/api/clients', { Authorization: `Bearer ${s.tenant.fullKey}`, 'Content-Type': 'application/json', 'Content-Length': 100_000 }));
+  socket.write(
+    head('POST', '/api/clients', {
+      Authorization: `Bearer ${s.tenant.fullKey}`,
+      'Content-Type': 'application/json',
+      'Content-Length': 100_000,
+    }),
+  );
   const body = `{"dni":"${'1'.repeat(99_990)}"}`;
   let closed = false;
   socket.on('close', () => (closed = true));
@@ -81,13 +96,23 @@ test('a JSON body trickled one byte at a time is cut by the request timeout with
   assert.ok(r.ms < 6000, `cut after ${r.ms} ms (REQUEST_TIMEOUT=3)`);
 });
 
-test('a multipart body trickled one byte at a time is cut by the request timeout and stores nothing', { timeout: 60_000 }, async (t) => {
+test('a multipart body trickled one byte at a time is cut by the request timeout and stores nothing', {
+  timeout: 60_000,
+}, async (t) => {
   const s = await serve(t, FAST);
   const client = await newClient(s);
   const socket = await open(s.port);
   const res = responseOf(socket);
-  socket.write(head('POST', `/api/clients/${client.id}/files`, { Authorization: `Bearer ${s.tenant.fullKey}`, 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Content-Length': 100_000 }));
-  socket.write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="scan.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
+  socket.write(
+    head('POST', `/api/clients/${client.id}/files`, {
+      Authorization: `Bearer ${s.tenant.fullKey}`,
+      'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+      'Content-Length': 100_000,
+    }),
+  );
+  socket.write(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="scan.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+  );
   const pdf = bigPdf(10_000);
   let closed = false;
   socket.on('close', () => (closed = true));
@@ -102,7 +127,9 @@ test('a multipart body trickled one byte at a time is cut by the request timeout
   assert.deepEqual(storedFiles(s.config.filesDir), []);
 });
 
-test('request headers trickled one byte at a time are cut by the headers timeout with a 408', { timeout: 60_000 }, async (t) => {
+test('request headers trickled one byte at a time are cut by the headers timeout with a 408', {
+  timeout: 60_000,
+}, async (t) => {
   const s = await serve(t, FAST);
   const socket = await open(s.port);
   const res = responseOf(socket);
@@ -119,7 +146,9 @@ test('request headers trickled one byte at a time are cut by the headers timeout
   assert.ok(r.ms < 5000, `cut after ${r.ms} ms (HEADERS_TIMEOUT=2)`);
 });
 
-test('a connection that sends nothing is closed after the connection timeout; others are served meanwhile', { timeout: 60_000 }, async (t) => {
+test('a connection that sends nothing is closed after the connection timeout; others are served meanwhile', {
+  timeout: 60_000,
+}, async (t) => {
   const s = await serve(t, FAST);
   const silent: Socket[] = await Promise.all(Array.from({ length: 5 }, () => open(s.port)));
   const ends = silent.map((sock) => responseOf(sock));
@@ -131,7 +160,13 @@ test('a stalled JSON body is answered 408 and the connection closed', { timeout:
   const s = await serve(t, FAST);
   const socket = await open(s.port);
   const res = responseOf(socket);
-  socket.write(head('POST', '/api/clients', { Authorization: `Bearer ${s.tenant.fullKey}`, 'Content-Type': 'application/json', 'Content-Length': 100 }));
+  socket.write(
+    head('POST', '/api/clients', {
+      Authorization: `Bearer ${s.tenant.fullKey}`,
+      'Content-Type': 'application/json',
+      'Content-Length': 100,
+    }),
+  );
   socket.write('{"dni":');
   const r = await res;
   assertErrorBody(r, [408], 'stalled JSON body');
@@ -142,7 +177,12 @@ test('a stalled JSON body is answered 408 and the connection closed', { timeout:
 test('the timeouts are configured in seconds, with defaults, and refused when unusable', () => {
   const c = loadConfig({});
   assert.deepEqual(
-    { connection: c.connectionTimeout, request: c.requestTimeout, headers: c.headersTimeout, keepAlive: c.keepAliveTimeout },
+    {
+      connection: c.connectionTimeout,
+      request: c.requestTimeout,
+      headers: c.headersTimeout,
+      keepAlive: c.keepAliveTimeout,
+    },
     { connection: 30, request: 120, headers: 20, keepAlive: 72 },
   );
   const fast = loadConfig(FAST);

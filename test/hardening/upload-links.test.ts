@@ -11,7 +11,12 @@ const EVIL = { host: 'evil.example', 'x-forwarded-host': 'evil-forwarded.example
 
 async function linkUrl(h: Harness, headers: Record<string, string> = {}, remoteAddress?: string): Promise<string> {
   const c = json(await h.post('/api/clients', { dni: `ul-${Math.random().toString(36).slice(2, 10)}` }));
-  const res = await h.req({ method: 'POST', url: `/api/clients/${c.id}/upload-sessions`, headers, ...(remoteAddress ? { remoteAddress } : {}) });
+  const res = await h.req({
+    method: 'POST',
+    url: `/api/clients/${c.id}/upload-sessions`,
+    headers,
+    ...(remoteAddress ? { remoteAddress } : {}),
+  });
   assert.equal(res.statusCode, 201, res.body);
   const link = json(res);
   assert.ok(link.upload_url.endsWith(`/upload/${link.token}`), link.upload_url);
@@ -20,9 +25,15 @@ async function linkUrl(h: Harness, headers: Record<string, string> = {}, remoteA
 
 test('without PUBLIC_URL or TRUST_PROXY, a link is built on the listen address, whatever the Host and forwarded headers say', async (t) => {
   assert.equal(await linkUrl(await build(t), EVIL), 'http://127.0.0.1:3000');
-  assert.equal(await linkUrl(await build(t, { env: { HOST: '0.0.0.0', PORT: '4000' } }), EVIL), 'http://127.0.0.1:4000');
+  assert.equal(
+    await linkUrl(await build(t, { env: { HOST: '0.0.0.0', PORT: '4000' } }), EVIL),
+    'http://127.0.0.1:4000',
+  );
   assert.equal(await linkUrl(await build(t, { env: { HOST: '::1', PORT: '4000' } }), EVIL), 'http://[::1]:4000');
-  assert.equal(await linkUrl(await build(t, { env: { HOST: 'lending.internal', PORT: '80' } }), EVIL), 'http://lending.internal:80');
+  assert.equal(
+    await linkUrl(await build(t, { env: { HOST: 'lending.internal', PORT: '80' } }), EVIL),
+    'http://lending.internal:80',
+  );
 });
 
 test('a listening server builds links on the port it is bound to', { timeout: 60_000 }, async (t) => {
@@ -43,16 +54,36 @@ test('PUBLIC_URL, when set, is the base of every link, proxy or not', async (t) 
 
 test('with TRUST_PROXY, a trusted hop forwards the scheme and host; an untrusted one or no X-Forwarded-Host falls back to the listen address', async (t) => {
   const all = await build(t, { env: { TRUST_PROXY: 'true' } });
-  assert.equal(await linkUrl(all, { host: 'internal:3000', 'x-forwarded-host': 'lend.example', 'x-forwarded-proto': 'https' }), 'https://lend.example');
-  assert.equal(await linkUrl(all, { host: 'evil.example' }), 'http://127.0.0.1:3000', 'no forwarded host: Host is not used');
+  assert.equal(
+    await linkUrl(all, { host: 'internal:3000', 'x-forwarded-host': 'lend.example', 'x-forwarded-proto': 'https' }),
+    'https://lend.example',
+  );
+  assert.equal(
+    await linkUrl(all, { host: 'evil.example' }),
+    'http://127.0.0.1:3000',
+    'no forwarded host: Host is not used',
+  );
 
   const hops = await build(t, { env: { TRUST_PROXY: '1' } });
-  assert.equal(await linkUrl(hops, { 'x-forwarded-host': 'lend.example', 'x-forwarded-proto': 'https' }), 'https://lend.example');
+  assert.equal(
+    await linkUrl(hops, { 'x-forwarded-host': 'lend.example', 'x-forwarded-proto': 'https' }),
+    'https://lend.example',
+  );
 
   const listed = await build(t, { env: { TRUST_PROXY: '10.0.0.0/8, 192.168.1.7' } });
-  assert.equal(await linkUrl(listed, EVIL, '127.0.0.1'), 'http://127.0.0.1:3000', 'a peer outside the list is not a proxy');
-  assert.equal(await linkUrl(listed, { ...EVIL, 'x-forwarded-host': 'lend.example' }, '10.1.2.3'), 'https://lend.example');
-  assert.equal(await linkUrl(listed, { ...EVIL, 'x-forwarded-host': 'lend.example' }, '192.168.1.7'), 'https://lend.example');
+  assert.equal(
+    await linkUrl(listed, EVIL, '127.0.0.1'),
+    'http://127.0.0.1:3000',
+    'a peer outside the list is not a proxy',
+  );
+  assert.equal(
+    await linkUrl(listed, { ...EVIL, 'x-forwarded-host': 'lend.example' }, '10.1.2.3'),
+    'https://lend.example',
+  );
+  assert.equal(
+    await linkUrl(listed, { ...EVIL, 'x-forwarded-host': 'lend.example' }, '192.168.1.7'),
+    'https://lend.example',
+  );
   assert.equal(await linkUrl(listed, EVIL, '192.168.1.8'), 'http://127.0.0.1:3000');
 });
 
@@ -61,7 +92,11 @@ test('TRUST_PROXY is true, a hop count or a list of addresses and CIDRs; anythin
   assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
   assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, null);
   assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
-  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8' }).trustProxy, ['10.0.0.0/8', '127.0.0.1', 'fd00::/8']);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8' }).trustProxy, [
+    '10.0.0.0/8',
+    '127.0.0.1',
+    'fd00::/8',
+  ]);
   for (const bad of ['yes', '10.0.0.0/33', '300.1.1.1', 'proxy.example', '10.0.0.0/8,,', '-1', 'fd00::/129']) {
     assert.throws(() => loadConfig({ TRUST_PROXY: bad }), ConfigError, bad);
   }

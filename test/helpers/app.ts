@@ -62,7 +62,10 @@ export interface Harness {
   newTenant(opts?: { timezone?: string }): Promise<Tenant>;
 }
 
-export async function build(t: TestContext, opts: { timezone?: string; env?: Record<string, string>; clock?: Clock } = {}): Promise<Harness> {
+export async function build(
+  t: TestContext,
+  opts: { timezone?: string; env?: Record<string, string>; clock?: Clock } = {},
+): Promise<Harness> {
   const db = await sharedTestDb();
   const dataDir = mkdtempSync(join(tmpdir(), 'lending-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off', ...opts.env });
@@ -86,8 +89,10 @@ export async function build(t: TestContext, opts: { timezone?: string; env?: Rec
     tenant,
     req,
     get: (url, key) => req({ method: 'GET', url, key }),
-    post: (url, body, key) => req({ method: 'POST', url, key, ...(body === undefined ? {} : { payload: body as object }) }),
-    put: (url, body, key) => req({ method: 'PUT', url, key, ...(body === undefined ? {} : { payload: body as object }) }),
+    post: (url, body, key) =>
+      req({ method: 'POST', url, key, ...(body === undefined ? {} : { payload: body as object }) }),
+    put: (url, body, key) =>
+      req({ method: 'PUT', url, key, ...(body === undefined ? {} : { payload: body as object }) }),
     del: (url, key) => req({ method: 'DELETE', url, key }),
     newTenant: (o) => createTenant(db, o),
   };

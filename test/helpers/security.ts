@@ -66,7 +66,9 @@ export function apiRoutes(app: App): ApiRoute[] {
       routes.push({
         method,
         path,
-        params: parameters.filter((p) => p.in === 'path').map((p) => ({ name: p.name, schema: resolveRefs(doc, p.schema ?? {}) })),
+        params: parameters
+          .filter((p) => p.in === 'path')
+          .map((p) => ({ name: p.name, schema: resolveRefs(doc, p.schema ?? {}) })),
         query: parameters
           .filter((p) => p.in === 'query')
           .map((p) => ({ name: p.name, required: Boolean(p.required), schema: resolveRefs(doc, p.schema ?? {}) })),
@@ -117,7 +119,9 @@ export const PNG = Buffer.from(
 export function multipart(field: string, filename: string, contentType: string, data: Buffer) {
   const boundary = `----lendingtest${randomUUID().replace(/-/g, '')}`;
   const payload = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`,
+    ),
     data,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -136,13 +140,21 @@ export async function createFixtures(h: Harness, businessId: string, key: string
     const res = await h.req({ method: 'POST', url, key, payload: body as object });
     return res.statusCode === 201 ? j(res) : undefined;
   };
-  const client = await post('/api/clients', { dni: `sec-${tag}-${randomUUID().slice(0, 8)}`, first_name: 'Sec', last_name: tag });
+  const client = await post('/api/clients', {
+    dni: `sec-${tag}-${randomUUID().slice(0, 8)}`,
+    first_name: 'Sec',
+    last_name: tag,
+  });
   const plan = await post('/api/credit-configs', { name: `plan ${tag}`, installments_count: 3 });
   const branch = await post('/api/branches', { name: `branch ${tag}` });
   assert.ok(client && plan && branch, 'the fixtures need client, plan and branch creation to work');
   const f: Fixtures = { businessId, client, plan, branch, ids: [businessId, client.id, plan.id, branch.id] };
 
-  const credit = await post(`/api/clients/${client.id}/credits`, { credit_config_id: plan.id, amount: 1000, branch_id: branch.id });
+  const credit = await post(`/api/clients/${client.id}/credits`, {
+    credit_config_id: plan.id,
+    amount: 1000,
+    branch_id: branch.id,
+  });
   if (credit) {
     const c = credit.credit ?? credit;
     f.credit = { id: c.id };
@@ -154,7 +166,13 @@ export async function createFixtures(h: Harness, businessId: string, key: string
     for (const x of [...(d.installments ?? []), ...(d.ledgerEntries ?? [])]) f.ids.push(x.id);
   }
   const mp = multipart('file', `doc-${tag}.png`, 'image/png', PNG);
-  const up = await h.req({ method: 'POST', url: `/api/clients/${client.id}/files`, key, payload: mp.payload, headers: mp.headers });
+  const up = await h.req({
+    method: 'POST',
+    url: `/api/clients/${client.id}/files`,
+    key,
+    payload: mp.payload,
+    headers: mp.headers,
+  });
   if (up.statusCode === 201) {
     f.file = j(up);
     f.ids.push(f.file!.id);
@@ -307,9 +325,16 @@ export interface Call {
  * A request to a route with the given path values and a body its schema accepts (built for
  * tenant f), or a deliberately invalid body when valid is false.
  */
-export function requestFor(route: ApiRoute, values: Record<string, string>, f: Fixtures | null, opts: { valid?: boolean } = {}): Call {
+export function requestFor(
+  route: ApiRoute,
+  values: Record<string, string>,
+  f: Fixtures | null,
+  opts: { valid?: boolean } = {},
+): Call {
   let url = fillPath(route.path, values);
-  const qs = route.query.filter((q) => q.required).map((q) => `${q.name}=${encodeURIComponent(String(sample(q.schema, q.name, f)))}`);
+  const qs = route.query
+    .filter((q) => q.required)
+    .map((q) => `${q.name}=${encodeURIComponent(String(sample(q.schema, q.name, f)))}`);
   if (qs.length) url += `?${qs.join('&')}`;
   if (!route.body) return { url, headers: {} };
   if (route.body === 'multipart') {
@@ -330,5 +355,8 @@ export function assertErrorBody(res: LightMyRequestResponse, status: number, cod
   assert.ok((b.error as string).length > 0, `${what}: empty error`);
   assert.equal(typeof b.code, 'string', `${what}: code must be a string: ${res.body}`);
   if (code) assert.equal(b.code, code, `${what}: code`);
-  assert.ok(!/\n\s+at |node_modules|\bselect\b.+\bfrom\b|\binsert into\b/i.test(res.body), `${what}: leaks internals: ${res.body}`);
+  assert.ok(
+    !/\n\s+at |node_modules|\bselect\b.+\bfrom\b|\binsert into\b/i.test(res.body),
+    `${what}: leaks internals: ${res.body}`,
+  );
 }

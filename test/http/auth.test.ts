@@ -82,7 +82,11 @@ test('keys are stored only as a hash, carry 256 bits, and keep last_used_at', as
   assert.ok(!JSON.stringify(a.record).includes(a.key));
   assert.ok(!('key_hash' in a.record));
 
-  const row = await h.db.kysely.selectFrom('api_keys').selectAll().where('id', '=', a.record.id).executeTakeFirstOrThrow();
+  const row = await h.db.kysely
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('id', '=', a.record.id)
+    .executeTakeFirstOrThrow();
   const secret = a.key.slice('lk_full_'.length);
   for (const [col, v] of Object.entries(row)) assert.ok(!String(v).includes(secret), `column ${col} holds the secret`);
   assert.match(row.key_hash, /^[0-9a-f]{64}$/);
@@ -104,7 +108,11 @@ test('a revoked key is refused from the next request on; revoking twice keeps th
   assert.equal((await h.post('/api/branches', { name: 'ok' }, k.key)).statusCode, 201);
   const r1 = await revokeApiKey(h.db.kysely, k.record.id);
   assert.ok(r1?.revoked_at);
-  for (const res of [await h.get('/api/clients', k.key), await h.post('/api/branches', { name: 'no' }, k.key), await h.req({ method: 'GET', url: '/api/clients', key: null, headers: { 'x-api-key': k.key } })]) {
+  for (const res of [
+    await h.get('/api/clients', k.key),
+    await h.post('/api/branches', { name: 'no' }, k.key),
+    await h.req({ method: 'GET', url: '/api/clients', key: null, headers: { 'x-api-key': k.key } }),
+  ]) {
     assert.equal(res.statusCode, 401);
     assert.equal(json(res).code, 'unauthorized');
   }

@@ -36,7 +36,14 @@ test('create, list, edit and soft-delete a branch', async (t) => {
   assert.equal(json(ed).name, 'Centro');
 
   // a record read back whole: read-only fields and deleted_at are ignored
-  const whole = { ...json(ed), name: 'Centro 2', id: randomUUID(), business_id: randomUUID(), created_at: '2001-01-01T00:00:00Z', deleted_at: '2001-01-01T00:00:00Z' };
+  const whole = {
+    ...json(ed),
+    name: 'Centro 2',
+    id: randomUUID(),
+    business_id: randomUUID(),
+    created_at: '2001-01-01T00:00:00Z',
+    deleted_at: '2001-01-01T00:00:00Z',
+  };
   const w = json(await h.put(`/api/branches/${b.id}`, whole));
   assert.equal(w.name, 'Centro 2');
   assert.equal(w.id, b.id);
@@ -65,10 +72,21 @@ test('create, list, edit and soft-delete a branch', async (t) => {
   assert.equal(json(await h.get('/api/branches')).find((x: { id: string }) => x.id === b.id).name, 'Centro 2');
 });
 
-test('bad branch bodies are 400; other businesses\' branches and malformed ids are 404; read keys cannot write', async (t) => {
+test("bad branch bodies are 400; other businesses' branches and malformed ids are 404; read keys cannot write", async (t) => {
   const h = await build(t);
   const b = json(await h.post('/api/branches', { name: 'Mine' }));
-  for (const body of [{}, { name: '' }, { name: '   ' }, { name: 5 }, { name: null }, { name: 'x', address: 5 }, { name: 'x', phone: ['1'] }, { name: 'x', extra: true }, { name: 'x'.repeat(201) }, []]) {
+  for (const body of [
+    {},
+    { name: '' },
+    { name: '   ' },
+    { name: 5 },
+    { name: null },
+    { name: 'x', address: 5 },
+    { name: 'x', phone: ['1'] },
+    { name: 'x', extra: true },
+    { name: 'x'.repeat(201) },
+    [],
+  ]) {
     const res = await h.post('/api/branches', body);
     assert.equal(res.statusCode, 400, `${JSON.stringify(body)}: ${res.body}`);
     assert.equal(json(res).code, 'validation_failed');
@@ -81,7 +99,10 @@ test('bad branch bodies are 400; other businesses\' branches and malformed ids a
 
   const other = await h.newTenant();
   const theirs = json(await h.post('/api/branches', { name: 'Theirs' }, other.fullKey));
-  assert.deepEqual(json(await h.get('/api/branches', other.readKey)).map((x: { id: string }) => x.id), [theirs.id]);
+  assert.deepEqual(
+    json(await h.get('/api/branches', other.readKey)).map((x: { id: string }) => x.id),
+    [theirs.id],
+  );
   for (const [method, url] of [
     ['PUT', `/api/branches/${theirs.id}`],
     ['DELETE', `/api/branches/${theirs.id}`],
@@ -98,8 +119,17 @@ test('bad branch bodies are 400; other businesses\' branches and malformed ids a
   assert.equal(mine.name, 'Theirs');
   assert.equal(mine.deleted_at, null);
 
-  for (const [method, url] of [['POST', '/api/branches'], ['PUT', `/api/branches/${b.id}`], ['DELETE', `/api/branches/${b.id}`]] as const) {
-    const res = await h.req({ method, url, key: h.tenant.readKey, ...(method === 'DELETE' ? {} : { payload: { name: 'r' } }) });
+  for (const [method, url] of [
+    ['POST', '/api/branches'],
+    ['PUT', `/api/branches/${b.id}`],
+    ['DELETE', `/api/branches/${b.id}`],
+  ] as const) {
+    const res = await h.req({
+      method,
+      url,
+      key: h.tenant.readKey,
+      ...(method === 'DELETE' ? {} : { payload: { name: 'r' } }),
+    });
     assert.equal(res.statusCode, 403, `${method} ${url}`);
     assert.equal(json(res).code, 'forbidden');
   }

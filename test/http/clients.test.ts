@@ -4,7 +4,13 @@ import { build, json } from '../helpers/app.ts';
 
 test('create, read, list and edit a client', async (t) => {
   const h = await build(t);
-  const res = await h.post('/api/clients', { dni: '30111222', first_name: 'Ana', last_name: 'Gómez', email: 'ana@example.com', sex: 'f' });
+  const res = await h.post('/api/clients', {
+    dni: '30111222',
+    first_name: 'Ana',
+    last_name: 'Gómez',
+    email: 'ana@example.com',
+    sex: 'f',
+  });
   assert.equal(res.statusCode, 201, res.body);
   const c = json(res);
   assert.equal(c.dni, '30111222');
@@ -37,13 +43,25 @@ test('a duplicate dni is a 409 and changes nothing', async (t) => {
 
 test('bad bodies are 400 validation_failed with details', async (t) => {
   const h = await build(t);
-  for (const body of [{}, { dni: 5 }, { dni: '1', sex: 'x' }, { dni: '1', email: 'nope' }, { dni: '1', unknown: 1 }, { dni: '   ' }]) {
+  for (const body of [
+    {},
+    { dni: 5 },
+    { dni: '1', sex: 'x' },
+    { dni: '1', email: 'nope' },
+    { dni: '1', unknown: 1 },
+    { dni: '   ' },
+  ]) {
     const res = await h.post('/api/clients', body);
     assert.equal(res.statusCode, 400, JSON.stringify(body));
     assert.equal(json(res).code, 'validation_failed');
     assert.ok(Array.isArray(json(res).details));
   }
-  const malformed = await h.req({ method: 'POST', url: '/api/clients', payload: '{"dni": ', headers: { 'content-type': 'application/json' } });
+  const malformed = await h.req({
+    method: 'POST',
+    url: '/api/clients',
+    payload: '{"dni": ',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(malformed.statusCode, 400);
   assert.equal(json(malformed).code, 'validation_failed');
   assert.equal(json(await h.get('/api/clients')).total, 0);
@@ -51,7 +69,9 @@ test('bad bodies are 400 validation_failed with details', async (t) => {
 
 test('concurrent creations with one dni: exactly one 201, the others 409, never a 500', async (t) => {
   const h = await build(t);
-  const results = await Promise.all(Array.from({ length: 6 }, (_, i) => h.post('/api/clients', { dni: '4242', first_name: `n${i}` })));
+  const results = await Promise.all(
+    Array.from({ length: 6 }, (_, i) => h.post('/api/clients', { dni: '4242', first_name: `n${i}` })),
+  );
   const codes = results.map((r) => r.statusCode).sort();
   assert.deepEqual(codes, [201, 409, 409, 409, 409, 409], results.map((r) => r.body).join('\n'));
   for (const r of results.filter((x) => x.statusCode === 409)) assert.equal(json(r).code, 'conflict');
@@ -62,7 +82,12 @@ test('clients of another business, unknown and malformed ids are 404; edits to t
   const h = await build(t);
   const other = await h.newTenant();
   const theirs = json(await h.post('/api/clients', { dni: '55' }, other.fullKey));
-  for (const [method, url] of [['GET', `/api/clients/${theirs.id}`], ['PUT', `/api/clients/${theirs.id}`], ['PUT', '/api/clients/not-a-uuid'], ['GET', '/api/clients/00000000-0000-0000-0000-000000000000']] as const) {
+  for (const [method, url] of [
+    ['GET', `/api/clients/${theirs.id}`],
+    ['PUT', `/api/clients/${theirs.id}`],
+    ['PUT', '/api/clients/not-a-uuid'],
+    ['GET', '/api/clients/00000000-0000-0000-0000-000000000000'],
+  ] as const) {
     const r = await h.req({ method, url, ...(method === 'PUT' ? { payload: { city: 'hijacked' } } : {}) });
     assert.equal(r.statusCode, 404, `${method} ${url}`);
     assert.equal(json(r).code, 'not_found');

@@ -5,9 +5,55 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { build, json } from '../helpers/app.ts';
 
-const CLIENT_FIELDS = ['id', 'business_id', 'first_name', 'last_name', 'dni', 'sex', 'street', 'street_number', 'floor', 'apartment', 'city', 'state', 'country', 'zip_code', 'phone', 'alt_phone', 'email', 'created_at', 'updated_at'];
-const CREDIT_FIELDS = ['id', 'client_id', 'credit_config_id', 'amount', 'status', 'refinanced_from_id', 'created_by', 'origin_transaction_reference', 'branch_id', 'sequential_id', 'created_at', 'updated_at', 'written_off_at', 'write_off_reason'];
-const INSTALLMENT_FIELDS = ['id', 'credit_id', 'number', 'amount', 'due_date', 'status', 'overdue', 'days_late', 'created_at', 'updated_at'];
+const CLIENT_FIELDS = [
+  'id',
+  'business_id',
+  'first_name',
+  'last_name',
+  'dni',
+  'sex',
+  'street',
+  'street_number',
+  'floor',
+  'apartment',
+  'city',
+  'state',
+  'country',
+  'zip_code',
+  'phone',
+  'alt_phone',
+  'email',
+  'created_at',
+  'updated_at',
+];
+const CREDIT_FIELDS = [
+  'id',
+  'client_id',
+  'credit_config_id',
+  'amount',
+  'status',
+  'refinanced_from_id',
+  'created_by',
+  'origin_transaction_reference',
+  'branch_id',
+  'sequential_id',
+  'created_at',
+  'updated_at',
+  'written_off_at',
+  'write_off_reason',
+];
+const INSTALLMENT_FIELDS = [
+  'id',
+  'credit_id',
+  'number',
+  'amount',
+  'due_date',
+  'status',
+  'overdue',
+  'days_late',
+  'created_at',
+  'updated_at',
+];
 const LEDGER_FIELDS = ['id', 'installment_id', 'type', 'amount', 'branch_id', 'created_by', 'created_at'];
 
 const hasAll = (o: object, fields: string[], what: string) => {
@@ -28,7 +74,15 @@ test('client read: the client with empty lists; 404 for other businesses, unknow
   const other = await h.newTenant();
   const theirs = json(await h.post('/api/clients', { dni: '27000111' }, other.fullKey));
   assert.notEqual(theirs.id, c.id, 'the same dni in two businesses is two clients');
-  for (const url of [`/api/clients/${theirs.id}`, `/api/clients/${randomUUID()}`, '/api/clients/27000111', `/api/clients/${c.id}x`, `/api/clients/${theirs.id}/credits`, `/api/clients/${randomUUID()}/credits`, '/api/clients/abc/credits']) {
+  for (const url of [
+    `/api/clients/${theirs.id}`,
+    `/api/clients/${randomUUID()}`,
+    '/api/clients/27000111',
+    `/api/clients/${c.id}x`,
+    `/api/clients/${theirs.id}/credits`,
+    `/api/clients/${randomUUID()}/credits`,
+    '/api/clients/abc/credits',
+  ]) {
     const r = await h.get(url);
     assert.equal(r.statusCode, 404, url);
     assert.equal(json(r).code, 'not_found', url);
@@ -61,17 +115,29 @@ test('a client with a credit: credits, installments and ledger entries carry the
     assert.equal(i.credit_id, credit.id);
     assert.match(i.due_date, /^\d{4}-\d{2}-\d{2}$/);
   }
-  assert.deepEqual(d.installments.map((i: { number: number }) => i.number), [1, 2, 3]);
+  assert.deepEqual(
+    d.installments.map((i: { number: number }) => i.number),
+    [1, 2, 3],
+  );
   const total = d.installments.reduce((s: number, i: { amount: number }) => s + Math.round(i.amount * 100), 0);
   assert.equal(total, 110_000, 'the installments add up to amount × (1 + interest) in cents');
   for (const e of d.ledgerEntries) hasAll(e, LEDGER_FIELDS, 'LedgerEntry');
-  assert.deepEqual(d.ledgerEntries.map((e: { type: string }) => e.type), ['installment', 'installment', 'installment']);
+  assert.deepEqual(
+    d.ledgerEntries.map((e: { type: string }) => e.type),
+    ['installment', 'installment', 'installment'],
+  );
 
   const credits = json(await h.get(`/api/clients/${c.id}/credits`, h.tenant.readKey));
   assert.deepEqual(credits, d.credits);
   const ledger = json(await h.get(`/api/credits/${credit.id}/ledger`, h.tenant.readKey));
-  assert.deepEqual(ledger.map((e: { id: string }) => e.id).sort(), d.ledgerEntries.map((e: { id: string }) => e.id).sort());
-  assert.deepEqual(new Set(ledger.map((e: { installment_id: string }) => e.installment_id)), new Set(d.installments.map((i: { id: string }) => i.id)));
+  assert.deepEqual(
+    ledger.map((e: { id: string }) => e.id).sort(),
+    d.ledgerEntries.map((e: { id: string }) => e.id).sort(),
+  );
+  assert.deepEqual(
+    new Set(ledger.map((e: { installment_id: string }) => e.installment_id)),
+    new Set(d.installments.map((i: { id: string }) => i.id)),
+  );
 
   // none of it for another business
   const other = await h.newTenant();
@@ -80,5 +146,6 @@ test('a client with a credit: credits, installments and ledger entries carry the
     assert.equal(r.statusCode, 404, url);
     assert.equal(json(r).code, 'not_found');
   }
-  for (const url of [`/api/credits/${randomUUID()}/ledger`, '/api/credits/1/ledger']) assert.equal((await h.get(url)).statusCode, 404, url);
+  for (const url of [`/api/credits/${randomUUID()}/ledger`, '/api/credits/1/ledger'])
+    assert.equal((await h.get(url)).statusCode, 404, url);
 });

@@ -63,7 +63,13 @@ test('every field can be set on creation; rates and the percentage keep their de
   assert.deepEqual(json(await h.get(`/api/credit-configs/${p.id}`)), p);
 
   // the bounds themselves are accepted
-  for (const b of [{ installments_count: 1 }, { payment_day: 1 }, { punitory_mode: 'full_amount' }, { interest_rate: 0 }, { interest_rate: 2.5 }]) {
+  for (const b of [
+    { installments_count: 1 },
+    { payment_day: 1 },
+    { punitory_mode: 'full_amount' },
+    { interest_rate: 0 },
+    { interest_rate: 2.5 },
+  ]) {
     const r = await h.post('/api/credit-configs', { name: 'b', ...b });
     assert.equal(r.statusCode, 201, `${JSON.stringify(b)}: ${r.body}`);
   }
@@ -130,15 +136,34 @@ test('out-of-range values, fractions in integer fields and wrong types are 400 a
   const h = await build(t);
   for (const [field, value] of BAD_VALUES) {
     const payload = bodyWith(field, value, field === 'name' ? {} : { name: 'P' });
-    const res = await h.req({ method: 'POST', url: '/api/credit-configs', payload, headers: { 'content-type': 'application/json' } });
+    const res = await h.req({
+      method: 'POST',
+      url: '/api/credit-configs',
+      payload,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.statusCode, 400, `${field}=${JSON.stringify(value)}: ${res.body}`);
     const b = json(res);
     assert.equal(b.code, 'validation_failed');
     assert.equal(typeof b.error, 'string');
     assert.ok(Array.isArray(b.details) && b.details.length > 0, res.body);
   }
-  for (const body of [{}, { installments_count: 3 }, { name: 'x', unknown: 1 }, { name: 'x', sequential_id: 1 }, [], 'plan', 7, null]) {
-    const res = await h.req({ method: 'POST', url: '/api/credit-configs', payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  for (const body of [
+    {},
+    { installments_count: 3 },
+    { name: 'x', unknown: 1 },
+    { name: 'x', sequential_id: 1 },
+    [],
+    'plan',
+    7,
+    null,
+  ]) {
+    const res = await h.req({
+      method: 'POST',
+      url: '/api/credit-configs',
+      payload: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.statusCode, 400, `${JSON.stringify(body)}: ${res.body}`);
     assert.equal(json(res).code, 'validation_failed');
   }
@@ -156,7 +181,9 @@ test('edit is a partial update; read-only fields sent back are ignored; an empty
   assert.ok(Date.parse(p2.updated_at) >= Date.parse(p.updated_at));
   for (const k of Object.keys(p)) if (!['is_active', 'updated_at'].includes(k)) assert.deepEqual(p2[k], p[k], k);
 
-  const on = json(await h.put(`/api/credit-configs/${p.id}`, { is_active: true, payment_day: 5, punitory_cap_pct: 33.3 }));
+  const on = json(
+    await h.put(`/api/credit-configs/${p.id}`, { is_active: true, payment_day: 5, punitory_cap_pct: 33.3 }),
+  );
   assert.equal(on.is_active, true);
   assert.equal(on.payment_day, 5);
   assert.equal(on.punitory_cap_pct, 33.3);
@@ -165,7 +192,11 @@ test('edit is a partial update; read-only fields sent back are ignored; an empty
 
   // an empty body, or none at all, is a no-op that answers 200 with the whole plan
   for (const payload of ['{}', undefined]) {
-    const res = await h.req({ method: 'PUT', url: `/api/credit-configs/${p.id}`, ...(payload ? { payload, headers: { 'content-type': 'application/json' } } : {}) });
+    const res = await h.req({
+      method: 'PUT',
+      url: `/api/credit-configs/${p.id}`,
+      ...(payload ? { payload, headers: { 'content-type': 'application/json' } } : {}),
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(json(res), on);
   }
@@ -192,17 +223,27 @@ test('edit is a partial update; read-only fields sent back are ignored; an empty
   assert.equal(json(await h.get('/api/credit-configs')).length, 1);
 });
 
-test('a refused edit changes nothing; other businesses\' plans and malformed ids are 404', async (t) => {
+test("a refused edit changes nothing; other businesses' plans and malformed ids are 404", async (t) => {
   const h = await build(t);
   const p = json(await h.post('/api/credit-configs', { name: 'Plan' }));
   for (const [field, value] of BAD_VALUES) {
     const payload = bodyWith(field, value, {});
-    const res = await h.req({ method: 'PUT', url: `/api/credit-configs/${p.id}`, payload, headers: { 'content-type': 'application/json' } });
+    const res = await h.req({
+      method: 'PUT',
+      url: `/api/credit-configs/${p.id}`,
+      payload,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.statusCode, 400, `${field}=${JSON.stringify(value)}: ${res.body}`);
     assert.equal(json(res).code, 'validation_failed');
   }
   for (const body of [{ unknown: 1 }, [], 'x', 5]) {
-    const res = await h.req({ method: 'PUT', url: `/api/credit-configs/${p.id}`, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const res = await h.req({
+      method: 'PUT',
+      url: `/api/credit-configs/${p.id}`,
+      payload: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.statusCode, 400, `${JSON.stringify(body)}: ${res.body}`);
   }
   assert.deepEqual(json(await h.get(`/api/credit-configs/${p.id}`)), p);
@@ -222,7 +263,10 @@ test('a refused edit changes nothing; other businesses\' plans and malformed ids
     assert.equal(json(res).code, 'not_found');
   }
   assert.equal(json(await h.get(`/api/credit-configs/${theirs.id}`, other.fullKey)).is_active, true);
-  assert.deepEqual(json(await h.get('/api/credit-configs')).map((x: { id: string }) => x.id), [p.id]);
+  assert.deepEqual(
+    json(await h.get('/api/credit-configs')).map((x: { id: string }) => x.id),
+    [p.id],
+  );
 });
 
 test('plans are listed in creation order and only for their business; a read key may list but not write', async (t) => {
@@ -232,7 +276,10 @@ test('plans are listed in creation order and only for their business; a read key
   const other = await h.newTenant();
   await h.post('/api/credit-configs', { name: 'ajeno' }, other.fullKey);
   const list = json(await h.get('/api/credit-configs', h.tenant.readKey));
-  assert.deepEqual(list.map((p: { id: string }) => p.id), ids);
+  assert.deepEqual(
+    list.map((p: { id: string }) => p.id),
+    ids,
+  );
   assert.ok(list.every((p: { business_id: string }) => p.business_id === h.tenant.businessId));
   const w = await h.post('/api/credit-configs', { name: 'no' }, h.tenant.readKey);
   assert.equal(w.statusCode, 403);

@@ -5,7 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, json, type Harness } from '../helpers/app.ts';
-import { apiRoutes, assertErrorBody, createFixtures, fixtureFor, isWrite, randomParam, sample } from '../helpers/security.ts';
+import {
+  apiRoutes,
+  assertErrorBody,
+  createFixtures,
+  fixtureFor,
+  isWrite,
+  randomParam,
+  sample,
+} from '../helpers/security.ts';
 
 const raw = (h: Harness, method: string, url: string, payload: string | Buffer, contentType = 'application/json') =>
   h.req({ method: method as 'POST', url, payload, headers: { 'content-type': contentType } });
@@ -24,7 +32,11 @@ test('a body over 1 MiB is 413 payload_too_large; just under is read', async (t)
   const plan = json(await h.post('/api/credit-configs', { name: 'P' }));
   const before = await counts(h);
   const big = JSON.stringify({ dni: '1', first_name: 'x'.repeat(1024 * 1024) });
-  for (const [method, url] of [['POST', '/api/clients'], ['PUT', `/api/credit-configs/${plan.id}`], ['POST', '/api/branches']]) {
+  for (const [method, url] of [
+    ['POST', '/api/clients'],
+    ['PUT', `/api/credit-configs/${plan.id}`],
+    ['POST', '/api/branches'],
+  ]) {
     assertErrorBody(await raw(h, method!, url!, big), 413, 'payload_too_large', `${method} ${url}`);
   }
   // a large body under the limit is parsed, then refused for what it says
@@ -37,8 +49,25 @@ test('a body over 1 MiB is 413 payload_too_large; just under is read', async (t)
 test('malformed JSON, non-JSON content types and non-object bodies are refused', async (t) => {
   const h = await build(t);
   const before = await counts(h);
-  for (const payload of ['{', '{"dni": ', '{"dni":"1",}', "{'dni':'1'}", '{"dni":"1"} trailing', 'nul', 'NaN', '{"dni":"1"', '\u0000', '\uFEFF{"dni":"1"}x', '{"dni":1e}']) {
-    assertErrorBody(await raw(h, 'POST', '/api/clients', payload), 400, 'validation_failed', `malformed ${JSON.stringify(payload)}`);
+  for (const payload of [
+    '{',
+    '{"dni": ',
+    '{"dni":"1",}',
+    "{'dni':'1'}",
+    '{"dni":"1"} trailing',
+    'nul',
+    'NaN',
+    '{"dni":"1"',
+    '\u0000',
+    '\uFEFF{"dni":"1"}x',
+    '{"dni":1e}',
+  ]) {
+    assertErrorBody(
+      await raw(h, 'POST', '/api/clients', payload),
+      400,
+      'validation_failed',
+      `malformed ${JSON.stringify(payload)}`,
+    );
   }
   for (const payload of ['[]', '[{"dni":"1"}]', '"dni"', '5', 'true', 'null']) {
     assertErrorBody(await raw(h, 'POST', '/api/clients', payload), 400, 'validation_failed', `body ${payload}`);
@@ -52,7 +81,10 @@ test('malformed JSON, non-JSON content types and non-object bodies are refused',
   const deepArr = '['.repeat(50_000) + ']'.repeat(50_000);
   assertErrorBody(await raw(h, 'POST', '/api/clients', deepArr), 400, 'validation_failed', 'deep array');
   // prototype keys are unknown fields, and pollute nothing
-  for (const payload of ['{"__proto__":{"polluted":1},"dni":"p"}', '{"constructor":{"prototype":{"polluted":1}},"dni":"p"}']) {
+  for (const payload of [
+    '{"__proto__":{"polluted":1},"dni":"p"}',
+    '{"constructor":{"prototype":{"polluted":1}},"dni":"p"}',
+  ]) {
     assertErrorBody(await raw(h, 'POST', '/api/clients', payload), 400, 'validation_failed', payload);
   }
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
@@ -112,10 +144,19 @@ test('NUL bytes, very long strings, huge numbers and odd unicode: 4xx or stored 
   ];
   for (const [method, url, payload] of refused) {
     const res = await raw(h, method, url, payload);
-    assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${method} ${url} ${payload.slice(0, 80)}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    assert.ok(
+      res.statusCode >= 400 && res.statusCode < 500,
+      `${method} ${url} ${payload.slice(0, 80)}: ${res.statusCode} ${res.body.slice(0, 200)}`,
+    );
     assertErrorBody(res, res.statusCode, 'validation_failed', `${method} ${url} ${payload.slice(0, 60)}`);
   }
-  for (const url of ['/api/clients?q=%00', '/api/logs?table_name=%00', `/api/clients?q=${'z'.repeat(101)}`, '/api/clients?q=%E0%A4%A', '/api/logs?limit=99999999999999999999']) {
+  for (const url of [
+    '/api/clients?q=%00',
+    '/api/logs?table_name=%00',
+    `/api/clients?q=${'z'.repeat(101)}`,
+    '/api/clients?q=%E0%A4%A',
+    '/api/logs?limit=99999999999999999999',
+  ]) {
     const res = await h.get(url);
     assert.ok(res.statusCode < 500, `${url}: ${res.body}`);
     if (res.statusCode >= 400) assertErrorBody(res, res.statusCode, undefined, url);
@@ -123,7 +164,14 @@ test('NUL bytes, very long strings, huge numbers and odd unicode: 4xx or stored 
   assert.deepEqual(await counts(h), before);
 
   // text outside the basic plane, combining marks and bidi controls are stored and read back exactly
-  const names = ['𝔘𝔫𝔦𝔠𝔬𝔡𝔢 😀', 'Ñandú Güemes', 'e\u0301\u0301', '\u202Eevil', '中文名字', "O'Brien; DROP TABLE clients;--"];
+  const names = [
+    '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 😀',
+    'Ñandú Güemes',
+    'e\u0301\u0301',
+    '\u202Eevil',
+    '中文名字',
+    "O'Brien; DROP TABLE clients;--",
+  ];
   for (const [i, first_name] of names.entries()) {
     const res = await h.post('/api/clients', { dni: `u-${i}-😀`, first_name, city: first_name });
     assert.equal(res.statusCode, 201, res.body);
@@ -166,7 +214,9 @@ test('every JSON route of the app survives garbage in every field (never a 5xx, 
   assert.ok(routes.length >= 6, 'the JSON write routes are enumerated');
   for (const route of routes) {
     const schema = route.body as Record<string, any>;
-    const values = Object.fromEntries(route.params.map((p) => [p.name, fixtureFor(route.path, p.name, f) ?? randomParam(p)]));
+    const values = Object.fromEntries(
+      route.params.map((p) => [p.name, fixtureFor(route.path, p.name, f) ?? randomParam(p)]),
+    );
     const url = route.path.replace(/\{([^}]+)\}/g, (_m, n: string) => values[n]!);
     const base = (sample(schema, '', f) ?? {}) as Record<string, unknown>;
     const fields = Object.keys(schema.properties ?? {});

@@ -6,7 +6,14 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { build, json, type Harness } from '../helpers/app.ts';
 
-type Entry = { id: string; table_name: string; action: string; record_id: string; changed_at: string; business_id: string };
+type Entry = {
+  id: string;
+  table_name: string;
+  action: string;
+  record_id: string;
+  changed_at: string;
+  business_id: string;
+};
 
 /** newest first; among entries of the same instant, the greater id first */
 function assertOrdered(items: Entry[]) {
@@ -15,7 +22,10 @@ function assertOrdered(items: Entry[]) {
     const b = items[i]!;
     const ta = Date.parse(a.changed_at);
     const tb = Date.parse(b.changed_at);
-    assert.ok(ta > tb || (ta === tb && a.id > b.id), `out of order at ${i}: ${a.changed_at} ${a.id} then ${b.changed_at} ${b.id}`);
+    assert.ok(
+      ta > tb || (ta === tb && a.id > b.id),
+      `out of order at ${i}: ${a.changed_at} ${a.id} then ${b.changed_at} ${b.id}`,
+    );
   }
 }
 
@@ -59,7 +69,10 @@ test('the list pages the log newest first with the total of what matches', async
     assert.equal(p.offset, offset);
     pages.push(...p.items);
   }
-  assert.deepEqual(pages.map((e) => e.id), all.items.map((e: Entry) => e.id));
+  assert.deepEqual(
+    pages.map((e) => e.id),
+    all.items.map((e: Entry) => e.id),
+  );
   const beyond = json(await h.get('/api/logs?offset=500'));
   assert.deepEqual([beyond.items, beyond.total, beyond.offset], [[], 11, 500]);
 });
@@ -139,12 +152,24 @@ test('entries of the same instant are ordered by id, on every page', async (t) =
   const ids = Array.from({ length: 5 }, () => randomUUID());
   for (const id of ids) {
     await sql`INSERT INTO audit_log (business_id, id, table_name, action, record_id, new_data, actor, changed_at)
-              VALUES (${h.tenant.businessId}, ${id}, 'clients', 'INSERT', ${randomUUID()}, '{}'::jsonb, 'test', ${at})`.execute(h.db.kysely);
+              VALUES (${h.tenant.businessId}, ${id}, 'clients', 'INSERT', ${randomUUID()}, '{}'::jsonb, 'test', ${at})`.execute(
+      h.db.kysely,
+    );
   }
   const expected = [...ids].sort().reverse();
   const first = json(await h.get('/api/logs?limit=5'));
-  assert.deepEqual(first.items.map((e: Entry) => e.id), expected);
-  const paged = [...json(await h.get('/api/logs?limit=2')).items, ...json(await h.get('/api/logs?limit=2&offset=2')).items, ...json(await h.get('/api/logs?limit=1&offset=4')).items];
-  assert.deepEqual(paged.map((e: Entry) => e.id), expected);
+  assert.deepEqual(
+    first.items.map((e: Entry) => e.id),
+    expected,
+  );
+  const paged = [
+    ...json(await h.get('/api/logs?limit=2')).items,
+    ...json(await h.get('/api/logs?limit=2&offset=2')).items,
+    ...json(await h.get('/api/logs?limit=1&offset=4')).items,
+  ];
+  assert.deepEqual(
+    paged.map((e: Entry) => e.id),
+    expected,
+  );
   assertOrdered(json(await h.get('/api/logs?limit=100')).items);
 });

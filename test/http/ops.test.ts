@@ -55,13 +55,27 @@ test('/openapi.json is a valid OpenAPI 3.1 document of every route, with both ke
   const documented = new Set<string>();
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
     for (const method of Object.keys(item)) {
-      if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) documented.add(`${method.toUpperCase()} ${normalizePath(path)}`);
+      if (['get', 'post', 'put', 'patch', 'delete'].includes(method))
+        documented.add(`${method.toUpperCase()} ${normalizePath(path)}`);
     }
   }
-  const served = [...routerRoutes(h.app)].filter((r) => !r.startsWith('HEAD ') && !r.startsWith('OPTIONS ') && !/ \/(docs|openapi\.json)/.test(r));
+  const served = [...routerRoutes(h.app)].filter(
+    (r) => !r.startsWith('HEAD ') && !r.startsWith('OPTIONS ') && !/ \/(docs|openapi\.json)/.test(r),
+  );
   assert.ok(served.length >= 15, `the router listing is read (${served.length} routes)`);
-  assert.deepEqual(served.filter((r) => !documented.has(r)), [], 'served but not in /openapi.json');
-  for (const r of ['GET /healthz', 'GET /readyz', 'GET /api/clients/{}', 'GET /api/logs', 'PUT /api/credit-configs/{}', 'GET /api/branches']) {
+  assert.deepEqual(
+    served.filter((r) => !documented.has(r)),
+    [],
+    'served but not in /openapi.json',
+  );
+  for (const r of [
+    'GET /healthz',
+    'GET /readyz',
+    'GET /api/clients/{}',
+    'GET /api/logs',
+    'PUT /api/credit-configs/{}',
+    'GET /api/branches',
+  ]) {
     assert.ok(documented.has(r), r);
   }
 
@@ -70,14 +84,28 @@ test('/openapi.json is a valid OpenAPI 3.1 document of every route, with both ke
   assert.equal(doc.components.securitySchemes.apiKey.name, 'X-API-Key');
   assert.equal(doc.components.securitySchemes.bearer.scheme, 'bearer');
   assert.ok(doc.components.schemas.Error, 'the Error schema is a component');
-  for (const name of ['Client', 'ClientDetail', 'Credit', 'Installment', 'LedgerEntry', 'ClientFile', 'CreditConfig', 'AuditLogEntry', 'Branch', 'UploadSession']) {
+  for (const name of [
+    'Client',
+    'ClientDetail',
+    'Credit',
+    'Installment',
+    'LedgerEntry',
+    'ClientFile',
+    'CreditConfig',
+    'AuditLogEntry',
+    'Branch',
+    'UploadSession',
+  ]) {
     assert.ok(doc.components.schemas[name], `component ${name}`);
   }
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
     if (!path.startsWith('/api/')) continue;
     for (const [method, op] of Object.entries(item)) {
       const codes = Object.keys(op.responses ?? {});
-      assert.ok(codes.some((c) => c.startsWith('2')), `${method} ${path} declares its success`);
+      assert.ok(
+        codes.some((c) => c.startsWith('2')),
+        `${method} ${path} declares its success`,
+      );
       assert.ok(codes.includes('401'), `${method} ${path} declares 401`);
     }
   }
@@ -86,7 +114,8 @@ test('/openapi.json is a valid OpenAPI 3.1 document of every route, with both ke
 test('/docs renders the document', async (t) => {
   const h = await build(t);
   let res = await h.app.inject({ method: 'GET', url: '/docs' });
-  if (res.statusCode >= 300 && res.statusCode < 400) res = await h.app.inject({ method: 'GET', url: String(res.headers.location) });
+  if (res.statusCode >= 300 && res.statusCode < 400)
+    res = await h.app.inject({ method: 'GET', url: String(res.headers.location) });
   assert.equal(res.statusCode, 200);
   assert.match(String(res.headers['content-type']), /text\/html/);
   assert.match(res.body, /swagger|openapi/i);

@@ -20,11 +20,81 @@ setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 const COLUMNS = {
-  clients: ['id', 'business_id', 'first_name', 'last_name', 'dni', 'sex', 'street', 'street_number', 'floor', 'apartment', 'city', 'state', 'country', 'zip_code', 'phone', 'alt_phone', 'email', 'created_at', 'updated_at'],
-  credits: ['id', 'client_id', 'credit_config_id', 'amount', 'status', 'refinanced_from_id', 'created_by', 'origin_transaction_reference', 'branch_id', 'sequential_id', 'created_at', 'updated_at', 'written_off_at', 'write_off_reason', 'total', 'start_date'],
-  installments: ['id', 'credit_id', 'number', 'amount', 'due_date', 'status', 'overdue', 'days_late', 'created_at', 'updated_at'],
-  ledger: ['id', 'installment_id', 'type', 'amount', 'branch_id', 'created_by', 'created_at', 'credit_id', 'effective_date'],
-  logs: ['id', 'table_name', 'action', 'record_id', 'old_data', 'new_data', 'business_id', 'branch_id', 'changed_at', 'impersonated_by', 'actor'],
+  clients: [
+    'id',
+    'business_id',
+    'first_name',
+    'last_name',
+    'dni',
+    'sex',
+    'street',
+    'street_number',
+    'floor',
+    'apartment',
+    'city',
+    'state',
+    'country',
+    'zip_code',
+    'phone',
+    'alt_phone',
+    'email',
+    'created_at',
+    'updated_at',
+  ],
+  credits: [
+    'id',
+    'client_id',
+    'credit_config_id',
+    'amount',
+    'status',
+    'refinanced_from_id',
+    'created_by',
+    'origin_transaction_reference',
+    'branch_id',
+    'sequential_id',
+    'created_at',
+    'updated_at',
+    'written_off_at',
+    'write_off_reason',
+    'total',
+    'start_date',
+  ],
+  installments: [
+    'id',
+    'credit_id',
+    'number',
+    'amount',
+    'due_date',
+    'status',
+    'overdue',
+    'days_late',
+    'created_at',
+    'updated_at',
+  ],
+  ledger: [
+    'id',
+    'installment_id',
+    'type',
+    'amount',
+    'branch_id',
+    'created_by',
+    'created_at',
+    'credit_id',
+    'effective_date',
+  ],
+  logs: [
+    'id',
+    'table_name',
+    'action',
+    'record_id',
+    'old_data',
+    'new_data',
+    'business_id',
+    'branch_id',
+    'changed_at',
+    'impersonated_by',
+    'actor',
+  ],
 };
 const DATASETS = Object.keys(COLUMNS) as (keyof typeof COLUMNS)[];
 
@@ -32,9 +102,16 @@ const csv = (h: Harness, path: string, key?: string | null) => h.get(`/api/repor
 
 /** A small book: two credits of 3 installments (one started 70 days ago: overdue), a payment. */
 async function smallBook(h: Harness) {
-  const plan = await newPlan(h, { installments_count: 3, days_until_first_payment: 30, cut_type: 'fixed', interest_rate: 0.1 });
+  const plan = await newPlan(h, {
+    installments_count: 3,
+    days_until_first_payment: 30,
+    cut_type: 'fixed',
+    interest_rate: 0.1,
+  });
   const ana = await newClient(h, 'Ana');
-  const old = await ok(h.post(`/api/clients/${ana.id}/credits`, { credit_config_id: plan.id, amount: 1000, start_date: day(-70) }));
+  const old = await ok(
+    h.post(`/api/clients/${ana.id}/credits`, { credit_config_id: plan.id, amount: 1000, start_date: day(-70) }),
+  );
   await ok(h.post(`/api/credits/${old.credit.id}/payments`, { amount: 200, paid_on: day(-35) }));
   const fresh = await ok(h.post(`/api/clients/${ana.id}/credits`, { credit_config_id: plan.id, amount: 500 }));
   return { plan, ana, credits: [old.credit, fresh.credit] };
@@ -55,10 +132,15 @@ test('every dataset: CSV headers, the contract column order, and values equal to
   const clients = csvRecords((await csv(h, 'clients.csv')).body);
   const apiClient = (await ok(h.get(`/api/clients/${ana.id}`), 200)).client;
   assert.equal(clients.length, 1);
-  for (const c of COLUMNS.clients) assert.equal(clients[0]![c], apiClient[c] === null ? '' : String(apiClient[c]), `client ${c}`);
+  for (const c of COLUMNS.clients)
+    assert.equal(clients[0]![c], apiClient[c] === null ? '' : String(apiClient[c]), `client ${c}`);
 
   const creditRows = csvRecords((await csv(h, 'credits.csv')).body);
-  assert.deepEqual(creditRows.map((r) => r.id), credits.map((c) => c.id), 'oldest first');
+  assert.deepEqual(
+    creditRows.map((r) => r.id),
+    credits.map((c) => c.id),
+    'oldest first',
+  );
   const installments = csvRecords((await csv(h, 'installments.csv')).body);
   const ledger = csvRecords((await csv(h, 'ledger.csv')).body);
   assert.equal(installments.length, 6);
@@ -73,17 +155,32 @@ test('every dataset: CSV headers, the contract column order, and values equal to
     for (const i of d.installments) {
       const r = installments.find((x) => x.id === i.id)!;
       // overdue and days_late as of today, as the API computes them
-      assert.deepEqual([r.due_date, r.status, r.overdue, r.days_late, Number(r.amount)], [i.due_date, i.status, String(i.overdue), String(i.days_late), i.amount]);
+      assert.deepEqual(
+        [r.due_date, r.status, r.overdue, r.days_late, Number(r.amount)],
+        [i.due_date, i.status, String(i.overdue), String(i.days_late), i.amount],
+      );
     }
     for (const e of d.ledgerEntries) {
       const r = ledger.find((x) => x.id === e.id)!;
       assert.deepEqual(
-        [r.installment_id, r.type, Number(r.amount), r.branch_id || null, r.created_by, r.created_at, r.credit_id, r.effective_date],
+        [
+          r.installment_id,
+          r.type,
+          Number(r.amount),
+          r.branch_id || null,
+          r.created_by,
+          r.created_at,
+          r.credit_id,
+          r.effective_date,
+        ],
         [e.installment_id, e.type, e.amount, e.branch_id, e.created_by, e.created_at, e.credit_id, e.effective_date],
       );
     }
   }
-  assert.ok(installments.some((i) => i.overdue === 'true' && Number(i.days_late) > 0), 'the old credit has an overdue installment');
+  assert.ok(
+    installments.some((i) => i.overdue === 'true' && Number(i.days_late) > 0),
+    'the old credit has an overdue installment',
+  );
 
   const logs = csvRecords((await csv(h, 'logs.csv')).body);
   const created = logs.find((l) => l.table_name === 'clients' && l.record_id === ana.id)!;
@@ -95,7 +192,14 @@ test('every dataset: CSV headers, the contract column order, and values equal to
 
 test('CSV quoting: commas, quotes and line breaks in names come back intact', async (t) => {
   const h = await build(t);
-  const nasty = ['Pérez, Juan', 'Juan "el Toro"', 'line one\nline two', 'crlf\r\ninside', '"quoted", with\r\nall', '  spaced  '];
+  const nasty = [
+    'Pérez, Juan',
+    'Juan "el Toro"',
+    'line one\nline two',
+    'crlf\r\ninside',
+    '"quoted", with\r\nall',
+    '  spaced  ',
+  ];
   const ids: string[] = [];
   for (const n of nasty) ids.push((await newClient(h, n, { last_name: n, city: 'x,y' })).id);
   const res = await csv(h, 'clients.csv');
@@ -114,7 +218,13 @@ test('CSV quoting: commas, quotes and line breaks in names come back intact', as
 test('from/to filter on created_at (whole days in the business time zone, or instants) and changed_at for logs; malformed is 400', async (t) => {
   const h = await build(t);
   const tz = await h.newTenant({ timezone: 'America/Argentina/Buenos_Aires' }); // UTC−3
-  const at = ['2024-01-10T12:00:00Z', '2024-01-31T23:30:00Z', '2024-02-01T00:30:00Z', '2024-02-01T03:30:00Z', '2024-03-01T00:00:00Z'];
+  const at = [
+    '2024-01-10T12:00:00Z',
+    '2024-01-31T23:30:00Z',
+    '2024-02-01T00:30:00Z',
+    '2024-02-01T03:30:00Z',
+    '2024-03-01T00:00:00Z',
+  ];
   // test-only fixture: rows with chosen creation times (the API always stamps now)
   for (const bid of [h.tenant.businessId, tz.businessId]) {
     await h.db.kysely
@@ -133,12 +243,22 @@ test('from/to filter on created_at (whole days in the business time zone, or ins
   assert.deepEqual(await names('to=2024-02-01'), ['c0', 'c1', 'c2', 'c3']);
   assert.deepEqual(await names('from=2024-02-01T00:30:00Z'), ['c2', 'c3', 'c4'], 'from is inclusive');
   assert.deepEqual(await names('to=2024-02-01T00:30:00Z'), ['c0', 'c1', 'c2'], 'to is inclusive');
-  assert.deepEqual(await names(`from=${encodeURIComponent('2024-01-31T21:00:00-03:00')}&to=2024-02-01T00:30:00.000Z`), ['c2']);
+  assert.deepEqual(await names(`from=${encodeURIComponent('2024-01-31T21:00:00-03:00')}&to=2024-02-01T00:30:00.000Z`), [
+    'c2',
+  ]);
   assert.deepEqual(await names('from=2024-03-02'), []);
   // Buenos Aires: 2024-01-31 runs from 03:00Z that day to 03:00Z the next
   assert.deepEqual(await names('from=2024-01-31&to=2024-01-31', tz.fullKey), ['c1', 'c2']);
 
-  for (const q of ['from=2024-02-30', 'to=2024-1-1', 'from=yesterday', 'from=2024-01-01T25:00:00Z', 'from=2024-01-01T10:00:00', 'from=2024-01-01T10:00:00%2B99:00', 'limit=5']) {
+  for (const q of [
+    'from=2024-02-30',
+    'to=2024-1-1',
+    'from=yesterday',
+    'from=2024-01-01T25:00:00Z',
+    'from=2024-01-01T10:00:00',
+    'from=2024-01-01T10:00:00%2B99:00',
+    'limit=5',
+  ]) {
     const res = await csv(h, `clients.csv?${q}`);
     assert.equal(res.statusCode, 400, q);
     assert.equal(JSON.parse(res.body).code, 'validation_failed', q);
@@ -152,7 +272,10 @@ test('from/to filter on created_at (whole days in the business time zone, or ins
   await new Promise((r) => setTimeout(r, 20));
   const late = await newClient(h, 'late');
   const after = csvRecords((await csv(h, `logs.csv?from=${mark}`)).body);
-  assert.deepEqual(after.map((l) => l.record_id), [late.id]);
+  assert.deepEqual(
+    after.map((l) => l.record_id),
+    [late.id],
+  );
 });
 
 test('tenants: an export holds only its own business rows; keys are required; unknown datasets are 404', async (t) => {
@@ -171,7 +294,10 @@ test('tenants: an export holds only its own business rows; keys are required; un
       if ('business_id' in r) assert.equal(r.business_id, b.businessId);
     }
   }
-  assert.deepEqual(csvRecords((await csv(h, 'clients.csv', b.readKey)).body).map((r) => r.id), [theirClient.id]);
+  assert.deepEqual(
+    csvRecords((await csv(h, 'clients.csv', b.readKey)).body).map((r) => r.id),
+    [theirClient.id],
+  );
 
   assert.equal((await csv(h, 'clients.csv', null)).statusCode, 401);
   assert.equal((await csv(h, 'clients.csv', 'lk_not_a_key')).statusCode, 401);
@@ -197,14 +323,25 @@ test('lending export writes the same CSV as the API, and refuses bad input', asy
   // a terminal on stderr: a progress bar there (total from a count first), stdout unchanged
   let out = '';
   let err = '';
-  const stderr = Object.assign(new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }), { isTTY: true, columns: 100 });
+  const stderr = Object.assign(new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }), {
+    isTTY: true,
+    columns: 100,
+  });
   const stdout = new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) });
-  const code = await runCli(['export', 'installments', '--business', h.tenant.businessId], { stdout, stderr, stderrIsTTY: true }, { db: h.db, storage: h.app.storage, config: h.config });
+  const code = await runCli(
+    ['export', 'installments', '--business', h.tenant.businessId],
+    { stdout, stderr, stderrIsTTY: true },
+    { db: h.db, storage: h.app.storage, config: h.config },
+  );
   assert.equal(code, 0, err);
   assert.equal(out, (await csv(h, 'installments.csv')).body);
   assert.match(err, /installments \[.*\] 0% 0\/6 rows/);
   assert.match(err, /100% 6\/6 rows/);
-  assert.equal((await cli(h, 'export', 'installments', '--business', h.tenant.businessId)).err, '', 'no bar when stderr is not a terminal');
+  assert.equal(
+    (await cli(h, 'export', 'installments', '--business', h.tenant.businessId)).err,
+    '',
+    'no bar when stderr is not a terminal',
+  );
 
   assert.equal((await cli(h, 'export', 'nope', '--business', h.tenant.businessId)).code, 2);
   assert.equal((await cli(h, 'export', 'ledger', '--business', h.tenant.businessId, '--to', '2024-02-30')).code, 2);
@@ -242,7 +379,15 @@ test('a 50,000-row export streams: memory stays flat while the consumer reads sl
   const base = held();
   const baseRss = process.memoryUsage().rss;
   const res = await new Promise<IncomingMessage>((resolve, reject) =>
-    get({ host: '127.0.0.1', port, path: '/api/reports/exports/ledger.csv', headers: { authorization: `Bearer ${h.tenant.readKey}` } }, resolve).on('error', reject),
+    get(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/reports/exports/ledger.csv',
+        headers: { authorization: `Bearer ${h.tenant.readKey}` },
+      },
+      resolve,
+    ).on('error', reject),
   );
   assert.equal(res.statusCode, 200);
   let bytes = 0;
@@ -267,7 +412,9 @@ test('a 50,000-row export streams: memory stays flat while the consumer reads sl
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const early = median(samples.filter((s) => s.at <= bytes / 4).map((s) => s.growth));
   const late = median(samples.filter((s) => s.at > (bytes * 3) / 4).map((s) => s.growth));
-  t.diagnostic(`csv ${mb(bytes)} in ${chunks} chunks; growth of heap+buffers: peak ${mb(peak)}, median first quarter ${mb(early)}, last quarter ${mb(late)}; rss ${mb(peakRss)}`);
+  t.diagnostic(
+    `csv ${mb(bytes)} in ${chunks} chunks; growth of heap+buffers: peak ${mb(peak)}, median first quarter ${mb(early)}, last quarter ${mb(late)}; rss ${mb(peakRss)}`,
+  );
   assert.ok(bytes > 10 * 1024 * 1024, 'the data is large enough to tell');
   // holding the rows (or the CSV) would cost more than the CSV's size; a stream holds a batch
   // (a sample may catch one batch's rows and its CSV at once, hence a bound well above a batch)
@@ -279,23 +426,35 @@ test('a 50,000-row export streams: memory stays flat while the consumer reads sl
   // a client that goes away mid-export: the cursor's transaction is rolled back and its
   // connection freed (on PGlite the only one: a leak would hang every later request)
   await new Promise<void>((resolve, reject) =>
-    get({ host: '127.0.0.1', port, path: '/api/reports/exports/ledger.csv', headers: { authorization: `Bearer ${h.tenant.readKey}` } }, (r) => {
-      r.once('data', () => {
-        r.destroy();
-        resolve();
-      });
-    }).on('error', reject),
+    get(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/reports/exports/ledger.csv',
+        headers: { authorization: `Bearer ${h.tenant.readKey}` },
+      },
+      (r) => {
+        r.once('data', () => {
+          r.destroy();
+          resolve();
+        });
+      },
+    ).on('error', reject),
   );
   const next = await Promise.race([
     h.get('/api/reports/summary'),
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the abandoned export still holds the database')), 30_000).unref()),
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error('the abandoned export still holds the database')), 30_000).unref(),
+    ),
   ]);
   assert.equal(next.statusCode, 200);
   if (h.db.mode === 'postgres') {
     let open = -1;
     for (let i = 0; i < 100 && open !== 0; i++) {
       const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND query LIKE 'FETCH % FROM export_rows'`.execute(h.db.kysely);
+        WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND query LIKE 'FETCH % FROM export_rows'`.execute(
+        h.db.kysely,
+      );
       open = r.rows[0]!.n;
       if (open) await new Promise((r) => setTimeout(r, 50));
     }
@@ -309,7 +468,9 @@ test('lending export through the admin socket (the server holds the database) st
   const dir = mkdtempSync(join(tmpdir(), 'lending-admin-'));
   const path = adminSocketPath(dir);
   // what `lending serve` does: run the forwarded command line inside this process, on its database
-  const server = await startAdminSocket(path, (argv, io) => runCli(argv, io, { db: h.db, storage: h.app.storage, config: h.config }));
+  const server = await startAdminSocket(path, (argv, io) =>
+    runCli(argv, io, { db: h.db, storage: h.app.storage, config: h.config }),
+  );
   t.after(() => {
     server.close();
     rmSync(dir, { recursive: true, force: true });
@@ -336,13 +497,19 @@ test('lending export through the admin socket (the server holds the database) st
   });
   let err = '';
   const stderr = new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) });
-  const code = await forwardToServer(path, ['export', 'ledger', '--business', h.tenant.businessId], { stdout, stderr, stderrIsTTY: false });
+  const code = await forwardToServer(path, ['export', 'ledger', '--business', h.tenant.businessId], {
+    stdout,
+    stderr,
+    stderrIsTTY: false,
+  });
   await new Promise<void>((r) => stdout.end(r));
   assert.equal(code, 0, err);
   assert.equal(records, expected + 1, 'header + every row');
   const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
   const peak = Math.max(...growth);
-  t.diagnostic(`csv ${mb(bytes)} in ${writes} writes through the admin socket; peak growth of heap+buffers ${mb(peak)}`);
+  t.diagnostic(
+    `csv ${mb(bytes)} in ${writes} writes through the admin socket; peak growth of heap+buffers ${mb(peak)}`,
+  );
   assert.ok(bytes > 10 * 1024 * 1024);
   // stdout unable to slow the server down would end up holding all of it (≈ 100 % of the CSV);
   // streaming holds a few copies of one batch (CSV, its JSON frame, the socket's buffers)

@@ -16,12 +16,19 @@ export async function ok(res: Promise<{ statusCode: number; body: string }>, sta
   return JSON.parse(r.body);
 }
 
-export const newPlan = (h: Harness, fields: Record<string, unknown> = {}) => ok(h.post('/api/credit-configs', { name: 'plan', ...fields }));
+export const newPlan = (h: Harness, fields: Record<string, unknown> = {}) =>
+  ok(h.post('/api/credit-configs', { name: 'plan', ...fields }));
 export const newBranch = (h: Harness, name: string) => ok(h.post('/api/branches', { name }));
 
 let seq = 0;
 export const newClient = (h: Harness, first_name: string, extra: Record<string, unknown> = {}) =>
-  ok(h.post('/api/clients', { dni: `${process.pid}${++seq}${Math.random().toString().slice(2, 7)}`, first_name, ...extra }));
+  ok(
+    h.post('/api/clients', {
+      dni: `${process.pid}${++seq}${Math.random().toString().slice(2, 7)}`,
+      first_name,
+      ...extra,
+    }),
+  );
 
 /** Parses CSV text the RFC 4180 way (quoted fields may hold commas, quotes and line breaks). */
 export function parseCsv(text: string): string[][] {

@@ -30,10 +30,30 @@ import { cli, day, newBranch, newClient, newPlan, ok, today } from './helpers.ts
  */
 async function buildBook(h: Harness) {
   const plain = await newPlan(h, { installments_count: 1, days_until_first_payment: 30, cut_type: 'fixed' });
-  const punitory = await newPlan(h, { installments_count: 1, days_until_first_payment: 30, cut_type: 'fixed', daily_punitory_rate: 0.01 });
+  const punitory = await newPlan(h, {
+    installments_count: 1,
+    days_until_first_payment: 30,
+    cut_type: 'fixed',
+    daily_punitory_rate: 0.01,
+  });
   const norte = await newBranch(h, 'Norte');
   const sur = await newBranch(h, 'Sur');
-  const names = ['Ana', 'Bea', 'Cid', 'Dan', 'Eva', 'Fer', 'Gus', 'Hal', 'Ivo', 'Jon', 'Kim', 'Lea', 'Max', 'Nat'] as const;
+  const names = [
+    'Ana',
+    'Bea',
+    'Cid',
+    'Dan',
+    'Eva',
+    'Fer',
+    'Gus',
+    'Hal',
+    'Ivo',
+    'Jon',
+    'Kim',
+    'Lea',
+    'Max',
+    'Nat',
+  ] as const;
   const cl: Record<string, any> = {};
   for (const n of names) cl[n] = await newClient(h, n);
   const credit = async (who: string, amount: number, late: number, branch: any, plan = plain) => {
@@ -70,7 +90,8 @@ async function buildBook(h: Harness) {
   const acc = await cli(h, 'accrue', '--business', h.tenant.businessId, '--as-of', today());
   assert.equal(acc.code, 0, acc.err);
   const kLedger = await ok(h.get(`/api/credits/${c.k.id}/ledger`), 200);
-  const posted = kLedger.filter((e: any) => e.type === 'punitory').reduce((s: number, e: any) => s + e.amount * 100, 0) / 100;
+  const posted =
+    kLedger.filter((e: any) => e.type === 'punitory').reduce((s: number, e: any) => s + e.amount * 100, 0) / 100;
   assert.equal(posted, 100, 'fixture: 10 days × 1 % × 1000 of punitory on k');
   return { norte, sur, c, cl };
 }
@@ -186,7 +207,14 @@ test('summary input: bad dates are 400, a future as_of is 400, another tenant br
   const h = await build(t);
   const other = await h.newTenant();
   const theirs = await ok(h.post('/api/branches', { name: 'Theirs' }, other.fullKey));
-  for (const q of ['as_of=2024-02-30', 'as_of=yesterday', 'as_of=2024-1-1', 'branch_id=nope', 'x=1', `as_of=${day(1)}`]) {
+  for (const q of [
+    'as_of=2024-02-30',
+    'as_of=yesterday',
+    'as_of=2024-1-1',
+    'branch_id=nope',
+    'x=1',
+    `as_of=${day(1)}`,
+  ]) {
     const r = await h.get(`/api/reports/summary?${q}`);
     assert.equal(r.statusCode, 400, q);
     assert.equal(JSON.parse(r.body).code, 'validation_failed');

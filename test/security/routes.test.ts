@@ -76,14 +76,21 @@ test('security: every /api route refuses what it must, in the Error body', async
 
   // the OpenAPI document lists every /api route the router serves, so the suite sees them all
   const documented = new Set(routes.map((r) => `${r.method} ${normalizePath(r.path)}`));
-  const undocumented = [...routerRoutes(h.app)].filter((r) => / \/api\//.test(r) && !r.startsWith('HEAD ') && !documented.has(r));
+  const undocumented = [...routerRoutes(h.app)].filter(
+    (r) => / \/api\//.test(r) && !r.startsWith('HEAD ') && !documented.has(r),
+  );
   assert.deepEqual(undocumented, [], 'routes missing from /openapi.json (hidden routes escape the security suite)');
 
   const auditOfA = async () => json(await h.get('/api/logs?limit=1')).total as number;
   const auditBefore = await auditOfA();
 
   const send = (method: string, call: Call, headers: Record<string, string>) =>
-    h.app.inject({ method: method as 'GET', url: call.url, headers: { ...call.headers, ...headers }, ...(call.payload !== undefined ? { payload: call.payload } : {}) });
+    h.app.inject({
+      method: method as 'GET',
+      url: call.url,
+      headers: { ...call.headers, ...headers },
+      ...(call.payload !== undefined ? { payload: call.payload } : {}),
+    });
   const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
   const xkey = (k: string) => ({ 'x-api-key': k });
 
@@ -117,7 +124,8 @@ test('security: every /api route refuses what it must, in the Error body', async
         ['revoked key (Bearer)', bearer(revoked.key)],
         ['revoked key (X-API-Key)', xkey(revoked.key)],
       ];
-      for (const [what, headers] of bad) assertErrorBody(await send(m, harmless, headers), 401, 'unauthorized', `${name} with ${what}`);
+      for (const [what, headers] of bad)
+        assertErrorBody(await send(m, harmless, headers), 401, 'unauthorized', `${name} with ${what}`);
       if (m === 'GET') {
         const head = await h.app.inject({ method: 'HEAD', url: harmless.url });
         assert.equal(head.statusCode, 401, `HEAD ${route.path} without a key`);
@@ -125,15 +133,31 @@ test('security: every /api route refuses what it must, in the Error body', async
 
       // 2. scope: a read key may not write, in either header form; it may read
       if (isWrite(m)) {
-        assertErrorBody(await send(m, harmless, bearer(A.readKey)), 403, 'forbidden', `${name} with a read key (Bearer)`);
-        assertErrorBody(await send(m, harmless, xkey(A.readKey)), 403, 'forbidden', `${name} with a read key (X-API-Key)`);
+        assertErrorBody(
+          await send(m, harmless, bearer(A.readKey)),
+          403,
+          'forbidden',
+          `${name} with a read key (Bearer)`,
+        );
+        assertErrorBody(
+          await send(m, harmless, xkey(A.readKey)),
+          403,
+          'forbidden',
+          `${name} with a read key (X-API-Key)`,
+        );
       }
       // 3. both header forms carry the key (a bystander tenant, so nothing of A changes)
       const keys = isWrite(m) ? [C.fullKey] : [C.fullKey, C.readKey];
       for (const k of keys) {
-        for (const [form, headers] of [['Bearer', bearer(k)], ['X-API-Key', xkey(k)]] as const) {
+        for (const [form, headers] of [
+          ['Bearer', bearer(k)],
+          ['X-API-Key', xkey(k)],
+        ] as const) {
           const res = await send(m, harmless, headers);
-          assert.ok(![401, 403].includes(res.statusCode) && res.statusCode < 500, `${name} with a valid key (${form}) got ${res.statusCode} ${res.body.slice(0, 200)}`);
+          assert.ok(
+            ![401, 403].includes(res.statusCode) && res.statusCode < 500,
+            `${name} with a valid key (${form}) got ${res.statusCode} ${res.body.slice(0, 200)}`,
+          );
           if (m === 'GET' && route.params.length === 0 && !route.query.some((q) => q.required)) {
             assert.equal(res.statusCode, 200, `${name} with a valid key (${form}): ${res.body.slice(0, 200)}`);
           }
@@ -142,7 +166,9 @@ test('security: every /api route refuses what it must, in the Error body', async
       }
 
       if (route.params.length > 0) {
-        const unfilled = route.params.filter((p) => !fixtureFor(route.path, p.name, fa) && !enumOf(p.schema)).map((p) => p.name);
+        const unfilled = route.params
+          .filter((p) => !fixtureFor(route.path, p.name, fa) && !enumOf(p.schema))
+          .map((p) => p.name);
         if (unfilled.length) st.diagnostic(`${name}: no real resource for ${unfilled.join(', ')}; random values used`);
         // 4. another business's resources in the path: not found, with a body the route accepts
         const cross = requestFor(route, valuesFor(route, fa), fb);
@@ -201,14 +227,39 @@ test('security: every /api route refuses what it must, in the Error body', async
 test('under /api a path or method without a route still asks for the key first: 401, then 403 for a read key on a write, then 404', async (t) => {
   const h = await build(t);
   const client = json(await h.post('/api/clients', { dni: 'nf' }));
-  for (const [method, url] of [['GET', '/api/no-such-thing'], ['PATCH', `/api/clients/${client.id}`], ['DELETE', '/api/clients'], ['POST', '/api/logs'], ['GET', '/api']] as const) {
+  for (const [method, url] of [
+    ['GET', '/api/no-such-thing'],
+    ['PATCH', `/api/clients/${client.id}`],
+    ['DELETE', '/api/clients'],
+    ['POST', '/api/logs'],
+    ['GET', '/api'],
+  ] as const) {
     assertErrorBody(await h.app.inject({ method, url }), 401, 'unauthorized', `${method} ${url} without a key`);
   }
-  for (const [method, url] of [['PATCH', `/api/clients/${client.id}`], ['DELETE', '/api/clients'], ['POST', '/api/logs']] as const) {
-    assertErrorBody(await h.req({ method, url, key: h.tenant.readKey }), 403, 'forbidden', `${method} ${url} with a read key`);
+  for (const [method, url] of [
+    ['PATCH', `/api/clients/${client.id}`],
+    ['DELETE', '/api/clients'],
+    ['POST', '/api/logs'],
+  ] as const) {
+    assertErrorBody(
+      await h.req({ method, url, key: h.tenant.readKey }),
+      403,
+      'forbidden',
+      `${method} ${url} with a read key`,
+    );
     assertErrorBody(await h.req({ method, url }), 404, 'not_found', `${method} ${url} with a full key`);
   }
-  assertErrorBody(await h.get('/api/no-such-thing', h.tenant.readKey), 404, 'not_found', 'unknown /api route with a key');
-  assertErrorBody(await h.app.inject({ method: 'GET', url: '/no-such-thing' }), 404, 'not_found', 'unknown route outside /api');
+  assertErrorBody(
+    await h.get('/api/no-such-thing', h.tenant.readKey),
+    404,
+    'not_found',
+    'unknown /api route with a key',
+  );
+  assertErrorBody(
+    await h.app.inject({ method: 'GET', url: '/no-such-thing' }),
+    404,
+    'not_found',
+    'unknown route outside /api',
+  );
   assert.equal(json(await h.get(`/api/clients/${client.id}`)).client.dni, 'nf');
 });

@@ -8,12 +8,18 @@ export function registerAccrue(cmd: Command, ctx: CliContext) {
     .option('--as-of <date>', "accrue as of this date (YYYY-MM-DD); default and latest: each business's today")
     .option('--business <id>', 'only this business')
     .action(async (opts: { asOf?: string; business?: string }) => {
-      if (opts.asOf !== undefined && !isValidDate(opts.asOf)) throw new UsageError(`--as-of ${opts.asOf} is not a date (YYYY-MM-DD)`);
+      if (opts.asOf !== undefined && !isValidDate(opts.asOf))
+        throw new UsageError(`--as-of ${opts.asOf} is not a date (YYYY-MM-DD)`);
       if (opts.business !== undefined && !isUuid(opts.business)) throw new UsageError('--business must be a uuid');
       const started = Date.now();
       const results = await ctx.withDb(async (db) => {
         try {
-          return await runAccrual(db, { asOf: opts.asOf, businessId: opts.business?.toLowerCase(), actor: 'cli', clock: ctx.clock });
+          return await runAccrual(db, {
+            asOf: opts.asOf,
+            businessId: opts.business?.toLowerCase(),
+            actor: 'cli',
+            clock: ctx.clock,
+          });
         } catch (err) {
           if (/^no business /.test((err as Error).message)) throw new UsageError((err as Error).message);
           throw err;

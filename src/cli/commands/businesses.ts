@@ -16,6 +16,8 @@ export function registerBusinesses(b: Command, ctx: CliContext) {
     .description('list businesses')
     .action(async () => {
       const rows = await ctx.withDb((db) => listBusinesses(db));
-      ctx.print(rows, () => (rows.length ? table(rows, ['id', 'name', 'timezone', 'created_at']) : 'no businesses yet'));
+      ctx.print(rows, () =>
+        rows.length ? table(rows, ['id', 'name', 'timezone', 'created_at']) : 'no businesses yet',
+      );
     });
 }

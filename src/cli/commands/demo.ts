@@ -3,15 +3,14 @@ import type { CliContext } from '../context.ts';
 import { createDemo } from '../../services/demo.ts';
 
 export function registerDemo(cmd: Command, ctx: CliContext) {
-  cmd
-    .action(async () => {
-      const demo = await ctx.withDb((db) => createDemo(db, ctx.clock));
-      ctx.print(
-        { business: demo.business, keys: demo.keys },
-        () =>
-          `Demo business "${demo.business.name}" (${demo.business.id})\n` +
-          `  full key: ${demo.keys.full}\n  read key: ${demo.keys.read}\n` +
-          `Keep the keys now: they are not shown again.`,
-      );
-    });
+  cmd.action(async () => {
+    const demo = await ctx.withDb((db) => createDemo(db, ctx.clock));
+    ctx.print(
+      { business: demo.business, keys: demo.keys },
+      () =>
+        `Demo business "${demo.business.name}" (${demo.business.id})\n` +
+        `  full key: ${demo.keys.full}\n  read key: ${demo.keys.read}\n` +
+        `Keep the keys now: they are not shown again.`,
+    );
+  });
 }

@@ -41,10 +41,14 @@ export function registerExport(cmd: Command, ctx: CliContext) {
   cmd
     .argument('<dataset>', DATASETS.join(' | '))
     .requiredOption('--business <id>', 'business id')
-    .option('--from <when>', 'rows created from (changed_at for logs): YYYY-MM-DD (whole day, business time zone) or a date-time with offset')
+    .option(
+      '--from <when>',
+      'rows created from (changed_at for logs): YYYY-MM-DD (whole day, business time zone) or a date-time with offset',
+    )
     .option('--to <when>', 'rows created up to, inclusive: YYYY-MM-DD or a date-time with offset')
     .action(async (dataset: string, opts: { business: string; from?: string; to?: string }) => {
-      if (!(DATASETS as readonly string[]).includes(dataset)) throw new UsageError(`unknown dataset ${dataset}: one of ${DATASETS.join(', ')}`);
+      if (!(DATASETS as readonly string[]).includes(dataset))
+        throw new UsageError(`unknown dataset ${dataset}: one of ${DATASETS.join(', ')}`);
       if (!isUuid(opts.business)) throw new UsageError('--business must be a uuid');
       const from = bound('--from', opts.from);
       const to = bound('--to', opts.to);
@@ -57,14 +61,21 @@ export function registerExport(cmd: Command, ctx: CliContext) {
         if (ctx.io.stderrIsTTY) {
           const total = await countExport(db.kysely, dataset as Dataset, filter);
           bar = new cliProgress.SingleBar(
-            { stream: ctx.io.stderr, format: `${dataset} [{bar}] {percentage}% {value}/{total} rows {eta_formatted}`, hideCursor: true },
+            {
+              stream: ctx.io.stderr,
+              format: `${dataset} [{bar}] {percentage}% {value}/{total} rows {eta_formatted}`,
+              hideCursor: true,
+            },
             cliProgress.Presets.shades_classic,
           );
           bar.start(total, 0);
         }
         let seen = 0;
         try {
-          for await (const chunk of exportCsv(db.kysely, dataset as Dataset, { ...filter, today: todayIn(business.timezone, ctx.clock()) })) {
+          for await (const chunk of exportCsv(db.kysely, dataset as Dataset, {
+            ...filter,
+            today: todayIn(business.timezone, ctx.clock()),
+          })) {
             await write(ctx.io.stdout, chunk.csv);
             if (bar && chunk.rows) {
               seen += chunk.rows;

@@ -11,9 +11,14 @@ export function registerKeys(k: Command, ctx: CliContext) {
     .action(async (opts: { business: string; scope: string; name?: string }) => {
       if (opts.scope !== 'read' && opts.scope !== 'full') throw new UsageError('--scope must be read or full');
       const businessId = uuidArg('--business', opts.business);
-      const created = await ctx.withDb((db) => createKey(db, { businessId, scope: opts.scope as Scope, name: opts.name ?? null }));
+      const created = await ctx.withDb((db) =>
+        createKey(db, { businessId, scope: opts.scope as Scope, name: opts.name ?? null }),
+      );
       const out = { ...created.record, key: created.key };
-      ctx.print(out, () => `${record(created.record)}\n\nkey  ${created.key}\n\nKeep the key now: it is not shown again.`);
+      ctx.print(
+        out,
+        () => `${record(created.record)}\n\nkey  ${created.key}\n\nKeep the key now: it is not shown again.`,
+      );
     });
   k.command('list')
     .description("list a business's keys (never the secrets)")
@@ -21,7 +26,11 @@ export function registerKeys(k: Command, ctx: CliContext) {
     .action(async (opts: { business: string }) => {
       const businessId = uuidArg('--business', opts.business);
       const rows = await ctx.withDb((db) => listKeys(db, businessId));
-      ctx.print(rows, () => (rows.length ? table(rows, ['id', 'name', 'scope', 'prefix', 'created_at', 'last_used_at', 'revoked_at']) : 'no keys'));
+      ctx.print(rows, () =>
+        rows.length
+          ? table(rows, ['id', 'name', 'scope', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+          : 'no keys',
+      );
     });
   k.command('revoke')
     .description('revoke a key: it is refused from the next request on')

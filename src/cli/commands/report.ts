@@ -7,7 +7,13 @@ import { getBranch } from '../../db/repositories/branches.ts';
 import { compareDates, isUuid, isValidDate, money, todayIn, toMoneyString } from '../../domain/index.ts';
 import { portfolioSummary, SITUATIONS, type PortfolioSummary } from '../../services/reports.ts';
 
-const SITUATION_LABEL = { '1': 'up to 31 days', '2': 'up to 90 days', '3': 'up to 180 days', '4': 'up to 365 days', '5': 'beyond 365 days' };
+const SITUATION_LABEL = {
+  '1': 'up to 31 days',
+  '2': 'up to 90 days',
+  '3': 'up to 180 days',
+  '4': 'up to 365 days',
+  '5': 'beyond 365 days',
+};
 
 const m = (n: number) => toMoneyString(money(n));
 const pct = (r: number) => `${money(r).times(100).toFixed(2)} %`;
@@ -28,11 +34,19 @@ export function renderSummary(s: PortfolioSummary, title: string): string {
     'collected in the month': m(s.collected.month),
   });
   const par = table(
-    (['par1', 'par30', 'par60', 'par90'] as const).map((k) => ({ bucket: k, amount: m(s.par[k].amount), share: pct(s.par[k].ratio) })),
+    (['par1', 'par30', 'par60', 'par90'] as const).map((k) => ({
+      bucket: k,
+      amount: m(s.par[k].amount),
+      share: pct(s.par[k].ratio),
+    })),
     ['bucket', 'amount', 'share'],
   );
   const sit = table(
-    SITUATIONS.map((k) => ({ situation: `${k} (${SITUATION_LABEL[k]})`, clients: s.situations[k].clients, outstanding: m(s.situations[k].outstanding) })),
+    SITUATIONS.map((k) => ({
+      situation: `${k} (${SITUATION_LABEL[k]})`,
+      clients: s.situations[k].clients,
+      outstanding: m(s.situations[k].outstanding),
+    })),
     ['situation', 'clients', 'outstanding'],
   );
   const branches = s.branches.length
@@ -47,7 +61,20 @@ export function renderSummary(s: PortfolioSummary, title: string): string {
         ['branch', 'outstanding', 'overdue', 'par30', 'par30 share'],
       )
     : 'no branches';
-  return [title, '', head, '', 'Portfolio at risk (outstanding of credits whose oldest overdue installment is at least k days late)', par, '', 'Debtor situations', sit, '', 'Branches', branches].join('\n');
+  return [
+    title,
+    '',
+    head,
+    '',
+    'Portfolio at risk (outstanding of credits whose oldest overdue installment is at least k days late)',
+    par,
+    '',
+    'Debtor situations',
+    sit,
+    '',
+    'Branches',
+    branches,
+  ].join('\n');
 }
 
 export function registerReport(r: Command, ctx: CliContext) {
@@ -59,7 +86,8 @@ export function registerReport(r: Command, ctx: CliContext) {
     .action(async (opts: { business: string; asOf?: string; branch?: string }) => {
       if (!isUuid(opts.business)) throw new UsageError('--business must be a uuid');
       if (opts.branch !== undefined && !isUuid(opts.branch)) throw new UsageError('--branch must be a uuid');
-      if (opts.asOf !== undefined && !isValidDate(opts.asOf)) throw new UsageError(`--as-of ${opts.asOf} is not a date (YYYY-MM-DD)`);
+      if (opts.asOf !== undefined && !isValidDate(opts.asOf))
+        throw new UsageError(`--as-of ${opts.asOf} is not a date (YYYY-MM-DD)`);
       const businessId = opts.business.toLowerCase();
       const branchId = opts.branch?.toLowerCase() ?? null;
       const { summary, title } = await ctx.withDb(async (db) => {
@@ -67,7 +95,8 @@ export function registerReport(r: Command, ctx: CliContext) {
         if (!business) throw new UsageError(`no business ${businessId}`);
         const today = todayIn(business.timezone, ctx.clock());
         const asOf = opts.asOf ?? today;
-        if (compareDates(asOf, today) > 0) throw new UsageError(`--as-of ${asOf} is after the business's today (${today})`);
+        if (compareDates(asOf, today) > 0)
+          throw new UsageError(`--as-of ${asOf} is after the business's today (${today})`);
         const branch = branchId ? await getBranch(db.kysely, businessId, branchId) : null;
         if (branchId && !branch) throw new UsageError(`no branch ${branchId} in business ${businessId}`);
         const summary = await portfolioSummary(db.kysely, { businessId, asOf, branchId, timezone: business.timezone });

@@ -49,12 +49,23 @@ export async function createApiKey(
 }
 
 export function listApiKeys(db: Kysely<DB>, businessId: string): Promise<ApiKeyInfo[]> {
-  return db.selectFrom('api_keys').select(INFO).where('business_id', '=', businessId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('api_keys')
+    .select(INFO)
+    .where('business_id', '=', businessId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** Revokes at once (no cache stands between this and the next request). Revoking twice keeps the first time. */
 export async function revokeApiKey(db: Kysely<DB>, id: string): Promise<ApiKeyInfo | undefined> {
-  await db.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: sql`now()` })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
   return db.selectFrom('api_keys').select(INFO).where('id', '=', id).executeTakeFirst();
 }
 

@@ -3,14 +3,29 @@ import type { DB, Branch } from '../schema.ts';
 import type { Executor } from '../connection.ts';
 
 export function listBranches(db: Kysely<DB>, businessId: string): Promise<Branch[]> {
-  return db.selectFrom('branches').selectAll().where('business_id', '=', businessId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('branches')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export function getBranch(db: Executor, businessId: string, id: string): Promise<Branch | undefined> {
-  return db.selectFrom('branches').selectAll().where('business_id', '=', businessId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('branches')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
-export function insertBranch(db: Executor, businessId: string, input: { name: string; address?: string | null; phone?: string | null }) {
+export function insertBranch(
+  db: Executor,
+  businessId: string,
+  input: { name: string; address?: string | null; phone?: string | null },
+) {
   return db
     .insertInto('branches')
     .values({ business_id: businessId, name: input.name, address: input.address ?? null, phone: input.phone ?? null })
@@ -18,7 +33,12 @@ export function insertBranch(db: Executor, businessId: string, input: { name: st
     .executeTakeFirstOrThrow();
 }
 
-export function updateBranch(db: Executor, businessId: string, id: string, patch: { name?: string; address?: string | null; phone?: string | null }) {
+export function updateBranch(
+  db: Executor,
+  businessId: string,
+  id: string,
+  patch: { name?: string; address?: string | null; phone?: string | null },
+) {
   return db
     .updateTable('branches')
     .set({ ...patch, updated_at: sql`now()` })
@@ -42,5 +62,11 @@ export async function softDeleteBranch(db: Executor, businessId: string, id: str
 
 /** Read with a share lock: the branch cannot be deleted until this transaction ends. */
 export function shareBranch(db: Executor, businessId: string, id: string): Promise<Branch | undefined> {
-  return db.selectFrom('branches').selectAll().where('business_id', '=', businessId).where('id', '=', id).forShare().executeTakeFirst();
+  return db
+    .selectFrom('branches')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .forShare()
+    .executeTakeFirst();
 }

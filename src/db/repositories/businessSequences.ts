@@ -11,7 +11,9 @@ export async function nextCreditSequence(db: Executor, businessId: string): Prom
   const row = await db
     .insertInto('business_sequences')
     .values({ business_id: businessId, last_credit_seq: 1 })
-    .onConflict((oc) => oc.column('business_id').doUpdateSet({ last_credit_seq: sql`business_sequences.last_credit_seq + 1` }))
+    .onConflict((oc) =>
+      oc.column('business_id').doUpdateSet({ last_credit_seq: sql`business_sequences.last_credit_seq + 1` }),
+    )
     .returning('last_credit_seq')
     .executeTakeFirstOrThrow();
   return row.last_credit_seq;

@@ -22,6 +22,9 @@ export function getBusiness(db: Kysely<DB>, id: string): Promise<Business | unde
 }
 
 export async function countBusinesses(db: Kysely<DB>): Promise<number> {
-  const r = await db.selectFrom('businesses').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('businesses')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }

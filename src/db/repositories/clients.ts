@@ -8,7 +8,13 @@ export type ClientInput = Omit<NewClient, 'business_id' | 'id' | 'created_at' | 
 // Search folds case and the accents of Spanish names: "gomez" finds "Gómez".
 const ACCENTED = 'áàâäéèêëíìîïóòôöúùûüñç';
 const PLAIN = 'aaaaeeeeiiiioooouuuunc';
-const fold = (v: string) => [...v.toLowerCase()].map((ch) => { const i = ACCENTED.indexOf(ch); return i >= 0 ? PLAIN[i] : ch; }).join('');
+const fold = (v: string) =>
+  [...v.toLowerCase()]
+    .map((ch) => {
+      const i = ACCENTED.indexOf(ch);
+      return i >= 0 ? PLAIN[i] : ch;
+    })
+    .join('');
 const foldSql = (expr: RawBuilder<string>) => sql<string>`translate(lower(${expr}), ${ACCENTED}, ${PLAIN})`;
 
 export function listClients(
@@ -34,7 +40,12 @@ export function listClients(
 }
 
 export function getClient(db: Executor, businessId: string, id: string): Promise<Client | undefined> {
-  return db.selectFrom('clients').selectAll().where('business_id', '=', businessId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('clients')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function findClientByDni(db: Executor, businessId: string, dni: string, exceptId?: string) {
@@ -44,10 +55,19 @@ export function findClientByDni(db: Executor, businessId: string, dni: string, e
 }
 
 export function insertClient(db: Executor, businessId: string, input: ClientInput): Promise<Client> {
-  return db.insertInto('clients').values({ ...input, business_id: businessId }).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('clients')
+    .values({ ...input, business_id: businessId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
-export function updateClient(db: Executor, businessId: string, id: string, patch: ClientUpdate): Promise<Client | undefined> {
+export function updateClient(
+  db: Executor,
+  businessId: string,
+  id: string,
+  patch: ClientUpdate,
+): Promise<Client | undefined> {
   return db
     .updateTable('clients')
     .set({ ...patch, updated_at: sql`now()` })

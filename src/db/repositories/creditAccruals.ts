@@ -7,7 +7,11 @@ import type { Executor } from '../connection.ts';
  * The date punitory is posted through on each of these credits (absent: never posted). Read it
  * while holding the credits' row locks: every writer holds them, so the value cannot move.
  */
-export async function postedThrough(db: Executor, businessId: string, creditIds: string[]): Promise<Map<string, string>> {
+export async function postedThrough(
+  db: Executor,
+  businessId: string,
+  creditIds: string[],
+): Promise<Map<string, string>> {
   if (creditIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('credit_accruals')
@@ -28,7 +32,9 @@ export async function markAccrued(db: Executor, businessId: string, creditIds: s
     .insertInto('credit_accruals')
     .values(creditIds.map((id) => ({ business_id: businessId, credit_id: id, posted_through: date })))
     .onConflict((oc) =>
-      oc.columns(['business_id', 'credit_id']).doUpdateSet({ posted_through: sql`greatest(credit_accruals.posted_through, excluded.posted_through)` }),
+      oc
+        .columns(['business_id', 'credit_id'])
+        .doUpdateSet({ posted_through: sql`greatest(credit_accruals.posted_through, excluded.posted_through)` }),
     )
     .execute();
 }

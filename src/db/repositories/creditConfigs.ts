@@ -2,19 +2,40 @@ import { sql, type Insertable, type Updateable } from 'kysely';
 import type { CreditConfig, CreditConfigsTable } from '../schema.ts';
 import type { Executor } from '../connection.ts';
 
-export type CreditConfigInput = Omit<Insertable<CreditConfigsTable>, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
-export type CreditConfigPatch = Omit<Updateable<CreditConfigsTable>, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
+export type CreditConfigInput = Omit<
+  Insertable<CreditConfigsTable>,
+  'business_id' | 'id' | 'created_at' | 'updated_at'
+>;
+export type CreditConfigPatch = Omit<
+  Updateable<CreditConfigsTable>,
+  'business_id' | 'id' | 'created_at' | 'updated_at'
+>;
 
 export function listCreditConfigs(db: Executor, businessId: string): Promise<CreditConfig[]> {
-  return db.selectFrom('credit_configs').selectAll().where('business_id', '=', businessId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('credit_configs')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export function getCreditConfig(db: Executor, businessId: string, id: string): Promise<CreditConfig | undefined> {
-  return db.selectFrom('credit_configs').selectAll().where('business_id', '=', businessId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('credit_configs')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function insertCreditConfig(db: Executor, businessId: string, input: CreditConfigInput): Promise<CreditConfig> {
-  return db.insertInto('credit_configs').values({ ...input, business_id: businessId }).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('credit_configs')
+    .values({ ...input, business_id: businessId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export function updateCreditConfig(db: Executor, businessId: string, id: string, patch: CreditConfigPatch) {

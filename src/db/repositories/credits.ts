@@ -6,10 +6,18 @@ import { pageOf, type Page, type PageRequest } from './page.ts';
 import { postedThrough } from './creditAccruals.ts';
 import type { Credit, CreditConfig, CreditStatus, CreditsTable } from '../schema.ts';
 
-export type NewCredit = Omit<Insertable<CreditsTable>, 'business_id' | 'id' | 'sequential_id' | 'created_at' | 'updated_at'>;
+export type NewCredit = Omit<
+  Insertable<CreditsTable>,
+  'business_id' | 'id' | 'sequential_id' | 'created_at' | 'updated_at'
+>;
 
 export function getCredit(db: Executor, businessId: string, id: string): Promise<Credit | undefined> {
-  return db.selectFrom('credits').selectAll().where('business_id', '=', businessId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('credits')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function creditsOfClient(db: Executor, businessId: string, clientId: string): Promise<Credit[]> {
@@ -24,7 +32,13 @@ export function creditsOfClient(db: Executor, businessId: string, clientId: stri
 
 /** The credit row, locked until the transaction ends: payments, write-off, refinance and the daily run on one credit queue up here. */
 export function lockCredit(db: Executor, businessId: string, id: string): Promise<Credit | undefined> {
-  return db.selectFrom('credits').selectAll().where('business_id', '=', businessId).where('id', '=', id).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('credits')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 // The share locks a new credit takes on what it names. They read other tables (credit_configs,
@@ -32,10 +46,21 @@ export function lockCredit(db: Executor, businessId: string, id: string): Promis
 
 /** Read with a share lock: the plan cannot be deactivated or edited until this transaction ends. */
 export function sharePlan(db: Executor, businessId: string, id: string): Promise<CreditConfig | undefined> {
-  return db.selectFrom('credit_configs').selectAll().where('business_id', '=', businessId).where('id', '=', id).forShare().executeTakeFirst();
+  return db
+    .selectFrom('credit_configs')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .forShare()
+    .executeTakeFirst();
 }
 
-export function insertCredit(db: Executor, businessId: string, sequentialId: number, values: NewCredit): Promise<Credit> {
+export function insertCredit(
+  db: Executor,
+  businessId: string,
+  sequentialId: number,
+  values: NewCredit,
+): Promise<Credit> {
   return db
     .insertInto('credits')
     .values({ ...values, business_id: businessId, sequential_id: sequentialId })
@@ -151,7 +176,9 @@ export async function writeOffOverdue(
   businessId: string,
   o: { asOf: string; timezone: string; at: Date | null },
 ): Promise<string[]> {
-  const when = o.at ? sql`${o.at}::timestamptz` : sql`((${o.asOf}::date + 1)::timestamp AT TIME ZONE ${o.timezone}) - interval '1 microsecond'`;
+  const when = o.at
+    ? sql`${o.at}::timestamptz`
+    : sql`((${o.asOf}::date + 1)::timestamp AT TIME ZONE ${o.timezone}) - interval '1 microsecond'`;
   const rule = (c: RawBuilder<unknown>) => sql<boolean>`
          ${c}.status = 'active'
          AND ${c}.write_off_days > 0

@@ -29,7 +29,12 @@ export function filesOfClient(db: Executor, businessId: string, clientId: string
 }
 
 /** Which of the names are taken among the client's files. */
-export async function takenFileNames(db: Executor, businessId: string, clientId: string, names: string[]): Promise<Set<string>> {
+export async function takenFileNames(
+  db: Executor,
+  businessId: string,
+  clientId: string,
+  names: string[],
+): Promise<Set<string>> {
   if (names.length === 0) return new Set();
   const rows = await db
     .selectFrom('client_files')
@@ -54,7 +59,12 @@ export function insertFileIfNameFree(db: Executor, row: NewFileRow): Promise<Cli
     .executeTakeFirst();
 }
 
-export function getFileByName(db: Executor, businessId: string, clientId: string, fileName: string): Promise<ClientFile | undefined> {
+export function getFileByName(
+  db: Executor,
+  businessId: string,
+  clientId: string,
+  fileName: string,
+): Promise<ClientFile | undefined> {
   return db
     .selectFrom('client_files')
     .selectAll()
@@ -65,12 +75,22 @@ export function getFileByName(db: Executor, businessId: string, clientId: string
 }
 
 export async function fileExists(db: Executor, businessId: string, id: string): Promise<boolean> {
-  const row = await db.selectFrom('client_files').select('id').where('business_id', '=', businessId).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('client_files')
+    .select('id')
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 /** Deletes the row and returns it (undefined when there was none). */
-export function deleteFile(db: Executor, businessId: string, clientId: string, id: string): Promise<ClientFile | undefined> {
+export function deleteFile(
+  db: Executor,
+  businessId: string,
+  clientId: string,
+  id: string,
+): Promise<ClientFile | undefined> {
   return db
     .deleteFrom('client_files')
     .where('business_id', '=', businessId)
@@ -81,7 +101,10 @@ export function deleteFile(db: Executor, businessId: string, clientId: string, i
 }
 
 /** Of the (business id, file id) pairs, the storage keys that rows still point at. */
-export async function liveStorageKeys(db: Executor, pairs: Array<{ businessId: string; id: string }>): Promise<Set<string>> {
+export async function liveStorageKeys(
+  db: Executor,
+  pairs: Array<{ businessId: string; id: string }>,
+): Promise<Set<string>> {
   if (pairs.length === 0) return new Set();
   const tuples = sql.join(pairs.map((p) => sql`(${p.businessId}::uuid, ${p.id}::uuid)`));
   const rows = await db

@@ -33,7 +33,13 @@ export function insertInstallments(db: Executor, businessId: string, rows: NewIn
     .then((r) => r.sort((a, b) => a.number - b.number));
 }
 
-export function setInstallmentState(db: Executor, businessId: string, id: string, status: InstallmentStatus, paidDate: string | null) {
+export function setInstallmentState(
+  db: Executor,
+  businessId: string,
+  id: string,
+  status: InstallmentStatus,
+  paidDate: string | null,
+) {
   return db
     .updateTable('installments')
     .set({ status, paid_date: paidDate, updated_at: sql`now()` })
@@ -44,7 +50,16 @@ export function setInstallmentState(db: Executor, businessId: string, id: string
 
 /** A worklist item: the installment, its client and credit number, and what its credit's punitory is computed from. */
 export type WorklistRow = Installment &
-  Pick<Credit, 'client_id' | 'written_off_at' | 'daily_punitory_rate' | 'punitory_mode' | 'grace_days' | 'max_punitory_days' | 'punitory_cap_pct'> & {
+  Pick<
+    Credit,
+    | 'client_id'
+    | 'written_off_at'
+    | 'daily_punitory_rate'
+    | 'punitory_mode'
+    | 'grace_days'
+    | 'max_punitory_days'
+    | 'punitory_cap_pct'
+  > & {
     credit_sequential_id: number;
     credit_status: CreditStatus;
   };
@@ -80,8 +95,19 @@ export async function listInstallments(
     (q) =>
       q
         .selectAll('i')
-        .select(['c.client_id', 'c.sequential_id as credit_sequential_id', 'c.status as credit_status', 'c.written_off_at'])
-        .select(['c.daily_punitory_rate', 'c.punitory_mode', 'c.grace_days', 'c.max_punitory_days', 'c.punitory_cap_pct'])
+        .select([
+          'c.client_id',
+          'c.sequential_id as credit_sequential_id',
+          'c.status as credit_status',
+          'c.written_off_at',
+        ])
+        .select([
+          'c.daily_punitory_rate',
+          'c.punitory_mode',
+          'c.grace_days',
+          'c.max_punitory_days',
+          'c.punitory_cap_pct',
+        ])
         .orderBy('i.due_date')
         .orderBy('c.sequential_id')
         .orderBy('i.number'),
@@ -90,10 +116,17 @@ export async function listInstallments(
   return page as Page<WorklistRow>;
 }
 
-export type AccrualInstallment = Pick<Installment, 'id' | 'credit_id' | 'number' | 'amount' | 'due_date' | 'status' | 'paid_date'>;
+export type AccrualInstallment = Pick<
+  Installment,
+  'id' | 'credit_id' | 'number' | 'amount' | 'due_date' | 'status' | 'paid_date'
+>;
 
 /** The installments of these credits that can still accrue (not paid). */
-export async function accrualInstallments(db: Executor, businessId: string, creditIds: string[]): Promise<AccrualInstallment[]> {
+export async function accrualInstallments(
+  db: Executor,
+  businessId: string,
+  creditIds: string[],
+): Promise<AccrualInstallment[]> {
   if (creditIds.length === 0) return [];
   return db
     .selectFrom('installments')

@@ -4,7 +4,9 @@ import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Executor } from '../connection.ts';
 import type { LedgerEntry, LedgerTable } from '../schema.ts';
 
-export type NewLedgerEntry = Omit<Insertable<LedgerTable>, 'business_id' | 'id' | 'created_at'> & { punitory_part?: string | number };
+export type NewLedgerEntry = Omit<Insertable<LedgerTable>, 'business_id' | 'id' | 'created_at'> & {
+  punitory_part?: string | number;
+};
 
 /** One multi-row INSERT; entries come back in the order given (created_at is clock_timestamp()). */
 export async function insertLedger(db: Executor, businessId: string, rows: NewLedgerEntry[]): Promise<LedgerEntry[]> {
@@ -32,7 +34,9 @@ export function ledgerOfCredits(db: Executor, businessId: string, creditIds: str
   if (creditIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('ledger as l')
-    .innerJoin('installments as i', (j) => j.onRef('i.business_id', '=', 'l.business_id').onRef('i.id', '=', 'l.installment_id'))
+    .innerJoin('installments as i', (j) =>
+      j.onRef('i.business_id', '=', 'l.business_id').onRef('i.id', '=', 'l.installment_id'),
+    )
     .selectAll('l')
     .where('l.business_id', '=', businessId)
     .where('l.credit_id', 'in', creditIds)
@@ -68,13 +72,21 @@ export interface InstallmentHistory {
 }
 
 /** Posted punitory and payment history of every installment of these credits, aggregated in one query. */
-export function installmentHistories(db: Executor, businessId: string, creditIds: string[]): Promise<InstallmentHistory[]> {
+export function installmentHistories(
+  db: Executor,
+  businessId: string,
+  creditIds: string[],
+): Promise<InstallmentHistory[]> {
   if (creditIds.length === 0) return Promise.resolve([]);
   return histories(db, businessId, sql`l.credit_id = ANY(${sql.val(creditIds)}::uuid[])`);
 }
 
 /** The same, for these installments (a page of the worklist). */
-export function historiesOfInstallments(db: Executor, businessId: string, installmentIds: string[]): Promise<InstallmentHistory[]> {
+export function historiesOfInstallments(
+  db: Executor,
+  businessId: string,
+  installmentIds: string[],
+): Promise<InstallmentHistory[]> {
   if (installmentIds.length === 0) return Promise.resolve([]);
   return histories(db, businessId, sql`l.installment_id = ANY(${sql.val(installmentIds)}::uuid[])`);
 }

@@ -35,7 +35,14 @@ export interface SummaryRow {
   collected_day: string;
   collected_month: string;
   situations: { s: number; clients: number; outstanding: string }[];
-  branches: { branch_id: string | null; name: string | null; outstanding: string; overdue: string; par30: string; par30_ratio: string }[];
+  branches: {
+    branch_id: string | null;
+    name: string | null;
+    outstanding: string;
+    overdue: string;
+    par30: string;
+    par30_ratio: string;
+  }[];
 }
 
 /**
@@ -213,7 +220,9 @@ export interface ExportFilter {
 }
 
 function lowerBound(col: RawBuilder<unknown>, b: Bound, tz: string) {
-  return 'date' in b ? sql<boolean>`${col} >= (${b.date}::date::timestamp AT TIME ZONE ${tz})` : sql<boolean>`${col} >= ${b.instant}::timestamptz`;
+  return 'date' in b
+    ? sql<boolean>`${col} >= (${b.date}::date::timestamp AT TIME ZONE ${tz})`
+    : sql<boolean>`${col} >= ${b.instant}::timestamptz`;
 }
 
 // a date includes its whole day: up to the next local midnight, exclusive
@@ -247,7 +256,12 @@ export type ExportRow = Record<string, unknown>;
  * the (business_id, created_at, id) indexes). The stored JSON is read as text: no parse and
  * re-serialise per row.
  */
-export function exportQuery(db: Kysely<DB>, dataset: Dataset, columns: readonly string[], f: ExportFilter): Compilable<ExportRow> {
+export function exportQuery(
+  db: Kysely<DB>,
+  dataset: Dataset,
+  columns: readonly string[],
+  f: ExportFilter,
+): Compilable<ExportRow> {
   const { table, time, json } = EXPORT_TABLES[dataset];
   const isJson = (c: string) => (json as readonly string[]).includes(c);
   let q = db
@@ -261,7 +275,9 @@ export function exportQuery(db: Kysely<DB>, dataset: Dataset, columns: readonly 
 /** How many rows a query gives. */
 export async function countRows(db: Kysely<DB>, query: Compilable<unknown>): Promise<number> {
   const c = query.compile();
-  const r = (await db.executeQuery<{ n: number }>(CompiledQuery.raw(`SELECT count(*) AS n FROM (${c.sql}) x`, [...c.parameters]))).rows[0]!;
+  const r = (
+    await db.executeQuery<{ n: number }>(CompiledQuery.raw(`SELECT count(*) AS n FROM (${c.sql}) x`, [...c.parameters]))
+  ).rows[0]!;
   return Number(r.n);
 }
 
@@ -277,7 +293,9 @@ export async function* cursorBatches<R>(db: Kysely<DB>, query: Compilable<R>, ba
   const trx = await db.startTransaction().setAccessMode('read only').execute();
   let finished = false;
   try {
-    await trx.executeQuery(CompiledQuery.raw(`DECLARE export_rows NO SCROLL CURSOR FOR ${compiled.sql}`, [...compiled.parameters]));
+    await trx.executeQuery(
+      CompiledQuery.raw(`DECLARE export_rows NO SCROLL CURSOR FOR ${compiled.sql}`, [...compiled.parameters]),
+    );
     const fetch = CompiledQuery.raw(`FETCH ${Math.trunc(batchSize)} FROM export_rows`);
     for (;;) {
       const { rows } = await trx.executeQuery<R>(fetch);
@@ -287,7 +305,10 @@ export async function* cursorBatches<R>(db: Kysely<DB>, query: Compilable<R>, ba
     await trx.commit().execute();
     finished = true;
   } finally {
-    if (!finished) await trx.rollback().execute().catch(() => {});
+    if (!finished)
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {});
   }
 }
-

@@ -33,7 +33,12 @@ export function listUploadSessions(db: Executor, businessId: string, clientId: s
     .execute();
 }
 
-export function getUploadSession(db: Executor, businessId: string, clientId: string, id: string): Promise<UploadSession | undefined> {
+export function getUploadSession(
+  db: Executor,
+  businessId: string,
+  clientId: string,
+  id: string,
+): Promise<UploadSession | undefined> {
   return db
     .selectFrom('upload_sessions')
     .selectAll()
@@ -44,7 +49,12 @@ export function getUploadSession(db: Executor, businessId: string, clientId: str
 }
 
 /** Sets revoked_at unless already set (the first revocation's time stays); returns the session. */
-export async function revokeUploadSession(db: Executor, businessId: string, clientId: string, id: string): Promise<UploadSession | undefined> {
+export async function revokeUploadSession(
+  db: Executor,
+  businessId: string,
+  clientId: string,
+  id: string,
+): Promise<UploadSession | undefined> {
   await db
     .updateTable('upload_sessions')
     .set({ revoked_at: sql`now()` })
@@ -72,7 +82,13 @@ export async function findUploadSessionByTokenHash(
   if (!row) return undefined;
   const { expired, ...session } = row;
   const state: UploadSessionState =
-    session.revoked_at !== null ? 'revoked' : expired ? 'expired' : session.upload_count >= session.max_uploads ? 'used_up' : 'usable';
+    session.revoked_at !== null
+      ? 'revoked'
+      : expired
+        ? 'expired'
+        : session.upload_count >= session.max_uploads
+          ? 'used_up'
+          : 'usable';
   return { session, state };
 }
 

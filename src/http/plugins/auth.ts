@@ -24,7 +24,11 @@ export function requireApiKey(app: App) {
   app.decorateRequest('auth', null as never);
   app.addHook('onRequest', async (req) => {
     const key = presentedKey(req);
-    if (!key) throw new AppError('unauthorized', 'an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>');
+    if (!key)
+      throw new AppError(
+        'unauthorized',
+        'an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>',
+      );
     const found = await authenticate(app.db, key);
     if (found.scope !== 'full' && !SAFE.has(req.method)) {
       throw new AppError('forbidden', `this key has scope ${found.scope}: ${req.method} needs a key with scope full`);

@@ -22,7 +22,10 @@ export default fp(
     app.server.on('connection', (socket: Socket) => {
       const ip = socket.remoteAddress ?? '';
       const fromIp = perIp.get(ip) ?? 0;
-      if ((maxConnections > 0 && total >= maxConnections) || (maxConnectionsPerIp > 0 && fromIp >= maxConnectionsPerIp)) {
+      if (
+        (maxConnections > 0 && total >= maxConnections) ||
+        (maxConnectionsPerIp > 0 && fromIp >= maxConnectionsPerIp)
+      ) {
         refused.add(socket);
         socket.setTimeout(REFUSED_GRACE_MS);
         return;
@@ -40,7 +43,12 @@ export default fp(
     app.addHook('onRequest', async (req, reply) => {
       if (!refused.has(req.raw.socket)) return;
       reply.header('connection', 'close');
-      throw new AppError('unavailable', 'the server has too many connections open (from your address, or in all); retry shortly', undefined, { 'retry-after': '1' });
+      throw new AppError(
+        'unavailable',
+        'the server has too many connections open (from your address, or in all); retry shortly',
+        undefined,
+        { 'retry-after': '1' },
+      );
     });
   },
   { name: 'connection-limit' },

@@ -11,7 +11,9 @@ import type { App } from '../types.ts';
 import { wasAnswered } from './bodyDrain.ts';
 
 export function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
-  return reply.status(404).send(errorBody(new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
+  return reply
+    .status(404)
+    .send(errorBody(new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
 }
 
 /** Fastify's frameworkErrors option: errors the router raises before any route or error handler runs. */
@@ -22,7 +24,8 @@ export function frameworkErrors(err: unknown, _req: FastifyRequest, reply: Fasti
 
 function clientError(err: NodeJS.ErrnoException): AppError {
   if (err.code === 'HPE_HEADER_OVERFLOW') return new AppError('headers_too_large', 'the request headers are too large');
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('request_timeout', 'the request did not arrive in time: the request is closed');
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new AppError('request_timeout', 'the request did not arrive in time: the request is closed');
   return new AppError('validation_failed', 'the request is not valid HTTP');
 }
 

@@ -14,7 +14,10 @@ export default fp(
       try {
         done(null, JSON.parse(text));
       } catch {
-        const err = Object.assign(new Error('the body is not valid JSON'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 });
+        const err = Object.assign(new Error('the body is not valid JSON'), {
+          code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+          statusCode: 400,
+        });
         done(err, undefined);
       }
     });
@@ -23,7 +26,8 @@ export default fp(
     // promises, and a POST without one is told which fields it lacks, not "must be object".
     app.addHook('preValidation', async (req) => {
       const ct = req.headers['content-type'];
-      if (req.body === undefined && req.routeOptions.schema?.body && (!ct || /^application\/json\b/i.test(ct))) req.body = {};
+      if (req.body === undefined && req.routeOptions.schema?.body && (!ct || /^application\/json\b/i.test(ct)))
+        req.body = {};
     });
 
     // A route that takes no body refuses one rather than ignoring it (POST /cancel {"x": 1} is a

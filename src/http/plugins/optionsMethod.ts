@@ -19,7 +19,10 @@ export default fp(
       const methods = new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method));
       if (methods.size === 0) throw new AppError('not_found', `no route ${path}`);
       methods.add('OPTIONS');
-      return reply.status(204).header('allow', [...methods].sort().join(', ')).send();
+      return reply
+        .status(204)
+        .header('allow', [...methods].sort().join(', '))
+        .send();
     });
   },
   { name: 'options-method' },

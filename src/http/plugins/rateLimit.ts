@@ -16,9 +16,14 @@ export default fp(
       keyGenerator: (req) => req.auth?.keyId ?? req.ip,
       errorResponseBuilder: (_req, ctx) => {
         const seconds = Math.ceil(ctx.ttl / 1000);
-        return new AppError('rate_limited', `too many requests: at most ${ctx.max} a minute per key; retry in ${seconds} s`, undefined, {
-          'retry-after': String(seconds),
-        });
+        return new AppError(
+          'rate_limited',
+          `too many requests: at most ${ctx.max} a minute per key; retry in ${seconds} s`,
+          undefined,
+          {
+            'retry-after': String(seconds),
+          },
+        );
       },
     });
   },

@@ -13,7 +13,9 @@ import type { App } from '../types.ts';
 const CHECK_EVERY_MS = 1000;
 
 /** Fastify's server options for the configured timeouts (seconds in the config, ms here). */
-export function serverTimeouts(config: Config): Pick<FastifyServerOptions, 'connectionTimeout' | 'requestTimeout' | 'keepAliveTimeout'> & { http: ServerOptions } {
+export function serverTimeouts(
+  config: Config,
+): Pick<FastifyServerOptions, 'connectionTimeout' | 'requestTimeout' | 'keepAliveTimeout'> & { http: ServerOptions } {
   return {
     connectionTimeout: config.connectionTimeout * 1000,
     requestTimeout: config.requestTimeout * 1000,
@@ -31,7 +33,10 @@ export default fp(
       req.raw.on('timeout', () => {
         // answered already (the rest of the body was being discarded): nothing left to say
         if (reply.sent) return socket.destroy();
-        const err = new AppError('request_timeout', `no byte of the request body came for ${seconds} s: the request is closed`);
+        const err = new AppError(
+          'request_timeout',
+          `no byte of the request body came for ${seconds} s: the request is closed`,
+        );
         reply.header('connection', 'close');
         // the body's reader (the JSON parser, the multipart stream) fails with it and the error
         // handler answers; nothing reads yet: answer now

@@ -11,7 +11,9 @@ import { DATE_FORMAT, MONEY_FORMAT, RATE_FORMAT, UUID_FORMAT } from '../../domai
 import type { App } from '../types.ts';
 
 // ajv-formats is CommonJS: its function is the default export at run time, .default in its types
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  a: Ajv,
+) => Ajv;
 
 function makeAjv(opts: Options) {
   const ajv = new Ajv({ allErrors: false, useDefaults: true, removeAdditional: false, strict: false, ...opts });

@@ -4,15 +4,25 @@ import type { App } from '../types.ts';
 import { AppError } from '../../domain/errors.ts';
 import { errors as errorResponses } from '../schemas.ts';
 
-
 export default async function opsRoutes(app: App) {
   const Status = Type.Object({ status: Type.String() });
-  app.get('/healthz', { schema: { tags: ['operations'], summary: 'The process is up', security: [], response: { 200: Status } } }, async () => ({
-    status: 'ok',
-  }));
+  app.get(
+    '/healthz',
+    { schema: { tags: ['operations'], summary: 'The process is up', security: [], response: { 200: Status } } },
+    async () => ({
+      status: 'ok',
+    }),
+  );
   app.get(
     '/readyz',
-    { schema: { tags: ['operations'], summary: 'The database answers', security: [], response: { 200: Status, 503: errorResponses(503)[503]! } } },
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'The database answers',
+        security: [],
+        response: { 200: Status, 503: errorResponses(503)[503]! },
+      },
+    },
     async () => {
       try {
         await sql`select 1`.execute(app.db.kysely);

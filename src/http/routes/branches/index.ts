@@ -7,9 +7,16 @@ import { createBranch, deleteBranch, editBranch, listBranches } from '../../../s
 // The record's writable fields (src/domain/records.ts); address and phone may be sent as null
 // (unknown, answered as ""). Read-only fields sent back, deleted_at too, are accepted and ignored.
 const { name: Name, address, phone } = Branch.properties;
-const Fields = { address: Type.Optional(Nullable(address)), phone: Type.Optional(Nullable(phone)), deleted_at: Type.Optional(Type.Unknown()) };
+const Fields = {
+  address: Type.Optional(Nullable(address)),
+  phone: Type.Optional(Nullable(phone)),
+  deleted_at: Type.Optional(Type.Unknown()),
+};
 const CreateBody = Type.Object({ name: Name, ...Fields, ...ReadOnlyFields }, { additionalProperties: false });
-const UpdateBody = Type.Object({ name: Type.Optional(Name), ...Fields, ...ReadOnlyFields }, { additionalProperties: false });
+const UpdateBody = Type.Object(
+  { name: Type.Optional(Name), ...Fields, ...ReadOnlyFields },
+  { additionalProperties: false },
+);
 
 /** The service's input: the body without what is ignored. */
 const input = <T extends { deleted_at?: unknown }>(body: T) => {
@@ -32,7 +39,14 @@ export default async function branchRoutes(app: App) {
 
   app.post(
     '/branches',
-    { schema: { tags: ['branches'], summary: 'Create a branch', body: CreateBody, response: { 201: ref(Branch), ...errors(400, 401, 403) } } },
+    {
+      schema: {
+        tags: ['branches'],
+        summary: 'Create a branch',
+        body: CreateBody,
+        response: { 201: ref(Branch), ...errors(400, 401, 403) },
+      },
+    },
     async (req, reply) => reply.status(201).send(await createBranch(app.db, req.auth, input(req.body))),
   );
 

@@ -1,13 +1,28 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { Client, ClientDetail, Credit, IdParams, Page, PageQuery, READ_ONLY_KEYS, ReadOnlyFields, Uuid, errors, ref } from '../../schemas.ts';
+import {
+  Client,
+  ClientDetail,
+  Credit,
+  IdParams,
+  Page,
+  PageQuery,
+  READ_ONLY_KEYS,
+  ReadOnlyFields,
+  Uuid,
+  errors,
+  ref,
+} from '../../schemas.ts';
 import { pageRequest, writable } from '../../helpers.ts';
 import { clientCredits, clientDetail, createClient, editClient, listClients } from '../../../services/clients.ts';
 
 // The bodies are the record's writable fields (src/domain/records.ts), dni required on creation;
 // read-only fields sent back are accepted and ignored.
 const Fields = Type.Partial(Type.Omit(Client, READ_ONLY_KEYS)).properties;
-const CreateBody = Type.Object({ ...Fields, dni: Client.properties.dni, ...ReadOnlyFields }, { additionalProperties: false });
+const CreateBody = Type.Object(
+  { ...Fields, dni: Client.properties.dni, ...ReadOnlyFields },
+  { additionalProperties: false },
+);
 const UpdateBody = Type.Object({ ...Fields, ...ReadOnlyFields }, { additionalProperties: false });
 
 const ClientIdParams = Type.Object({ clientId: Uuid });
@@ -19,7 +34,10 @@ export default async function clientRoutes(app: App) {
       schema: {
         tags: ['clients'],
         summary: 'List clients (newest first); q matches a dni prefix or a name or email fragment',
-        querystring: Type.Object({ q: Type.Optional(Type.String({ maxLength: 100 })), ...PageQuery }, { additionalProperties: false }),
+        querystring: Type.Object(
+          { q: Type.Optional(Type.String({ maxLength: 100 })), ...PageQuery },
+          { additionalProperties: false },
+        ),
         response: { 200: Page(ref(Client)), ...errors(400, 401) },
       },
     },

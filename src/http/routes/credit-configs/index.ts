@@ -1,13 +1,26 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { CalendarDate, CreditConfig, DateInput, IdParams, MoneyInput, READ_ONLY_KEYS, ReadOnlyFields, errors, ref } from '../../schemas.ts';
+import {
+  CalendarDate,
+  CreditConfig,
+  DateInput,
+  IdParams,
+  MoneyInput,
+  READ_ONLY_KEYS,
+  ReadOnlyFields,
+  errors,
+  ref,
+} from '../../schemas.ts';
 import { writable } from '../../helpers.ts';
 import { createPlan, editPlan, getPlan, listPlans, simulate } from '../../../services/creditPlans.ts';
 
 // The record's writable fields with their limits and defaults (src/domain/records.ts), name
 // required on creation; read-only fields sent back are accepted and ignored.
 const Fields = Type.Partial(Type.Omit(CreditConfig, READ_ONLY_KEYS)).properties;
-const CreateBody = Type.Object({ ...Fields, name: CreditConfig.properties.name, ...ReadOnlyFields }, { additionalProperties: false });
+const CreateBody = Type.Object(
+  { ...Fields, name: CreditConfig.properties.name, ...ReadOnlyFields },
+  { additionalProperties: false },
+);
 const UpdateBody = Type.Object({ ...Fields, ...ReadOnlyFields }, { additionalProperties: false });
 
 const SimulateBody = Type.Object(
@@ -25,7 +38,13 @@ const Simulation = Type.Object({
 export default async function creditConfigRoutes(app: App) {
   app.get(
     '/credit-configs',
-    { schema: { tags: ['credit plans'], summary: 'List the credit plans (contract 4)', response: { 200: Type.Array(ref(CreditConfig)), ...errors(401) } } },
+    {
+      schema: {
+        tags: ['credit plans'],
+        summary: 'List the credit plans (contract 4)',
+        response: { 200: Type.Array(ref(CreditConfig)), ...errors(401) },
+      },
+    },
     async (req) => listPlans(app.db, req.auth),
   );
 
@@ -44,7 +63,14 @@ export default async function creditConfigRoutes(app: App) {
 
   app.get(
     '/credit-configs/:id',
-    { schema: { tags: ['credit plans'], summary: 'Read a credit plan', params: IdParams, response: { 200: ref(CreditConfig), ...errors(401, 404) } } },
+    {
+      schema: {
+        tags: ['credit plans'],
+        summary: 'Read a credit plan',
+        params: IdParams,
+        response: { 200: ref(CreditConfig), ...errors(401, 404) },
+      },
+    },
     async (req) => getPlan(app.db, req.auth, req.params.id),
   );
 
@@ -53,7 +79,8 @@ export default async function creditConfigRoutes(app: App) {
     {
       schema: {
         tags: ['credit plans'],
-        summary: 'Edit a credit plan (contract 6): only the fields sent change; credits already created keep their terms',
+        summary:
+          'Edit a credit plan (contract 6): only the fields sent change; credits already created keep their terms',
         params: IdParams,
         body: UpdateBody,
         response: { 200: ref(CreditConfig), ...errors(400, 401, 403, 404) },
@@ -73,6 +100,7 @@ export default async function creditConfigRoutes(app: App) {
         response: { 200: Simulation, ...errors(400, 401, 404, 422) },
       },
     },
-    async (req) => simulate(app.db, req.auth, req.params.id, { amount: req.body.amount, startDate: req.body.start_date }),
+    async (req) =>
+      simulate(app.db, req.auth, req.params.id, { amount: req.body.amount, startDate: req.body.start_date }),
   );
 }

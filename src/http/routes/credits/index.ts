@@ -1,9 +1,30 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { Balance, Credit, CreditStatus, DateInput, IdParams, MoneyInput, Installment, LedgerEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
+import {
+  Balance,
+  Credit,
+  CreditStatus,
+  DateInput,
+  IdParams,
+  MoneyInput,
+  Installment,
+  LedgerEntry,
+  Nullable,
+  Page,
+  PageQuery,
+  Uuid,
+  errors,
+  ref,
+} from '../../schemas.ts';
 import { presentCredit, presentDetail, presentLedgerEntry } from '../../../services/present.ts';
 import { creditLedger, listCredits, readCredit } from '../../../services/credits.ts';
-import { cancelCredit, createCredit, refinanceCredit, registerPayment, writeOffCredit } from '../../../services/lending.ts';
+import {
+  cancelCredit,
+  createCredit,
+  refinanceCredit,
+  registerPayment,
+  writeOffCredit,
+} from '../../../services/lending.ts';
 import { idempotent, type Answer } from './idempotency.ts';
 
 // Amounts: a JSON number with at most 2 decimals (more is a 400); ≤ 0 or more than owed is a
@@ -27,20 +48,26 @@ const PaymentBody = Type.Object(
     paid_on: Type.Optional(DateField),
     branch_id: Type.Optional(
       Type.Union([Uuid, Type.Null()], {
-        description: "where the payment was taken; omitted: the credit's branch (none if it was deleted); null: no branch (e.g. a bank transfer)",
+        description:
+          "where the payment was taken; omitted: the credit's branch (none if it was deleted); null: no branch (e.g. a bank transfer)",
       }),
     ),
   },
   { additionalProperties: false },
 );
-const WriteOffBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' }) }, { additionalProperties: false });
+const WriteOffBody = Type.Object(
+  { reason: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' }) },
+  { additionalProperties: false },
+);
 const RefinanceBody = Type.Object(
   {
     credit_config_id: Uuid,
     amount: Type.Optional(Amount),
     start_date: Type.Optional(DateField),
     branch_id: Type.Optional(
-      Type.Union([Uuid, Type.Null()], { description: "the new credit's branch; omitted: the old credit's (none if it was deleted); null: no branch" }),
+      Type.Union([Uuid, Type.Null()], {
+        description: "the new credit's branch; omitted: the old credit's (none if it was deleted); null: no branch",
+      }),
     ),
     origin_transaction_reference: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
   },
@@ -56,12 +83,19 @@ const CreditDetail = Type.Object({
 const PaymentResult = Type.Object({
   credit: ref(Credit),
   installments: Type.Array(ref(Installment)),
-  ledgerEntries: Type.Array(ref(LedgerEntry), { description: 'only the entries this payment created: punitory posted up to paid_on, then the payment slices' }),
+  ledgerEntries: Type.Array(ref(LedgerEntry), {
+    description: 'only the entries this payment created: punitory posted up to paid_on, then the payment slices',
+  }),
   balance: Balance,
 });
 
 const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ description: 'optional; a retry with the same key and body replays the first answer (1 to 255 visible ASCII characters)' })),
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'optional; a retry with the same key and body replays the first answer (1 to 255 visible ASCII characters)',
+    }),
+  ),
 });
 
 const ListQuery = Type.Object(
@@ -88,7 +122,8 @@ export default async function creditRoutes(app: App) {
     {
       schema: {
         tags: ['credits'],
-        summary: "Grant a credit to the client on a plan: the schedule is built, the plan's terms are kept on the credit",
+        summary:
+          "Grant a credit to the client on a plan: the schedule is built, the plan's terms are kept on the credit",
         description:
           'Flat interest: total = amount × (1 + interest_rate); every installment round(total / n) and the last one the remainder. ' +
           'Optional Idempotency-Key header: the same key and body replay the first answer; the same key with another body is 409.',
@@ -166,7 +201,8 @@ export default async function creditRoutes(app: App) {
     {
       schema: {
         tags: ['credits'],
-        summary: 'Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount',
+        summary:
+          'Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount',
         description:
           'paid_on defaults to today; it may not be in the future, before the start date or before the last payment (422). ' +
           'amount must be > 0 and at most the outstanding balance as of paid_on (422). Refinanced, closed or cancelled credits: 409. ' +
@@ -182,11 +218,17 @@ export default async function creditRoutes(app: App) {
       return idempotent(app, req, reply, async (store) => {
         let answer: Answer | undefined;
         // branch_id omitted (undefined) and null differ: the credit's branch, or none
-        await registerPayment(app.db.kysely, req.auth, req.params.id, { amount: b.amount, paidOn: b.paid_on, branchId: b.branch_id }, async (trx, r) => {
-          // only the entries this payment created
-          answer = { status: 201, body: presentDetail(r, req.auth, r.created) };
-          await store?.(trx, answer);
-        });
+        await registerPayment(
+          app.db.kysely,
+          req.auth,
+          req.params.id,
+          { amount: b.amount, paidOn: b.paid_on, branchId: b.branch_id },
+          async (trx, r) => {
+            // only the entries this payment created
+            answer = { status: 201, body: presentDetail(r, req.auth, r.created) };
+            await store?.(trx, answer);
+          },
+        );
         return answer!;
       });
     },
@@ -197,7 +239,8 @@ export default async function creditRoutes(app: App) {
     {
       schema: {
         tags: ['credits'],
-        summary: 'Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries)',
+        summary:
+          'Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries)',
         params: IdParams,
         body: WriteOffBody,
         response: { 200: ref(Credit), ...errors(400, 401, 403, 404, 409) },
@@ -211,10 +254,11 @@ export default async function creditRoutes(app: App) {
     {
       schema: {
         tags: ['credits'],
-        summary: "Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created",
+        summary:
+          'Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created',
         description:
           'amount defaults to the balance and may not be less (422). The new credit keeps the client; its branch is branch_id when given ' +
-          '(an unknown or deleted branch is 422), none when branch_id is null, otherwise the old credit\'s branch (unless deleted since).',
+          "(an unknown or deleted branch is 422), none when branch_id is null, otherwise the old credit's branch (unless deleted since).",
         params: IdParams,
         body: RefinanceBody,
         response: { 201: CreditDetail, ...errors(400, 401, 403, 404, 409, 422) },
@@ -239,7 +283,8 @@ export default async function creditRoutes(app: App) {
     {
       schema: {
         tags: ['credits'],
-        summary: 'Cancel an active credit with no payment: status inactive; its installments stay as history and leave every outstanding figure',
+        summary:
+          'Cancel an active credit with no payment: status inactive; its installments stay as history and leave every outstanding figure',
         params: IdParams,
         response: { 200: ref(Credit), ...errors(401, 403, 404, 409) },
       },

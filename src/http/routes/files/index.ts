@@ -6,8 +6,20 @@ import type { App } from '../../types.ts';
 import { ClientFile, IdParams, UploadSession, Uuid, errors, ref } from '../../schemas.ts';
 import { presentFile, presentUploadSession } from '../../../services/present.ts';
 import { attachmentDisposition } from '../../../domain/fileNames.ts';
-import { addClientFile, listClientFiles, openClientFile, removeClientFile, type FileDeps } from '../../../services/files.ts';
-import { DEFAULT_LINK_HOURS, MAX_LINK_HOURS, createUploadLink, listUploadLinks, revokeUploadLink } from '../../../services/uploadLinks.ts';
+import {
+  addClientFile,
+  listClientFiles,
+  openClientFile,
+  removeClientFile,
+  type FileDeps,
+} from '../../../services/files.ts';
+import {
+  DEFAULT_LINK_HOURS,
+  MAX_LINK_HOURS,
+  createUploadLink,
+  listUploadLinks,
+  revokeUploadLink,
+} from '../../../services/uploadLinks.ts';
 import { UploadBody, receiveFile, registerMultipart } from './multipart.ts';
 import { proxyTrust, publicBase } from '../../origin.ts';
 
@@ -21,7 +33,11 @@ const CreateSessionBody = Type.Union([
   Type.Object(
     {
       expires_in_hours: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: MAX_LINK_HOURS, description: `hours until the link expires; default ${DEFAULT_LINK_HOURS}, at most ${MAX_LINK_HOURS} (30 days)` }),
+        Type.Integer({
+          minimum: 1,
+          maximum: MAX_LINK_HOURS,
+          description: `hours until the link expires; default ${DEFAULT_LINK_HOURS}, at most ${MAX_LINK_HOURS} (30 days)`,
+        }),
       ),
     },
     { additionalProperties: false },
@@ -74,7 +90,9 @@ export default async function fileRoutes(app: App) {
         },
       },
       async (req, reply) => {
-        const row = await addClientFile(deps(req), req.auth, req.params.id, () => receiveFile(req, app.config.maxFileBytes));
+        const row = await addClientFile(deps(req), req.auth, req.params.id, () =>
+          receiveFile(req, app.config.maxFileBytes),
+        );
         return reply.status(201).send(presentFile(row));
       },
     );
@@ -105,7 +123,12 @@ export default async function fileRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const { file, stream, size } = await openClientFile(deps(req), req.auth.businessId, req.params.clientId, req.params.filename);
+      const { file, stream, size } = await openClientFile(
+        deps(req),
+        req.auth.businessId,
+        req.params.clientId,
+        req.params.filename,
+      );
       reply
         .header('content-type', file.file_type)
         .header('content-length', String(size))
@@ -131,8 +154,17 @@ export default async function fileRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const { session, token } = await createUploadLink(app.db.kysely, req.auth, req.params.id, req.body?.expires_in_hours);
-      return reply.status(201).send({ session: presentUploadSession(session), upload_url: `${publicBase(req, app.config, trust)}/upload/${token}`, token });
+      const { session, token } = await createUploadLink(
+        app.db.kysely,
+        req.auth,
+        req.params.id,
+        req.body?.expires_in_hours,
+      );
+      return reply.status(201).send({
+        session: presentUploadSession(session),
+        upload_url: `${publicBase(req, app.config, trust)}/upload/${token}`,
+        token,
+      });
     },
   );
 
@@ -154,11 +186,13 @@ export default async function fileRoutes(app: App) {
     {
       schema: {
         tags: ['files'],
-        summary: 'Revoke an upload link (contract 10); revoking again answers the same record, with the first revoked_at',
+        summary:
+          'Revoke an upload link (contract 10); revoking again answers the same record, with the first revoked_at',
         params: SessionParams,
         response: { 200: ref(UploadSession), ...errors(401, 403, 404) },
       },
     },
-    async (req) => presentUploadSession(await revokeUploadLink(app.db.kysely, req.auth, req.params.id, req.params.sessionId)),
+    async (req) =>
+      presentUploadSession(await revokeUploadLink(app.db.kysely, req.auth, req.params.id, req.params.sessionId)),
   );
 }

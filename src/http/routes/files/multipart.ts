@@ -34,7 +34,13 @@ export const UploadBody = {
     'multipart/form-data': {
       schema: Type.Unsafe({
         type: ['object', 'null'],
-        properties: { file: { type: 'string', format: 'binary', description: 'the file: JPEG, PNG, WebP or PDF, detected from its content' } },
+        properties: {
+          file: {
+            type: 'string',
+            format: 'binary',
+            description: 'the file: JPEG, PNG, WebP or PDF, detected from its content',
+          },
+        },
       }),
     },
   },
@@ -49,7 +55,7 @@ const isKnown = (e: unknown) => e instanceof AppError || String((e as { code?: u
  * maxBytes and with 400 when the upload is cut off or malformed.
  */
 export async function receiveFile(req: FastifyRequest, maxBytes: number): Promise<IncomingFile> {
-  let part;
+  let part: Awaited<ReturnType<FastifyRequest['file']>>;
   try {
     part = await req.file();
   } catch (err) {
@@ -80,14 +86,20 @@ export async function receiveFile(req: FastifyRequest, maxBytes: number): Promis
     } else out.end();
   });
   src.on('error', (err) => {
-    out.destroy(err instanceof AppError ? err : new AppError('validation_failed', 'the upload was cut off or is not well-formed multipart'));
+    out.destroy(
+      err instanceof AppError
+        ? err
+        : new AppError('validation_failed', 'the upload was cut off or is not well-formed multipart'),
+    );
   });
   src.on('close', () => {
-    if (!src.readableEnded && !out.destroyed) out.destroy(new AppError('validation_failed', 'the upload was cut off before the file ended'));
+    if (!src.readableEnded && !out.destroyed)
+      out.destroy(new AppError('validation_failed', 'the upload was cut off before the file ended'));
   });
   // a client that hangs up mid-upload: busboy may just stop, so the request itself decides
   req.raw.once('close', () => {
-    if (!req.raw.complete && !req.raw.readableEnded && !out.destroyed) out.destroy(new AppError('validation_failed', 'the upload was cut off before the file ended'));
+    if (!req.raw.complete && !req.raw.readableEnded && !out.destroyed)
+      out.destroy(new AppError('validation_failed', 'the upload was cut off before the file ended'));
   });
   src.pipe(out, { end: false });
   return { filename: part.filename, stream: out };

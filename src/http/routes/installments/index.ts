@@ -5,7 +5,11 @@ import { collectionsWorklist } from '../../../services/credits.ts';
 
 const Query = Type.Object(
   {
-    overdue: Type.Optional(Type.Boolean({ description: 'true: only overdue installments (unpaid, due before today); false: only the others' })),
+    overdue: Type.Optional(
+      Type.Boolean({
+        description: 'true: only overdue installments (unpaid, due before today); false: only the others',
+      }),
+    ),
     branch_id: Type.Optional(Uuid),
     credit_id: Type.Optional(Uuid),
     min_days_late: Type.Optional(Type.Integer({ minimum: 0, maximum: 36_500 })),
@@ -21,7 +25,8 @@ export default async function installmentRoutes(app: App) {
       schema: {
         tags: ['credits'],
         summary: 'The collections worklist: installments, most days late first, each with its client and credit number',
-        description: 'Delinquency is computed for the business’s today. Installments of cancelled (inactive) credits are left out; written-off credits stay (recoveries).',
+        description:
+          'Delinquency is computed for the business’s today. Installments of cancelled (inactive) credits are left out; written-off credits stay (recoveries).',
         querystring: Query,
         response: { 200: Page(WorklistItem), ...errors(400, 401) },
       },

@@ -4,7 +4,11 @@ import { AuditLogEntry, Page, PageQuery, Uuid, errors, ref } from '../../schemas
 import { pageRequest } from '../../helpers.ts';
 import { listAudit } from '../../../services/audit.ts';
 
-const TableName = Type.String({ minLength: 1, maxLength: 63, description: 'clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions' });
+const TableName = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  description: 'clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions',
+});
 
 export default async function logRoutes(app: App) {
   app.get(
@@ -29,7 +33,12 @@ export default async function logRoutes(app: App) {
     async (req) => {
       const q = req.query;
       // table is the short alias of table_name
-      return listAudit(app.db, req.auth, { tableName: q.table_name ?? q.table, action: q.action, recordId: q.record_id, ...pageRequest(q) });
+      return listAudit(app.db, req.auth, {
+        tableName: q.table_name ?? q.table,
+        action: q.action,
+        recordId: q.record_id,
+        ...pageRequest(q),
+      });
     },
   );
 }

@@ -4,7 +4,14 @@ import type { App } from '../../types.ts';
 import { AppError, invalid } from '../../../domain/errors.ts';
 import { CalendarDate, DateInput, Money, Nullable, Uuid, errors } from '../../schemas.ts';
 import { compareDates } from '../../../domain/index.ts';
-import { BOUND_PATTERN, DATASETS, exportCsv, parseBound, portfolioSummary, type Bound } from '../../../services/reports.ts';
+import {
+  BOUND_PATTERN,
+  DATASETS,
+  exportCsv,
+  parseBound,
+  portfolioSummary,
+  type Bound,
+} from '../../../services/reports.ts';
 
 const Ratio = Type.Number({ description: 'amount / outstanding, rounded to 4 decimals; 0 when outstanding is 0' });
 const AmountRatio = Type.Object({ amount: Money, ratio: Ratio });
@@ -28,7 +35,10 @@ const Summary = Type.Object(
     par: Type.Object({ par1: AmountRatio, par30: AmountRatio, par60: AmountRatio, par90: AmountRatio }),
     situations: Type.Object(
       { '1': Situation, '2': Situation, '3': Situation, '4': Situation, '5': Situation },
-      { description: "central bank debtor situations by each client's worst days late: 1 up to 31, 2 up to 90, 3 up to 180, 4 up to 365, 5 beyond" },
+      {
+        description:
+          "central bank debtor situations by each client's worst days late: 1 up to 31, 2 up to 90, 3 up to 180, 4 up to 365, 5 beyond",
+      },
     ),
     collected: Type.Object({ day: Money, month: Money }),
     branches: Type.Array(
@@ -78,8 +88,14 @@ export default async function reportRoutes(app: App) {
       const bid = req.auth.businessId;
       const today = req.auth.today;
       const asOf = req.query.as_of ?? today;
-      if (compareDates(asOf, today) > 0) throw invalid('/as_of', `is after the business's today (${today}): figures exist up to today`);
-      return portfolioSummary(app.db.kysely, { businessId: bid, asOf, branchId: req.query.branch_id ?? null, timezone: req.auth.timezone });
+      if (compareDates(asOf, today) > 0)
+        throw invalid('/as_of', `is after the business's today (${today}): figures exist up to today`);
+      return portfolioSummary(app.db.kysely, {
+        businessId: bid,
+        asOf,
+        branchId: req.query.branch_id ?? null,
+        timezone: req.auth.timezone,
+      });
     },
   );
 
@@ -88,9 +104,13 @@ export default async function reportRoutes(app: App) {
     {
       schema: {
         tags: ['reports'],
-        summary: 'A dataset as CSV (RFC 4180, header row first), streamed; from/to filter on created_at (changed_at for logs)',
+        summary:
+          'A dataset as CSV (RFC 4180, header row first), streamed; from/to filter on created_at (changed_at for logs)',
         params: Type.Object({ dataset: Type.Union(DATASETS.map((d) => Type.Literal(d))) }),
-        querystring: Type.Object({ from: Type.Optional(BoundParam), to: Type.Optional(BoundParam) }, { additionalProperties: false }),
+        querystring: Type.Object(
+          { from: Type.Optional(BoundParam), to: Type.Optional(BoundParam) },
+          { additionalProperties: false },
+        ),
         response: {
           200: Type.Unsafe<unknown>({
             description: 'CSV (RFC 4180), columns in the order of the record in the contract',
