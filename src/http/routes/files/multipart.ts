@@ -101,6 +101,11 @@ export async function receiveFile(req: FastifyRequest, maxBytes: number): Promis
     if (!req.raw.complete && !req.raw.readableEnded && !out.destroyed)
       out.destroy(new AppError('validation_failed', 'the upload was cut off before the file ended'));
   });
+  // the part may have failed or closed before these listeners were attached (the whole body
+  // arrived while a database lookup ran): its events are gone, its state is not
+  if (src.errored || (src.closed && !src.readableEnded)) {
+    out.destroy(new AppError('validation_failed', 'the upload was cut off or is not well-formed multipart'));
+  } else if (req.raw.complete && src.readableEnded) out.end();
   src.pipe(out, { end: false });
   return { filename: part.filename, stream: out };
 }
