@@ -1,13 +1,16 @@
 // Client read (contract 1): GET /api/clients/:id for random clients of the bench book, through the
 // real server, against the database's ceiling for the same work: the one statement that builds
-// the whole document (the issue 9 target: ≥ 70 % of it, p99 < 20 ms), and the app's statements as
-// it runs them now (key lookup, client, credits, installments, ledger, files), prepared.
+// the whole document, which is what the app runs (the issue 9 target: ≥ 70 % of it, p99 < 20 ms),
+// alone and after the key lookup, and for comparison the 6 statements the app ran before (key
+// lookup, client, credits, installments, ledger, files), all prepared.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/lending_bench npm run bench -- read [--duration 15] [--connections 16] [--json]
 //
 // Needs the bench book (npm run bench -- book) in that database. Before the load, the app's answer
 // for one client is compared with the one statement's document.
 import { isDeepStrictEqual } from 'node:util';
+import { DOCUMENT_STATEMENTS } from '../src/db/repositories/documents.ts';
+import { todayIn } from '../src/domain/index.ts';
 import { runBench } from './lib/harness.ts';
 import {
   AUTH,
@@ -40,14 +43,20 @@ await runBench<Target>({
   request: (t) => ({ method: 'GET', path: `/api/clients/${t.client_id}` }),
   ceilings: (book, targets) => [
     {
-      label: 'one statement building the JSON',
+      label: "the app's statement building the JSON",
       scripts: [{ name: 'document', text: lookup(targets.length) + CLIENT_DOCUMENT(book.timezone) }],
     },
     {
-      label: "the app's 6 statements",
+      label: 'key lookup and that statement',
+      scripts: [
+        { name: 'statements', text: [lookup(targets.length), AUTH, CLIENT_DOCUMENT(book.timezone)].join('\n') },
+      ],
+    },
+    {
+      label: 'the 6 statements of the app before it',
       scripts: [
         {
-          name: 'statements',
+          name: 'before',
           text: [
             lookup(targets.length),
             AUTH,
@@ -62,8 +71,13 @@ await runBench<Target>({
     },
   ],
   sameDocument: async (c, book, t, appBody) => {
-    const sql = CLIENT_DOCUMENT(book.timezone).replace(/:bid/g, '$1').replace(/:cl/g, '$2');
-    const r = await c.query<{ body: string }>(sql, [book.business_id, t.client_id]);
+    const today = todayIn(book.timezone);
+    const r = await c.query<{ body: string }>(DOCUMENT_STATEMENTS.client, [
+      book.business_id,
+      t.client_id,
+      today,
+      book.timezone,
+    ]);
     const same = isDeepStrictEqual(JSON.parse(r.rows[0]!.body), appBody);
     return `the one statement's document ${same ? 'equals' : 'DIFFERS FROM'} the app's answer for client ${t.client_id}`;
   },

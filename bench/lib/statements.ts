@@ -1,3 +1,4 @@
+import { DOCUMENT_STATEMENTS } from '../../src/db/repositories/documents.ts';
 // The statements the app runs for each benched route, as pgbench script lines (variables :name),
 // copied from src/db/repositories (apiKeys.findActiveKey, clients.getClient, book.*, audit.listAudit,
 // credits.* and the payment use case in src/services/lending.ts). Keep them in step with the code:
@@ -9,7 +10,8 @@
 export const AUTH = `SELECT k.id AS "keyId", k.business_id AS "businessId", k.scope, b.timezone, k.last_used_at
   FROM api_keys k JOIN businesses b ON b.id = k.business_id WHERE k.key_hash = :keyhash AND k.revoked_at IS NULL;`;
 
-// ---- GET /api/clients/:id (contract 1): :cl the client, :cids its credits' ids as a uuid[] literal
+// ---- GET /api/clients/:id (contract 1): :cl the client, :cids its credits' ids as a uuid[] literal.
+// The statements the app ran before it built the document in one (kept to show what that gave).
 
 export const CLIENT = `SELECT * FROM clients WHERE business_id = :bid AND id = :cl;`;
 export const CREDITS_OF_CLIENT = `SELECT * FROM credits WHERE business_id = :bid AND client_id = :cl ORDER BY sequential_id;`;
@@ -20,65 +22,26 @@ export const LEDGER_OF_CREDITS = `SELECT l.* FROM ledger l JOIN installments i O
   WHERE l.business_id = :bid AND l.credit_id = ANY(:cids::uuid[]) ORDER BY ${LEDGER_ORDER};`;
 export const FILES_OF_CLIENT = `SELECT * FROM client_files WHERE business_id = :bid AND client_id = :cl ORDER BY created_at, id;`;
 
-// The same document built by the database in one statement: the contract's records (src/domain/records.ts,
-// src/services/present.ts), timestamps as the app writes them, delinquency as of the business's today.
-// (pgbench reads :name as a variable even inside a string, hence the colons put back by translate)
-const ts = (col: string) =>
-  `translate(to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24"~"MI"~"SS.MS"Z"'), '~', chr(58))`;
-const CREDIT_JSON = (
-  k: string,
-) => `json_build_object('id', ${k}.id, 'client_id', ${k}.client_id, 'credit_config_id', ${k}.credit_config_id,
-    'amount', ${k}.amount, 'status', ${k}.status, 'refinanced_from_id', ${k}.refinanced_from_id, 'created_by', ${k}.created_by,
-    'origin_transaction_reference', ${k}.origin_transaction_reference, 'branch_id', ${k}.branch_id, 'sequential_id', ${k}.sequential_id,
-    'created_at', ${ts(`${k}.created_at`)}, 'updated_at', ${ts(`${k}.updated_at`)}, 'written_off_at', ${ts(`${k}.written_off_at`)},
-    'write_off_reason', ${k}.write_off_reason, 'total', ${k}.total, 'start_date', ${k}.start_date)`;
-const INSTALLMENT_JSON = (
-  i: string,
-  today: string,
-) => `json_build_object('id', ${i}.id, 'credit_id', ${i}.credit_id, 'number', ${i}.number,
-    'amount', ${i}.amount, 'due_date', ${i}.due_date, 'status', ${i}.status, 'overdue', ${i}.status <> 'paid' AND ${i}.due_date < ${today},
-    'days_late', CASE WHEN ${i}.status = 'paid' THEN greatest(coalesce(${i}.paid_date - ${i}.due_date, 0), 0) ELSE greatest(${today} - ${i}.due_date, 0) END,
-    'created_at', ${ts(`${i}.created_at`)}, 'updated_at', ${ts(`${i}.updated_at`)})`;
-const LEDGER_JSON = (
-  l: string,
-) => `json_build_object('id', ${l}.id, 'installment_id', ${l}.installment_id, 'type', ${l}.type, 'amount', ${l}.amount,
-    'branch_id', ${l}.branch_id, 'created_by', ${l}.created_by, 'created_at', ${ts(`${l}.created_at`)}, 'credit_id', ${l}.credit_id,
-    'effective_date', ${l}.effective_date)`;
-
 /** The business's today, as the app computes it per request. */
 export const todaySql = (timezone: string) => `(now() AT TIME ZONE '${timezone.replace(/'/g, "''")}')::date`;
 
-export const CLIENT_DOCUMENT = (timezone: string) => {
-  const today = todaySql(timezone);
-  const mine = `(SELECT id FROM credits WHERE business_id = :bid AND client_id = :cl)`;
-  return `SELECT json_build_object(
-  'client', (SELECT json_build_object('id', c.id, 'business_id', c.business_id, 'first_name', c.first_name, 'last_name', c.last_name,
-      'dni', c.dni, 'sex', c.sex, 'street', c.street, 'street_number', c.street_number, 'floor', c.floor, 'apartment', c.apartment,
-      'city', c.city, 'state', c.state, 'country', c.country, 'zip_code', c.zip_code, 'phone', c.phone, 'alt_phone', c.alt_phone,
-      'email', c.email, 'created_at', ${ts('c.created_at')}, 'updated_at', ${ts('c.updated_at')})
-    FROM clients c WHERE c.business_id = :bid AND c.id = :cl),
-  'credits', coalesce((SELECT json_agg(${CREDIT_JSON('k')} ORDER BY k.sequential_id)
-    FROM credits k WHERE k.business_id = :bid AND k.client_id = :cl), '[]'),
-  'installments', coalesce((SELECT json_agg(${INSTALLMENT_JSON('i', today)} ORDER BY i.credit_id, i.number)
-    FROM installments i WHERE i.business_id = :bid AND i.credit_id IN ${mine}), '[]'),
-  'ledgerEntries', coalesce((SELECT json_agg(${LEDGER_JSON('l')} ORDER BY ${LEDGER_ORDER})
-    FROM ledger l JOIN installments i ON i.business_id = l.business_id AND i.id = l.installment_id
-    WHERE l.business_id = :bid AND l.credit_id IN ${mine}), '[]'),
-  'files', coalesce((SELECT json_agg(json_build_object('id', f.id, 'client_id', f.client_id, 'file_name', f.file_name,
-      'file_url', '/api/files/' || f.client_id || '/' || f.file_name, 'file_type', f.file_type, 'file_size', f.file_size,
-      'created_at', ${ts('f.created_at')}) ORDER BY f.created_at, f.id)
-    FROM client_files f WHERE f.business_id = :bid AND f.client_id = :cl), '[]'))::text AS body;`;
-};
+/**
+ * One of the documents the app builds in one statement (src/db/repositories/documents.ts: the very
+ * text it prepares), with pgbench variables or expressions for its parameters $1, $2, …
+ */
+export const documentStatement = (name: keyof typeof DOCUMENT_STATEMENTS, args: string[]) =>
+  `${DOCUMENT_STATEMENTS[name].replace(/\$(\d+)/g, (_, n: string) => args[Number(n) - 1]!)};`;
+
+/** Contract 1 as the app builds it: :cl the client; today and the time zone as the app passes them. */
+export const CLIENT_DOCUMENT = (timezone: string) =>
+  documentStatement('client', [':bid', ':cl', todaySql(timezone), `'${timezone.replace(/'/g, "''")}'::text`]);
 
 // ---- GET /api/credits/:id/ledger (contract 3): :cid the credit
 
 export const CREDIT = `SELECT * FROM credits WHERE business_id = :bid AND id = :cid;`;
 export const LEDGER_OF_CREDIT = `SELECT l.* FROM ledger l JOIN installments i ON i.business_id = l.business_id AND i.id = l.installment_id
   WHERE l.business_id = :bid AND l.credit_id IN (:cid) ORDER BY ${LEDGER_ORDER};`;
-export const CREDIT_LEDGER_DOCUMENT = `SELECT CASE WHEN EXISTS (SELECT 1 FROM credits WHERE business_id = :bid AND id = :cid)
-  THEN coalesce((SELECT json_agg(${LEDGER_JSON('l')} ORDER BY ${LEDGER_ORDER})
-    FROM ledger l JOIN installments i ON i.business_id = l.business_id AND i.id = l.installment_id
-    WHERE l.business_id = :bid AND l.credit_id = :cid), '[]') END::text AS body;`;
+export const CREDIT_LEDGER_DOCUMENT = documentStatement('credit_ledger', [':bid', ':cid']);
 
 // ---- GET /api/logs (contract 7): one page and the count, with the filters given
 

@@ -14,6 +14,11 @@ export interface Database {
   mode: 'embedded' | 'postgres';
   /** Runs fn on one session that can execute multi-statement SQL (migrations). */
   session<T>(fn: (s: RawSession) => Promise<T>): Promise<T>;
+  /**
+   * A read outside any transaction as a named prepared statement: PostgreSQL plans it once per
+   * connection (the hot reads of src/db/repositories/documents.ts). One name, one text.
+   */
+  prepared<R = Record<string, unknown>>(name: string, text: string, params: unknown[]): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -57,6 +62,9 @@ export async function openPostgres(connectionString: string, max = 10): Promise<
         client.release();
       }
     },
+    async prepared(name, text, params) {
+      return (await pool.query({ name, text, values: params })).rows;
+    },
     close: () => kysely.destroy(),
   };
 }
@@ -87,6 +95,10 @@ export async function openEmbedded(dataDir: string | null): Promise<Database> {
           return (await pglite.query(text, params)).rows as never;
         },
       });
+    },
+    // in-process: nothing to save by naming it
+    async prepared(_name, text, params) {
+      return (await pglite.query(text, params)).rows as never;
     },
     async close() {
       await kysely.destroy();

@@ -93,15 +93,25 @@ export function compareDates(a: string, b: string): number {
   return Math.sign(dayNumber(a) - dayNumber(b));
 }
 
+// One formatter per time zone (a handful per process): building an Intl.DateTimeFormat costs far
+// more than using one, and every request asks for its business's today.
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+function dayFormat(timeZone: string): Intl.DateTimeFormat | undefined {
+  let f = dayFormats.get(timeZone);
+  if (f) return f;
+  try {
+    f = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  } catch {
+    return undefined;
+  }
+  if (dayFormats.size < 1000) dayFormats.set(timeZone, f);
+  return f;
+}
+
 export function isValidTimeZone(tz: unknown): tz is string {
   // Intl may also accept offsets ("+05:00"); a business timezone must be an IANA name.
-  if (typeof tz !== 'string' || !/^[A-Za-z]/.test(tz)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
+  return typeof tz === 'string' && /^[A-Za-z]/.test(tz) && dayFormat(tz) !== undefined;
 }
 
 /** Where "now" comes from: the real time, or a clock a test sets. Passed down, never global. */
@@ -111,13 +121,9 @@ export const systemClock: Clock = () => new Date();
 
 /** The calendar date at `now` in the IANA time zone: a business's "today". */
 export function todayIn(timeZone: string, now: Date = new Date()): string {
-  if (!isValidTimeZone(timeZone)) throw new RangeError(`invalid time zone: ${timeZone}`);
-  const ps = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).formatToParts(now);
+  const f = /^[A-Za-z]/.test(timeZone) ? dayFormat(timeZone) : undefined;
+  if (!f) throw new RangeError(`invalid time zone: ${timeZone}`);
+  const ps = f.formatToParts(now);
   const val = (t: string) => Number(ps.find((p) => p.type === t)?.value);
   return fmt(val('year'), val('month'), val('day'));
 }

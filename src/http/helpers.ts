@@ -1,3 +1,5 @@
+import type { FastifyReply } from 'fastify';
+import type { JsonText } from '../services/context.ts';
 import { PageQuery, READ_ONLY_KEYS } from './schemas.ts';
 
 /** Drops read-only fields sent back in a body (id, business_id, created_at, updated_at). */
@@ -12,3 +14,12 @@ export const pageRequest = (q: { limit?: number; offset?: number }) => ({
   limit: q.limit ?? (PageQuery.limit.default as number),
   offset: q.offset ?? (PageQuery.offset.default as number),
 });
+
+/**
+ * Sends a document the database serialized (services/context.ts JsonText): a string with a JSON
+ * content type goes out as it is, skipping the response serializer (the route still declares its
+ * schema, for the OpenAPI document and the clients generated from it).
+ */
+export function sendJsonText(reply: FastifyReply, body: JsonText) {
+  return reply.type('application/json; charset=utf-8').send(body as never);
+}

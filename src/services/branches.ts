@@ -3,17 +3,11 @@
 import type { Transaction } from 'kysely';
 import { withActor } from '../db/connection.ts';
 import type { Credit, DB } from '../db/schema.ts';
-import {
-  getBranch,
-  insertBranch,
-  listBranches as branchRows,
-  shareBranch,
-  softDeleteBranch,
-  updateBranch,
-} from '../db/repositories/branches.ts';
+import { getBranch, insertBranch, shareBranch, softDeleteBranch, updateBranch } from '../db/repositories/branches.ts';
 import { conflict, notFound, unprocessable } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
-import type { ActorContext, Database } from './context.ts';
+import { branchesDocument } from '../db/repositories/documents.ts';
+import type { ActorContext, Database, JsonText } from './context.ts';
 import { presentBranch } from './present.ts';
 
 export interface BranchInput {
@@ -24,8 +18,8 @@ export interface BranchInput {
 export type BranchPatch = Partial<BranchInput>;
 
 /** Deleted ones included, with deleted_at (contract 8). */
-export async function listBranches(db: Database, ctx: ActorContext) {
-  return (await branchRows(db.kysely, ctx.businessId)).map(presentBranch);
+export async function listBranches(db: Database, ctx: ActorContext): Promise<JsonText> {
+  return (await branchesDocument(db, ctx.businessId)) as JsonText;
 }
 
 export async function createBranch(db: Database, ctx: ActorContext, input: BranchInput) {

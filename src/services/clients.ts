@@ -10,17 +10,12 @@ import {
   updateClient,
   type ClientInput,
 } from '../db/repositories/clients.ts';
-import { creditsOfClient } from '../db/repositories/credits.ts';
-import { filesOfClient } from '../db/repositories/files.ts';
-import { installmentsOfCredits } from '../db/repositories/installments.ts';
-import { ledgerOfCredits } from '../db/repositories/ledger.ts';
+import { clientCreditsDocument, clientDocument } from '../db/repositories/documents.ts';
 import type { Page, PageRequest } from '../db/repositories/page.ts';
 import { conflict, notFound } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
-import type { ActorContext, Database } from './context.ts';
+import type { ActorContext, Database, JsonText } from './context.ts';
 import type { Executor } from '../db/connection.ts';
-import { presentCredit, presentFile, presentInstallment, presentLedgerEntry } from './present.ts';
-import { owedOfCredits } from './ledgerState.ts';
 
 export type { ClientInput };
 export type ClientPatch = Partial<ClientInput>;
@@ -65,30 +60,20 @@ export async function requireClient(db: Executor, businessId: string, id: string
   return client;
 }
 
-/** The client with everything it owns (contract 1); delinquency and what each installment owes as of the business's today. */
-export async function clientDetail(db: Database, ctx: ActorContext, id: string) {
-  const k = db.kysely;
-  const bid = ctx.businessId;
-  const client = await requireClient(db.kysely, ctx.businessId, id);
-  const credits = await creditsOfClient(k, bid, client.id);
-  const ids = credits.map((c) => c.id);
-  const [installments, ledger, files] = await Promise.all([
-    installmentsOfCredits(k, bid, ids),
-    ledgerOfCredits(k, bid, ids),
-    filesOfClient(k, bid, client.id),
-  ]);
-  const owed = owedOfCredits(credits, installments, ledger, ctx.today, ctx.timezone);
-  return {
-    client,
-    credits: credits.map(presentCredit),
-    installments: installments.map((i) => presentInstallment(i, ctx.today, owed.get(i.id)!)),
-    ledgerEntries: ledger.map(presentLedgerEntry),
-    files: files.map(presentFile),
-  };
+/**
+ * The client with everything it owns (contract 1), delinquency and balances as of the business's
+ * today: JSON text the database builds in one prepared statement (src/db/repositories/documents.ts),
+ * sent as it is.
+ */
+export async function clientDetail(db: Database, ctx: ActorContext, id: string): Promise<JsonText> {
+  const body = await clientDocument(db, ctx.businessId, id, ctx.today, ctx.timezone);
+  if (body === undefined) throw notFound('client');
+  return body as JsonText;
 }
 
-/** The client's credits (contract 2), oldest first. */
-export async function clientCredits(db: Database, ctx: ActorContext, id: string) {
-  const client = await requireClient(db.kysely, ctx.businessId, id);
-  return (await creditsOfClient(db.kysely, ctx.businessId, client.id)).map(presentCredit);
+/** The client's credits (contract 2), oldest first, as JSON text built by the database. */
+export async function clientCredits(db: Database, ctx: ActorContext, id: string): Promise<JsonText> {
+  const body = await clientCreditsDocument(db, ctx.businessId, id);
+  if (body === undefined) throw notFound('client');
+  return body as JsonText;
 }

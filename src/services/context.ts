@@ -34,3 +34,6 @@ export function actorContext(
     today: todayIn(business.timezone, now),
   };
 }
+
+/** A response document already serialized as JSON (built by the database): sent as it is. */
+export type JsonText = string & { readonly __json: unique symbol };

@@ -6,7 +6,6 @@ import type { CreditConfig } from '../db/schema.ts';
 import {
   getCreditConfig,
   insertCreditConfig,
-  listCreditConfigs,
   updateCreditConfig,
   type CreditConfigInput,
   type CreditConfigPatch,
@@ -14,14 +13,16 @@ import {
 import { scheduleFor, toMoneyNumber } from '../domain/index.ts';
 import { notFound } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
-import type { ActorContext, Database } from './context.ts';
+import { plansDocument } from '../db/repositories/documents.ts';
+import type { ActorContext, Database, JsonText } from './context.ts';
 import { presentCreditConfig } from './present.ts';
 
 export type PlanInput = CreditConfigInput;
 export type PlanPatch = CreditConfigPatch;
 
-export async function listPlans(db: Database, ctx: ActorContext) {
-  return (await listCreditConfigs(db.kysely, ctx.businessId)).map(presentCreditConfig);
+/** The plans, oldest first (contract 4), as JSON text built by the database. */
+export async function listPlans(db: Database, ctx: ActorContext): Promise<JsonText> {
+  return (await plansDocument(db, ctx.businessId)) as JsonText;
 }
 
 async function existingPlan(db: Database, ctx: ActorContext, id: string): Promise<CreditConfig> {

@@ -1,12 +1,13 @@
 // Reads of the credit book: a credit with its schedule and ledger, its ledger alone, the list of
 // credits and the collections worklist. The writes are the use cases in lending.ts.
 import type { Kysely } from 'kysely';
-import type { DB, LedgerEntry } from '../db/schema.ts';
+import type { DB } from '../db/schema.ts';
 import { getCredit, listCredits as creditRows, type CreditFilter } from '../db/repositories/credits.ts';
 import { listInstallments } from '../db/repositories/installments.ts';
-import { historiesOfInstallments, ledgerOfCredit } from '../db/repositories/ledger.ts';
+import { historiesOfInstallments } from '../db/repositories/ledger.ts';
+import { creditLedgerDocument } from '../db/repositories/documents.ts';
 import { notFound } from '../domain/errors.ts';
-import type { ActorContext } from './context.ts';
+import type { ActorContext, Database, JsonText } from './context.ts';
 import { creditDetail, type CreditDetailRows } from './lending.ts';
 import { owedOf, stateFromHistory } from './ledgerState.ts';
 import { presentWorklistItem } from './present.ts';
@@ -22,11 +23,11 @@ export async function readCredit(db: Kysely<DB>, businessId: string, id: string)
   return creditDetail(db, businessId, credit);
 }
 
-/** The ledger entries of all the credit's installments, oldest first. */
-export async function creditLedger(db: Kysely<DB>, businessId: string, id: string): Promise<LedgerEntry[]> {
-  const credit = await getCredit(db, businessId, id);
-  if (!credit) throw notFound('credit');
-  return ledgerOfCredit(db, businessId, credit.id);
+/** The ledger entries of all the credit's installments, oldest first (contract 3), as JSON text built by the database. */
+export async function creditLedger(db: Database, ctx: ActorContext, id: string): Promise<JsonText> {
+  const body = await creditLedgerDocument(db, ctx.businessId, id);
+  if (body === undefined) throw notFound('credit');
+  return body as JsonText;
 }
 
 /** Credits newest first, optionally by status, client or branch. */

@@ -1,16 +1,6 @@
-import { sql, type Kysely } from 'kysely';
-import type { DB, Branch } from '../schema.ts';
+import { sql } from 'kysely';
+import type { Branch } from '../schema.ts';
 import type { Executor } from '../connection.ts';
-
-export function listBranches(db: Kysely<DB>, businessId: string): Promise<Branch[]> {
-  return db
-    .selectFrom('branches')
-    .selectAll()
-    .where('business_id', '=', businessId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
 
 export function getBranch(db: Executor, businessId: string, id: string): Promise<Branch | undefined> {
   return db

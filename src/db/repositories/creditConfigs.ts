@@ -11,16 +11,6 @@ export type CreditConfigPatch = Omit<
   'business_id' | 'id' | 'created_at' | 'updated_at'
 >;
 
-export function listCreditConfigs(db: Executor, businessId: string): Promise<CreditConfig[]> {
-  return db
-    .selectFrom('credit_configs')
-    .selectAll()
-    .where('business_id', '=', businessId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
-
 export function getCreditConfig(db: Executor, businessId: string, id: string): Promise<CreditConfig | undefined> {
   return db
     .selectFrom('credit_configs')

@@ -20,16 +20,6 @@ export function getCredit(db: Executor, businessId: string, id: string): Promise
     .executeTakeFirst();
 }
 
-export function creditsOfClient(db: Executor, businessId: string, clientId: string): Promise<Credit[]> {
-  return db
-    .selectFrom('credits')
-    .selectAll()
-    .where('business_id', '=', businessId)
-    .where('client_id', '=', clientId)
-    .orderBy('sequential_id')
-    .execute();
-}
-
 /** The credit row, locked until the transaction ends: payments, write-off, refinance and the daily run on one credit queue up here. */
 export function lockCredit(db: Executor, businessId: string, id: string): Promise<Credit | undefined> {
   return db

@@ -7,18 +7,13 @@ import type { Credit, CreditStatus, Installment, InstallmentStatus, Installments
 
 export type NewInstallment = Omit<Insertable<InstallmentsTable>, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
 
+/** A credit's schedule, by number. */
 export function installmentsOfCredit(db: Executor, businessId: string, creditId: string): Promise<Installment[]> {
-  return installmentsOfCredits(db, businessId, [creditId]);
-}
-
-export function installmentsOfCredits(db: Executor, businessId: string, creditIds: string[]): Promise<Installment[]> {
-  if (creditIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('installments')
     .selectAll()
     .where('business_id', '=', businessId)
-    .where('credit_id', 'in', creditIds)
-    .orderBy('credit_id')
+    .where('credit_id', '=', creditId)
     .orderBy('number')
     .execute();
 }

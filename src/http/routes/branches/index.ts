@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { Branch, IdParams, Nullable, ReadOnlyFields, errors, ref } from '../../schemas.ts';
-import { writable } from '../../helpers.ts';
+import { sendJsonText, writable } from '../../helpers.ts';
 import { createBranch, deleteBranch, editBranch, listBranches } from '../../../services/branches.ts';
 
 // The record's writable fields (src/domain/records.ts); address and phone may be sent as null
@@ -34,7 +34,7 @@ export default async function branchRoutes(app: App) {
         response: { 200: Type.Array(ref(Branch)), ...errors(401) },
       },
     },
-    async (req) => listBranches(app.db, req.auth),
+    async (req, reply) => sendJsonText(reply, await listBranches(app.db, req.auth)),
   );
 
   app.post(

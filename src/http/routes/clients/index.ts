@@ -13,7 +13,7 @@ import {
   errors,
   ref,
 } from '../../schemas.ts';
-import { pageRequest, writable } from '../../helpers.ts';
+import { pageRequest, sendJsonText, writable } from '../../helpers.ts';
 import { clientCredits, clientDetail, createClient, editClient, listClients } from '../../../services/clients.ts';
 
 // The bodies are the record's writable fields (src/domain/records.ts), dni required on creation;
@@ -67,7 +67,7 @@ export default async function clientRoutes(app: App) {
         response: { 200: ref(ClientDetail), ...errors(401, 404) },
       },
     },
-    async (req) => clientDetail(app.db, req.auth, req.params.id),
+    async (req, reply) => sendJsonText(reply, await clientDetail(app.db, req.auth, req.params.id)),
   );
 
   app.put(
@@ -94,6 +94,6 @@ export default async function clientRoutes(app: App) {
         response: { 200: Type.Array(ref(Credit)), ...errors(401, 404) },
       },
     },
-    async (req) => clientCredits(app.db, req.auth, req.params.clientId),
+    async (req, reply) => sendJsonText(reply, await clientCredits(app.db, req.auth, req.params.clientId)),
   );
 }

@@ -11,7 +11,7 @@ import {
   errors,
   ref,
 } from '../../schemas.ts';
-import { writable } from '../../helpers.ts';
+import { sendJsonText, writable } from '../../helpers.ts';
 import { createPlan, editPlan, getPlan, listPlans, simulate } from '../../../services/creditPlans.ts';
 
 // The record's writable fields with their limits and defaults (src/domain/records.ts), name
@@ -45,7 +45,7 @@ export default async function creditConfigRoutes(app: App) {
         response: { 200: Type.Array(ref(CreditConfig)), ...errors(401) },
       },
     },
-    async (req) => listPlans(app.db, req.auth),
+    async (req, reply) => sendJsonText(reply, await listPlans(app.db, req.auth)),
   );
 
   app.post(

@@ -16,7 +16,8 @@ import {
   errors,
   ref,
 } from '../../schemas.ts';
-import { presentCredit, presentDetail, presentLedgerEntry } from '../../../services/present.ts';
+import { presentCredit, presentDetail } from '../../../services/present.ts';
+import { sendJsonText } from '../../helpers.ts';
 import { creditLedger, listCredits, readCredit } from '../../../services/credits.ts';
 import {
   cancelCredit,
@@ -114,7 +115,7 @@ export default async function creditRoutes(app: App) {
         response: { 200: Type.Array(ref(LedgerEntry)), ...errors(401, 404) },
       },
     },
-    async (req) => (await creditLedger(app.db.kysely, req.auth.businessId, req.params.id)).map(presentLedgerEntry),
+    async (req, reply) => sendJsonText(reply, await creditLedger(app.db, req.auth, req.params.id)),
   );
 
   app.post(
