@@ -1,14 +1,15 @@
 // Reports as the API and the command line present them: the portfolio summary (figures computed
-// in SQL, turned into JSON numbers here) and the CSV exports (rows from a cursor, one batch at a
-// time, quoted by csv-stringify). Decisions: docs/reports.md.
+// in SQL, turned into JSON numbers here) and the CSV exports (rows one batch at a time, quoted by
+// csv-stringify). Decisions: docs/reports.md.
 import { stringify } from 'csv-stringify/sync';
 import { Type, type TObject } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import type { Database } from './context.ts';
 import { getBranch } from '../db/repositories/branches.ts';
 import {
   countRows,
-  cursorBatches,
+  exportBatches,
   exportQuery,
   summaryFigures,
   type Bound,
@@ -161,13 +162,13 @@ export interface ExportOptions extends ExportFilter {
  * batch only when the consumer takes this one.
  */
 export async function* exportCsv(
-  db: Kysely<DB>,
+  db: Database,
   dataset: Dataset,
   o: ExportOptions,
 ): AsyncGenerator<{ csv: string; rows: number }> {
   const row = csvRow(dataset);
   yield { csv: stringify([columnsOf(dataset)], CSV), rows: 0 };
-  for await (const batch of cursorBatches(db, exportQuery(db, dataset, selectOf(dataset), o), o.batchSize)) {
+  for await (const batch of exportBatches(db, dataset, selectOf(dataset), o, o.batchSize)) {
     yield {
       csv: stringify(
         batch.map((r) => row(r, o.today)),

@@ -72,7 +72,7 @@ export function registerExport(cmd: Command, ctx: CliContext) {
         }
         let seen = 0;
         try {
-          for await (const chunk of exportCsv(db.kysely, dataset as Dataset, {
+          for await (const chunk of exportCsv(db, dataset as Dataset, {
             ...filter,
             today: todayIn(business.timezone, ctx.clock()),
           })) {

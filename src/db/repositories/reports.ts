@@ -1,9 +1,9 @@
 // Reports: the portfolio summary as one SQL statement (aggregates stay in the database, money in
 // numeric), and the export datasets read through a server-side cursor. See docs/reports.md for
 // what every figure means "as of" a date.
-import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../schema.ts';
-import type { Executor } from '../connection.ts';
+import type { Database, Executor } from '../connection.ts';
 
 export interface SummaryQuery {
   businessId: string;
@@ -310,5 +310,47 @@ export async function* cursorBatches<R>(db: Kysely<DB>, query: Compilable<R>, ba
         .rollback()
         .execute()
         .catch(() => {});
+  }
+}
+
+/**
+ * A dataset's rows in batches, oldest first. PostgreSQL: from one server-side cursor (one snapshot,
+ * its own connection). Embedded: PGlite has one connection, and a cursor's transaction would hold
+ * it, and every other request behind it, until the export ends; so each batch is a short query of
+ * its own, the next rows after the last one's (time, id) by the (business_id, time, id) index,
+ * and other requests run between batches. Those rows stop at the instant the export began: a row
+ * written during the export is left out, one changed during it is shown as it is when its batch is read.
+ */
+export async function* exportBatches(
+  db: Database,
+  dataset: Dataset,
+  columns: readonly string[],
+  f: ExportFilter,
+  batchSize = 1000,
+): AsyncGenerator<ExportRow[]> {
+  if (db.mode === 'postgres') {
+    yield* cursorBatches(db.kysely, exportQuery(db.kysely, dataset, columns, f), batchSize);
+    return;
+  }
+  const { time } = EXPORT_TABLES[dataset];
+  const k = db.kysely;
+  const { began } = (await sql<{ began: string }>`SELECT now()::text AS began`.execute(k)).rows[0]!;
+  let after: { time: string; id: string } | null = null;
+  for (;;) {
+    let q = (exportQuery(k, dataset, columns, f) as SelectQueryBuilder<DB, never, ExportRow>)
+      .select([sql<string>`${sql.ref(time)}::text`.as('__time'), sql<string>`id`.as('__id')])
+      .where(sql<boolean>`${sql.ref(time)} <= ${began}::timestamptz`);
+    if (after) q = q.where(sql<boolean>`(${sql.ref(time)}, id) > (${after.time}::timestamptz, ${after.id}::uuid)`);
+    const rows = (await q.limit(Math.trunc(batchSize)).execute()) as (ExportRow & { __time: string; __id: string })[];
+    if (rows.length > 0) {
+      const last = rows[rows.length - 1]!;
+      after = { time: last.__time, id: last.__id };
+      for (const r of rows) {
+        delete (r as Partial<typeof r>).__time;
+        delete (r as Partial<typeof r>).__id;
+      }
+      yield rows;
+    }
+    if (rows.length < batchSize) return;
   }
 }

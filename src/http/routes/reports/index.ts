@@ -131,7 +131,7 @@ export default async function reportRoutes(app: App) {
         .header('cache-control', 'no-store');
       // HEAD: the headers only; running the export to throw it away would hold a connection
       if (req.method === 'HEAD') return reply.send();
-      const chunks = exportCsv(app.db.kysely, dataset, {
+      const chunks = exportCsv(app.db, dataset, {
         businessId: req.auth.businessId,
         timezone: req.auth.timezone,
         today: req.auth.today,
