@@ -12,6 +12,7 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  max: number;
   requests: number;
   ok: number;
   non2xx: number;
@@ -47,6 +48,7 @@ export async function drive(o: {
     rps: r.requests.total / r.duration,
     p50: r.latency.p50,
     p99: r.latency.p99,
+    max: r.latency.max,
     requests: r.requests.total,
     ok: r['2xx'],
     non2xx: r.non2xx,

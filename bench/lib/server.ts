@@ -8,6 +8,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface Server {
   baseUrl: string;
+  /** what it printed so far */
+  output(): string;
   pid: number;
   /** highest RSS seen (MiB) since start or the last resetPeak() */
   peakRssMiB(): number;
@@ -24,12 +26,14 @@ function rssMiB(pid: number): number {
   }
 }
 
-export async function startServer(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Server> {
+/** databaseUrl null: the embedded database (give DATA_DIR in extraEnv). */
+export async function startServer(databaseUrl: string | null, extraEnv: Record<string, string> = {}): Promise<Server> {
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
   const child: ChildProcess = spawn(process.execPath, ['bin/lending.js', 'serve'], {
     cwd: root,
     env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
+      ...inherited,
+      ...(databaseUrl === null ? {} : { DATABASE_URL: databaseUrl }),
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
@@ -40,8 +44,9 @@ export async function startServer(databaseUrl: string, extraEnv: Record<string, 
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let out = '';
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
+    // stays attached: keeps draining (and recording) what it prints
     child.stdout!.on('data', (b: Buffer) => {
       out += b.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
@@ -49,7 +54,6 @@ export async function startServer(databaseUrl: string, extraEnv: Record<string, 
     });
     void exited.then((code) => reject(new Error(`lending serve exited (${code}) before listening:\n${out}`)));
   });
-  child.stdout!.resume(); // keep draining what it prints
   for (let i = 0; ; i++) {
     const ok = await fetch(`${baseUrl}/readyz`)
       .then((r) => r.ok)
@@ -64,6 +68,7 @@ export async function startServer(databaseUrl: string, extraEnv: Record<string, 
   timer.unref();
   return {
     baseUrl,
+    output: () => out,
     pid,
     peakRssMiB: () => Math.max(peak, rssMiB(pid)),
     resetPeak: () => (peak = rssMiB(pid)),

@@ -8,6 +8,7 @@ import type { FileStorage } from '../storage/storage.ts';
 import type { Clock } from '../domain/index.ts';
 import { startAccrualSchedule } from './accrual.ts';
 import { startFileSweep } from './fileSweep.ts';
+import { startStatistics } from './statistics.ts';
 
 export interface JobDeps {
   db: Database;
@@ -27,6 +28,7 @@ export interface Job {
 export const JOBS: readonly Job[] = [
   { name: 'accrual', start: ({ db, config, log, clock }) => startAccrualSchedule(db, config, log, clock) },
   { name: 'file sweep', start: ({ db, storage, log }) => startFileSweep(db, storage, log).stop },
+  { name: 'statistics (embedded)', start: ({ db, log }) => startStatistics(db, log) },
 ];
 
 /** Starts every job; the function returned stops them all. */

@@ -13,7 +13,7 @@ test('the server starts the accrual schedule and the file sweep', async () => {
   assert.equal(typeof serve, 'function');
   assert.deepEqual(
     JOBS.map((j) => j.name),
-    ['accrual', 'file sweep'],
+    ['accrual', 'file sweep', 'statistics (embedded)'],
   );
 });
 

@@ -1,6 +1,7 @@
 // Reports: the portfolio summary as one SQL statement (aggregates stay in the database, money in
 // numeric), and the export datasets read through a server-side cursor. See docs/reports.md for
 // what every figure means "as of" a date.
+import { setImmediate } from 'node:timers/promises';
 import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../schema.ts';
 import type { Database, Executor } from '../connection.ts';
@@ -337,6 +338,9 @@ export async function* exportBatches(
   const { began } = (await sql<{ began: string }>`SELECT now()::text AS began`.execute(k)).rows[0]!;
   let after: { time: string; id: string } | null = null;
   for (;;) {
+    // PGlite runs on this thread and answers at once: without a turn of the event loop between
+    // batches, requests that arrived meanwhile would not even be read until the export ended
+    await setImmediate();
     let q = (exportQuery(k, dataset, columns, f) as SelectQueryBuilder<DB, never, ExportRow>)
       .select([sql<string>`${sql.ref(time)}::text`.as('__time'), sql<string>`id`.as('__id')])
       .where(sql<boolean>`${sql.ref(time)} <= ${began}::timestamptz`);
