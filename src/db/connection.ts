@@ -1,6 +1,6 @@
 // One database interface over two engines: PostgreSQL through a pg pool (DATABASE_URL), or the
 // embedded PGlite in a data directory. The same SQL, migrations and triggers run on both.
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PGliteDialect } from 'kysely-pglite-dialect';
@@ -96,9 +96,10 @@ export async function openEmbedded(dataDir: string | null): Promise<Database> {
         },
       });
     },
-    // in-process: nothing to save by naming it
+    // in-process: nothing to save by naming it. Through Kysely, never PGlite directly: its one
+    // session may be inside another request's transaction, which a query must neither see nor join
     async prepared(_name, text, params) {
-      return (await pglite.query(text, params)).rows as never;
+      return (await kysely.executeQuery(CompiledQuery.raw(text, params))).rows as never;
     },
     async close() {
       await kysely.destroy();

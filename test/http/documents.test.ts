@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { addDays } from '../../src/domain/index.ts';
 import { build, json, settableClock } from '../helpers/app.ts';
 import { pdf } from '../files/fixtures.ts';
@@ -109,4 +110,37 @@ test('a client of another business, or none, is a 404 Error', async (t) => {
   assert.equal(res.statusCode, 404);
   assert.equal(typeof json(res).error, 'string');
   assert.equal((await h.get('/api/clients/00000000-0000-4000-8000-000000000000')).statusCode, 404);
+});
+
+test("a read never sees, nor joins, another request's transaction that is still open", async (t) => {
+  const h = await build(t);
+  const c = await client(h);
+  let release!: () => void;
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  let changed!: () => void;
+  const inside = new Promise<void>((r) => {
+    changed = r;
+  });
+  // a write that changes the client and then waits, and is rolled back
+  const write = h.db.kysely
+    .transaction()
+    .execute(async (trx) => {
+      await sql`UPDATE clients SET first_name = 'Uncommitted' WHERE id = ${c.id}`.execute(trx);
+      changed();
+      await held;
+      throw new Error('rolled back');
+    })
+    .catch(() => {});
+  await inside;
+  const read = h.get(`/api/clients/${c.id}`);
+  const credits = h.get(`/api/clients/${c.id}/credits`);
+  await new Promise((r) => setTimeout(r, 50));
+  release();
+  await write;
+  const detail = json(await read);
+  assert.equal(detail.client.first_name, 'Test');
+  assert.equal((await credits).statusCode, 200);
+  assert.equal(json(await h.get(`/api/clients/${c.id}`)).client.first_name, 'Test');
 });
