@@ -11,10 +11,12 @@
 // Idempotent, so the server runs it hourly (src/jobs/accrual.ts) and each business is handled for
 // its own today.
 //
-// Set-based: the candidates are found in one statement, then taken in batches (locked with SKIP
-// LOCKED, so two processes share the work instead of doing it twice), their unpaid installments
-// and payment histories read in two queries, the punitory computed in JS with the rules the
-// payment path uses (ledgerState.ts), and the batch's entries written with one multi-row INSERT.
+// Set-based: the candidates are found by index reads, then taken in batches of credits (locked
+// with SKIP LOCKED, so two processes share the work instead of doing it twice), two batches at a
+// time. A close batch is one INSERT … SELECT that computes every installment's punitory in the
+// database (punitory_cumulative, the SQL twin of src/domain/punitory.ts that the summary report
+// uses too; test/domain/punitory-sql.test.ts keeps them equal to the cent). A write-off batch reads
+// the installments and payment histories and computes in JS, as a payment does (ledgerState.ts).
 // How far each credit is posted lives in credit_accruals, not in the audited credits row.
 //
 // One credit never stops the run: a batch that fails is done again one credit at a time, and a
@@ -38,6 +40,7 @@ import { accrualInstallments, setInstallmentState, type AccrualInstallment } fro
 import {
   installmentHistories,
   insertLedger,
+  postPunitoryThrough,
   type InstallmentHistory,
   type NewLedgerEntry,
 } from '../db/repositories/ledger.ts';
@@ -70,8 +73,10 @@ export interface AccrualOptions {
   businessId?: string;
   /** audit actor and created_by of the entries: `cli` or `system:accrual` */
   actor: string;
-  /** credits a batch (≈ 4 installments each) */
+  /** credits a batch (default 1,000, ≈ 4 installments each) */
   batchSize?: number;
+  /** batches at once (default 2 on PostgreSQL, 1 embedded) */
+  concurrency?: number;
   /** where now comes from (default: the real time) */
   clock?: Clock;
   /** given: a business that fails is reported here and the run goes on with the others */
@@ -97,7 +102,7 @@ export interface BusinessAccrual {
   skipped: number;
 }
 
-export const DEFAULT_BATCH = 500;
+export const DEFAULT_BATCH = 1000;
 
 interface BatchPostings {
   rows: NewLedgerEntry[];
@@ -106,7 +111,10 @@ interface BatchPostings {
   clamped: string[];
 }
 
-/** What a batch posts: per credit, the punitory owed as of asOf on each unpaid installment, and the statuses that change with it. */
+/**
+ * What a write-off batch posts (an event: up to its date, computed in JS like a payment's): per
+ * credit, the punitory owed as of asOf on each unpaid installment, and the statuses that change.
+ */
 function batchPostings(
   credits: AccrualCandidate[],
   installments: AccrualInstallment[],
@@ -157,7 +165,7 @@ interface BatchResult {
   writtenOff: number;
 }
 
-/** Posts a batch's punitory as of asOf and marks its credits posted through it. */
+/** Posts a write-off batch's punitory as of asOf and marks its credits posted through it. */
 async function postBatch(
   trx: Transaction<DB>,
   bid: string,
@@ -174,30 +182,36 @@ async function postBatch(
 }
 
 /**
- * Runs `work` on the ids in batches, each in its own transaction. A batch that fails is done again
- * one credit at a time; a credit that still fails is skipped and reported.
+ * Runs `work` on the ids in batches, each in its own transaction, `concurrency` at a time (the
+ * batches hold disjoint credits). A batch that fails is done again one credit at a time; a credit
+ * that still fails is skipped and reported.
  */
 async function inBatches(
   db: Database,
   ids: string[],
-  o: { actor: string; limit: number; businessId: string; onSkipped: (id: string, err: unknown) => void },
+  o: { actor: string; limit: number; concurrency: number; onSkipped: (id: string, err: unknown) => void },
   work: (trx: Transaction<DB>, ids: string[]) => Promise<BatchResult>,
   add: (r: BatchResult) => void,
 ): Promise<void> {
-  for (let at = 0; at < ids.length; at += o.limit) {
-    const batch = ids.slice(at, at + o.limit);
-    try {
-      add(await withActor(db.kysely, o.actor, (trx) => work(trx, batch)));
-    } catch {
-      for (const id of batch) {
-        try {
-          add(await withActor(db.kysely, o.actor, (trx) => work(trx, [id])));
-        } catch (err) {
-          o.onSkipped(id, err);
+  let next = 0;
+  const worker = async () => {
+    for (let at = next; at < ids.length; at = next) {
+      next += o.limit;
+      const batch = ids.slice(at, at + o.limit);
+      try {
+        add(await withActor(db.kysely, o.actor, (trx) => work(trx, batch)));
+      } catch {
+        for (const id of batch) {
+          try {
+            add(await withActor(db.kysely, o.actor, (trx) => work(trx, [id])));
+          } catch (err) {
+            o.onSkipped(id, err);
+          }
         }
       }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
 }
 
 export async function accrueBusiness(db: Database, business: Business, opts: AccrualOptions): Promise<BusinessAccrual> {
@@ -237,7 +251,9 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
   const batches = {
     actor: opts.actor,
     limit,
-    businessId: bid,
+    // two batches at once keep both the database's work and this process's busy (the embedded
+    // database has one connection, which serialises them anyway)
+    concurrency: opts.concurrency ?? (db.mode === 'postgres' ? 2 : 1),
     onSkipped: (id: string, error: unknown) => {
       skipped.add(id);
       opts.onCredit?.({ business_id: bid, credit_id: id, kind: 'skipped', error });
@@ -251,8 +267,18 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
     db,
     toClose,
     batches,
-    async (trx, ids) =>
-      postBatch(trx, bid, await lockForClose(trx, bid, ids, { close, timezone: tz }), { ...posting, asOf: close }),
+    async (trx, ids) => {
+      const locked = (await lockForClose(trx, bid, ids, { close, timezone: tz })).map((c) => c.id);
+      const p = await postPunitoryThrough(trx, bid, locked, { asOf: close, timezone: tz, createdBy: opts.actor });
+      await markAccrued(trx, bid, locked, close);
+      return {
+        credits: locked.length,
+        entries: p.entries,
+        total: new Dec(p.total),
+        clamped: p.atStorableMax,
+        writtenOff: 0,
+      };
+    },
     add,
   );
 

@@ -123,23 +123,30 @@ const CANDIDATE_COLUMNS = sql.raw(`c.id, c.status, c.written_off_at, c.write_off
 /**
  * The credits the month close through `close` has not reached, by id: active or written off,
  * with an unpaid installment due before `close`, posted through an earlier date (or never;
- * written-off ones only until their write-off date, after which nothing accrues). One statement
- * that starts from the unpaid installments due (an index of its own, migration 005) and leaves
- * out the credits credit_accruals says are posted through the close: on an ordinary day of the
- * month it reads indexes and finds nothing.
+ * written-off ones only until their write-off date, after which nothing accrues). Two statements:
+ * the first reads two indexes only (the unpaid installments due, with their credit: migration
+ * 005; the watermarks of credit_accruals) and, on an ordinary day of the month, leaves only the
+ * written-off credits with something unpaid; the second looks those up by key.
  */
 export async function closeCandidates(
   db: Executor,
   businessId: string,
   o: { close: string; timezone: string },
 ): Promise<string[]> {
+  const behind = await sql<{ credit_id: string }>`
+    SELECT DISTINCT i.credit_id
+      FROM installments i
+     WHERE i.business_id = ${businessId} AND i.status <> 'paid' AND i.due_date < ${o.close}::date
+       AND NOT EXISTS (SELECT 1 FROM credit_accruals a
+                        WHERE a.business_id = i.business_id AND a.credit_id = i.credit_id
+                          AND a.posted_through >= ${o.close}::date)`.execute(db);
+  if (behind.rows.length === 0) return [];
   const r = await sql<{ id: string }>`
     SELECT c.id
-      FROM (SELECT DISTINCT i.credit_id FROM installments i
-             WHERE i.business_id = ${businessId} AND i.status <> 'paid' AND i.due_date < ${o.close}::date) d
-      JOIN credits c ON c.business_id = ${businessId} AND c.id = d.credit_id
-      LEFT JOIN credit_accruals a ON a.business_id = ${businessId} AND a.credit_id = d.credit_id
-     WHERE (a.posted_through IS NULL OR a.posted_through < ${o.close}::date)
+      FROM credits c
+      LEFT JOIN credit_accruals a ON a.business_id = c.business_id AND a.credit_id = c.id
+     WHERE c.business_id = ${businessId}
+       AND c.id = ANY(${sql.val(behind.rows.map((x) => x.credit_id))}::uuid[])
        AND c.status IN ('active', 'written_off')
        AND (c.status = 'active' OR a.posted_through IS NULL
             OR a.posted_through < (c.written_off_at AT TIME ZONE ${o.timezone})::date)
