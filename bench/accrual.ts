@@ -5,8 +5,10 @@
 // The book is built in its own schema (dropped at the end unless BENCH_KEEP=1), so the benchmark
 // never touches the database's real data: 4 installments a credit, every one overdue (due 30 to
 // 210 days ago), a third of the credits with a partial payment on their first installment. Then
-// the real command line runs twice, as a separate process: the first run posts the punitory of
-// every installment, the second finds nothing to do (idempotent).
+// the real command line runs twice, as a separate process: the first run is a month close that
+// posts the punitory of every installment up to the last day of the last ended month (they are all
+// due at least 90 days before today), the second finds nothing to do (idempotent). The month close
+// on the bench book: npm run bench -- close; an ordinary day: npm run bench -- daily.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';

@@ -39,7 +39,8 @@ const COMMANDS: { name: string; description: string; load: () => Promise<Registe
   },
   {
     name: 'accrue',
-    description: 'the daily delinquency run: post punitory and write off overdue credits (idempotent)',
+    description:
+      'the daily delinquency run: month close of punitory (up to the last ended month) and automatic write-off (idempotent)',
     load: async () => (await import('./commands/accrue.ts')).registerAccrue,
   },
   {

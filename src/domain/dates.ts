@@ -88,6 +88,15 @@ export function addMonthsClamped(d: string, k: number): string {
   return fmt(ny, nm, Math.min(day, daysInMonth(ny, nm)));
 }
 
+/**
+ * The last day of the most recent month that has ended as of d: the day before the first of d's
+ * month (2024-03-15 → 2024-02-29; on the 1st, the day before). The daily run posts punitory up to it.
+ */
+export function lastMonthEnd(d: string): string {
+  const [y, m] = parts(d);
+  return fromDayNumber(toDayNumber(y, m, 1) - 1);
+}
+
 /** Negative, zero or positive like a sort comparator. */
 export function compareDates(a: string, b: string): number {
   return Math.sign(dayNumber(a) - dayNumber(b));

@@ -1,5 +1,5 @@
 export type { Decimal } from './money.ts';
-export { Dec, money, round2, toMoneyString, toMoneyNumber, hasAtMostDecimals } from './money.ts';
+export { Dec, STORABLE_MAX, money, round2, toMoneyString, toMoneyNumber, hasAtMostDecimals } from './money.ts';
 export {
   isValidDate,
   addDays,
@@ -9,6 +9,7 @@ export {
   todayIn,
   isValidTimeZone,
   daysInMonth,
+  lastMonthEnd,
   dayNumber,
   fromDay,
   systemClock,
@@ -31,7 +32,7 @@ export { buildSchedule, firstDueDate, scheduleFor } from './schedule.ts';
 export type { CutType, PlanScheduleTerms, ScheduleInput, ScheduledInstallment, Schedule } from './schedule.ts';
 export { delinquency } from './delinquency.ts';
 export type { InstallmentStatus, DelinquencyInput, Delinquency } from './delinquency.ts';
-export { cumulativePunitory, punitoryToPost, punitoryCap } from './punitory.ts';
+export { atStorableMax, cumulativePunitory, punitoryToPost, punitoryCap } from './punitory.ts';
 export type { PunitoryMode, PunitoryTerms, InstallmentPayment, PunitoryInput } from './punitory.ts';
 export { allocatePayment, outstanding, installmentStatus, installmentDue } from './allocation.ts';
 export type { InstallmentBalance, PaymentSlice, Allocation } from './allocation.ts';

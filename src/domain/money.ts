@@ -12,6 +12,9 @@ const DecimalClass: typeof Decimal =
 export const Dec = DecimalClass.clone({ precision: 40, rounding: DecimalClass.ROUND_HALF_UP });
 export type Dec = Decimal;
 
+/** The largest amount numeric(14,2) holds: no posted or stored amount may exceed it. */
+export const STORABLE_MAX = new Dec('999999999999.99');
+
 // Plain decimal notation only: no hex/binary/octal literals, no Infinity/NaN.
 const DECIMAL_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 

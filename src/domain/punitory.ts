@@ -1,5 +1,5 @@
 import type { Decimal } from './money.ts';
-import { Dec, round2 } from './money.ts';
+import { Dec, STORABLE_MAX, round2 } from './money.ts';
 import { dayNumber } from './dates.ts';
 
 export type PunitoryMode = 'simple_outstanding' | 'compound' | 'full_amount';
@@ -37,17 +37,48 @@ export function punitoryCap(amount: Decimal, capPct: Decimal): Decimal | null {
 }
 
 /**
+ * A compound stretch whose growth would take base × (1 + rate)^days past 10^13 adds more than
+ * the storable maximum whatever the base (base ≤ amount + accrued < 2 × 10^12 there): it is not
+ * computed (a rate of 1,000 a day over years would need a number of 100,000 digits). Judged in
+ * floating point with a factor of 10 to spare, so the SQL twin (migration 005) agrees.
+ */
+function overflows(base: Decimal, growth: Decimal, days: number): boolean {
+  return Math.log10(base.toNumber()) + days * Math.log10(growth.toNumber()) > 13;
+}
+
+/**
  * Cumulative punitory of one installment as of `asOf`, rounded to the cent and capped
  * (DOMAIN.md "Punitory"). Day k is due_date + k. Between two payments the base is constant
  * (simple_outstanding, full_amount) or grows by (1 + rate) a day (compound), so each stretch is
- * one closed form: cost is O(payments), not O(days late).
+ * one closed form: cost is O(payments), not O(days late). It never exceeds STORABLE_MAX (an
+ * amount that cannot be stored stops growing there); atStorableMax tells whether it got there.
  */
 export function cumulativePunitory(input: PunitoryInput, terms: PunitoryTerms): Decimal {
+  const amount = new Dec(input.amount);
+  const raw = accruedPunitory(input, terms);
+  if (raw === null) return new Dec(0);
+  const cap = punitoryCap(amount, terms.capPct);
+  // past the storable maximum the exact figure is not known (nor needed): the maximum, or the cap
+  let result = raw === 'overflow' ? STORABLE_MAX : Dec.min(round2(raw), STORABLE_MAX);
+  if (cap !== null && result.gt(cap)) result = cap;
+  return result.lt(0) ? new Dec(0) : result;
+}
+
+/** Whether a cumulative figure is the storable maximum: the daily run reports such credits. */
+export function atStorableMax(cumulative: Decimal): boolean {
+  return cumulative.gte(STORABLE_MAX);
+}
+
+/**
+ * The punitory accrued, unrounded and uncapped; null when nothing is owed (not late, within grace,
+ * no chargeable day); 'overflow' once it reaches the storable maximum (it never decreases).
+ */
+function accruedPunitory(input: PunitoryInput, terms: PunitoryTerms): Decimal | null | 'overflow' {
   const amount = new Dec(input.amount);
   const rate = new Dec(terms.dailyRate);
   const due = dayNumber(input.dueDate);
   const asOf = dayNumber(input.asOf);
-  if (asOf <= due || amount.lte(0)) return new Dec(0);
+  if (asOf <= due || amount.lte(0)) return null;
 
   // Payments after asOf cannot touch any day ≤ asOf (a payment counts from the next day).
   const pays = input.payments
@@ -68,13 +99,13 @@ export function cumulativePunitory(input: PunitoryInput, terms: PunitoryTerms): 
     }
   }
   const lateness = Math.max(0, (fullyPaidDay ?? asOf) - due);
-  if (lateness <= terms.graceDays) return new Dec(0);
+  if (lateness <= terms.graceDays) return null;
 
   // Last chargeable day index (days after the amount is fully paid are excluded below, per stretch).
   let lastK = asOf - due;
   if (terms.maxDays > 0) lastK = Math.min(lastK, terms.maxDays);
   if (input.stopDate) lastK = Math.min(lastK, dayNumber(input.stopDate) - due);
-  if (lastK < 1) return new Dec(0);
+  if (lastK < 1) return null;
 
   let principalPaid = new Dec(0);
   let punitoryPaid = new Dec(0);
@@ -103,17 +134,17 @@ export function cumulativePunitory(input: PunitoryInput, terms: PunitoryTerms): 
       } else {
         // Each day adds rate × base and the base grows by it: Σ = base × ((1 + rate)^days − 1).
         const base = amount.minus(principalPaid).plus(accrued).minus(punitoryPaid);
-        if (base.gt(0)) accrued = accrued.plus(base.times(rate.plus(1).pow(days).minus(1)));
+        if (base.gt(0)) {
+          if (overflows(base, rate.plus(1), days)) return 'overflow';
+          accrued = accrued.plus(base.times(rate.plus(1).pow(days).minus(1)));
+        }
       }
+      if (accrued.gte(STORABLE_MAX)) return 'overflow';
     }
     k = endK + 1;
     applyUpTo(due + k - 1);
   }
-
-  let result = round2(accrued);
-  const cap = punitoryCap(amount, terms.capPct);
-  if (cap !== null && result.gt(cap)) result = cap;
-  return result.lt(0) ? new Dec(0) : result;
+  return accrued;
 }
 
 /**

@@ -1,62 +1,120 @@
-// The daily delinquency run (DOMAIN.md): posts the punitory owed as of a date on every overdue
-// installment and writes off the credits past their plan's write_off_days. Idempotent (it posts
-// cumulative − already posted and marks each credit accrued through the date), so the server runs
-// it hourly (src/jobs/accrual.ts) and each business is accrued for its own today.
+// The daily delinquency run (DOMAIN.md "Punitory: when it is posted"; "Write-off"):
+//   1. the month close: for every credit with an unpaid installment due before the last day of
+//      the most recent month that has ended (`closed_through`), posts the punitory owed up to that
+//      day (cumulative − already posted) and marks the credit posted through it. Once a month per
+//      credit at most: on the other days of the month the candidates query finds nothing, and the
+//      ledger grows with months, not with the days a credit stays late (reads add what accrued
+//      since the last posting: ledgerState.ts owedOf, the summary's punitory_cumulative);
+//   2. the automatic write-off, decided as of today only: an event, so the punitory owed up to
+//      today is posted first, then the credit is written off. A run `--as-of` a past date closes
+//      the months ended by then and writes nothing off.
+// Idempotent, so the server runs it hourly (src/jobs/accrual.ts) and each business is handled for
+// its own today.
 //
-// Set-based: credits are taken in batches (locked with SKIP LOCKED, so two processes running it
-// share the work instead of doing it twice), their unpaid installments and payment histories are
-// read in two queries, the punitory is computed in JS with the rules the payment path uses
-// (ledgerState.ts), and the batch's entries go in with one multi-row INSERT. How far each credit
-// is accrued lives in credit_accruals, not in the audited credits row: marking a batch writes no
-// audit entry.
+// Set-based: the candidates are found by index reads, then taken in batches of credits (locked
+// with SKIP LOCKED, so two processes share the work instead of doing it twice), two batches at a
+// time. A close batch is one INSERT … SELECT that computes every installment's punitory in the
+// database (punitory_cumulative, the SQL twin of src/domain/punitory.ts that the summary report
+// uses too; test/domain/punitory-sql.test.ts keeps them equal to the cent). A write-off batch reads
+// the installments and payment histories and computes in JS, as a payment does (ledgerState.ts).
+// How far each credit is posted lives in credit_accruals, not in the audited credits row.
+//
+// One credit never stops the run: a batch that fails is done again one credit at a time, and a
+// credit that still fails is skipped (left for the next run), reported through onCredit and
+// counted. Punitory that would not fit numeric(14,2) stops at the storable maximum (punitory.ts):
+// such credits are posted, reported and counted too.
+import type { Transaction } from 'kysely';
 import type { Database } from '../db/connection.ts';
 import { withActor } from '../db/connection.ts';
-import type { Business, InstallmentStatus } from '../db/schema.ts';
+import type { Business, DB, InstallmentStatus } from '../db/schema.ts';
 import { getBusiness, listBusinesses } from '../db/repositories/businesses.ts';
-import { lockAccrualBatch, writeOffOverdue, type AccrualCandidate } from '../db/repositories/credits.ts';
+import {
+  closeCandidates,
+  lockForClose,
+  lockForWriteOff,
+  markWrittenOff,
+  writeOffCandidates,
+  type AccrualCandidate,
+} from '../db/repositories/credits.ts';
 import { accrualInstallments, setInstallmentState, type AccrualInstallment } from '../db/repositories/installments.ts';
 import {
   installmentHistories,
   insertLedger,
+  postPunitoryThrough,
   type InstallmentHistory,
   type NewLedgerEntry,
 } from '../db/repositories/ledger.ts';
 import { markAccrued } from '../db/repositories/creditAccruals.ts';
-import { Dec, compareDates, systemClock, todayIn, toMoneyString, type Clock, type Decimal } from '../domain/index.ts';
+import {
+  Dec,
+  addDays,
+  compareDates,
+  lastMonthEnd,
+  systemClock,
+  todayIn,
+  toMoneyString,
+  type Clock,
+  type Decimal,
+} from '../domain/index.ts';
 import { addPunitory, creditTerms, punitoryPostings, stateFromHistory, statusOf, stopDate } from './ledgerState.ts';
 
+/** One credit the run reports: its punitory stopped at the storable maximum, or it failed and was skipped. */
+export interface CreditReport {
+  business_id: string;
+  credit_id: string;
+  kind: 'clamped' | 'skipped';
+  /** the failure, for `skipped` */
+  error?: unknown;
+}
+
 export interface AccrualOptions {
-  /** accrue as of this date; each business is clamped to its own today (default: its today) */
+  /** run as of this date; each business is clamped to its own today (default: its today) */
   asOf?: string;
   businessId?: string;
   /** audit actor and created_by of the entries: `cli` or `system:accrual` */
   actor: string;
-  /** credits a batch (≈ 4 installments each) */
+  /** credits a batch (default 1,000, ≈ 4 installments each) */
   batchSize?: number;
+  /** batches at once (default 2 on PostgreSQL, 1 embedded) */
+  concurrency?: number;
   /** where now comes from (default: the real time) */
   clock?: Clock;
   /** given: a business that fails is reported here and the run goes on with the others */
   onError?: (business: Business, err: unknown) => void;
+  /** each credit clamped or skipped (the counts are in the result either way) */
+  onCredit?: (report: CreditReport) => void;
 }
 
 export interface BusinessAccrual {
   business_id: string;
+  /** the run's date */
   as_of: string;
+  /** the month close: punitory is posted up to this day (the last day of the last ended month) */
+  closed_through: string;
+  /** credits the close posted on (and marked posted through closed_through) */
   credits_accrued: number;
   punitory_entries: number;
   punitory_total: string;
   written_off: number;
+  /** credits whose punitory stopped at the storable maximum (999,999,999,999.99) */
+  clamped: number;
+  /** credits that failed and were left for the next run */
+  skipped: number;
 }
 
-export const DEFAULT_BATCH = 500;
+export const DEFAULT_BATCH = 1000;
 
 interface BatchPostings {
   rows: NewLedgerEntry[];
   statusChanges: { id: string; status: InstallmentStatus; paidDate: string | null }[];
   total: Decimal;
+  clamped: string[];
 }
 
-/** What a batch posts: per credit, the punitory owed as of asOf on each unpaid installment, and the statuses that change with it. */
+/**
+ * What a write-off batch posts (an event: up to its date, computed in JS like a payment's): per
+ * credit, the punitory owed as of asOf on each unpaid installment, and the statuses that change.
+ */
 function batchPostings(
   credits: AccrualCandidate[],
   installments: AccrualInstallment[],
@@ -70,12 +128,14 @@ function batchPostings(
     if (list) list.push(i);
     else byCredit.set(i.credit_id, [i]);
   }
-  const out: BatchPostings = { rows: [], statusChanges: [], total: new Dec(0) };
+  const out: BatchPostings = { rows: [], statusChanges: [], total: new Dec(0), clamped: [] };
   for (const c of credits) {
     const insts = byCredit.get(c.id) ?? [];
     const byId = new Map(insts.map((i) => [i.id, i]));
     const states = insts.map((i) => stateFromHistory(i, historyOf.get(i.id)));
-    for (const { state, amount } of punitoryPostings(states, creditTerms(c), o.asOf, stopDate(c, o.timezone))) {
+    const { postings, atStorableMax } = punitoryPostings(states, creditTerms(c), o.asOf, stopDate(c, o.timezone));
+    if (atStorableMax.length > 0) out.clamped.push(c.id);
+    for (const { state, amount } of postings) {
       out.rows.push({
         credit_id: c.id,
         installment_id: state.id,
@@ -97,52 +157,167 @@ function batchPostings(
   return out;
 }
 
+interface BatchResult {
+  credits: number;
+  entries: number;
+  total: Decimal;
+  clamped: string[];
+  writtenOff: number;
+}
+
+/** Posts a write-off batch's punitory as of asOf and marks its credits posted through it. */
+async function postBatch(
+  trx: Transaction<DB>,
+  bid: string,
+  credits: AccrualCandidate[],
+  o: { asOf: string; timezone: string; actor: string },
+): Promise<BatchResult> {
+  const ids = credits.map((c) => c.id);
+  const [insts, hist] = await Promise.all([accrualInstallments(trx, bid, ids), installmentHistories(trx, bid, ids)]);
+  const p = batchPostings(credits, insts, hist, o);
+  await insertLedger(trx, bid, p.rows);
+  for (const ch of p.statusChanges) await setInstallmentState(trx, bid, ch.id, ch.status, ch.paidDate);
+  await markAccrued(trx, bid, ids, o.asOf);
+  return { credits: ids.length, entries: p.rows.length, total: p.total, clamped: p.clamped, writtenOff: 0 };
+}
+
+/**
+ * Runs `work` on the ids in batches, each in its own transaction, `concurrency` at a time (the
+ * batches hold disjoint credits). A batch that fails is done again one credit at a time; a credit
+ * that still fails is skipped and reported.
+ */
+async function inBatches(
+  db: Database,
+  ids: string[],
+  o: { actor: string; limit: number; concurrency: number; onSkipped: (id: string, err: unknown) => void },
+  work: (trx: Transaction<DB>, ids: string[]) => Promise<BatchResult>,
+  add: (r: BatchResult) => void,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let at = next; at < ids.length; at = next) {
+      next += o.limit;
+      const batch = ids.slice(at, at + o.limit);
+      try {
+        add(await withActor(db.kysely, o.actor, (trx) => work(trx, batch)));
+      } catch {
+        for (const id of batch) {
+          try {
+            add(await withActor(db.kysely, o.actor, (trx) => work(trx, [id])));
+          } catch (err) {
+            o.onSkipped(id, err);
+          }
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+}
+
 export async function accrueBusiness(db: Database, business: Business, opts: AccrualOptions): Promise<BusinessAccrual> {
   const tz = business.timezone;
   const now = (opts.clock ?? systemClock)();
   const today = todayIn(tz, now);
   // never ahead of the business's calendar: punitory is never charged for a day not yet lived
   const asOf = opts.asOf && compareDates(opts.asOf, today) < 0 ? opts.asOf : today;
+  const close = lastMonthEnd(asOf);
   const limit = opts.batchSize ?? DEFAULT_BATCH;
   const bid = business.id;
+  let total = new Dec(0);
+  const clamped = new Set<string>();
+  const skipped = new Set<string>();
   const out: BusinessAccrual = {
     business_id: bid,
     as_of: asOf,
+    closed_through: close,
     credits_accrued: 0,
     punitory_entries: 0,
     punitory_total: '0.00',
     written_off: 0,
+    clamped: 0,
+    skipped: 0,
   };
-  let total = new Dec(0);
-  let afterId: string | null = null;
+  const add = (r: BatchResult) => {
+    out.credits_accrued += r.credits;
+    out.punitory_entries += r.entries;
+    out.written_off += r.writtenOff;
+    total = total.plus(r.total);
+    for (const id of r.clamped) {
+      if (clamped.has(id)) continue;
+      clamped.add(id);
+      opts.onCredit?.({ business_id: bid, credit_id: id, kind: 'clamped' });
+    }
+  };
+  const batches = {
+    actor: opts.actor,
+    limit,
+    // two batches at once keep both the database's work and this process's busy (the embedded
+    // database has one connection, which serialises them anyway)
+    concurrency: opts.concurrency ?? (db.mode === 'postgres' ? 2 : 1),
+    onSkipped: (id: string, error: unknown) => {
+      skipped.add(id);
+      opts.onCredit?.({ business_id: bid, credit_id: id, kind: 'skipped', error });
+    },
+  };
+  const posting = { timezone: tz, actor: opts.actor };
 
-  for (;;) {
-    const batch = await withActor(db.kysely, opts.actor, async (trx) => {
-      const { credits, lastId } = await lockAccrualBatch(trx, bid, { asOf, timezone: tz, afterId, limit });
-      if (lastId === null) return null;
-      const ids = credits.map((c) => c.id);
-      const [insts, hist] = await Promise.all([
-        accrualInstallments(trx, bid, ids),
-        installmentHistories(trx, bid, ids),
-      ]);
-      const p = batchPostings(credits, insts, hist, { asOf, timezone: tz, actor: opts.actor });
-      await insertLedger(trx, bid, p.rows);
-      for (const ch of p.statusChanges) await setInstallmentState(trx, bid, ch.id, ch.status, ch.paidDate);
-      await markAccrued(trx, bid, ids, asOf);
-      return { lastId, credits: ids.length, entries: p.rows.length, total: p.total };
-    });
-    if (!batch) break;
-    afterId = batch.lastId;
-    out.credits_accrued += batch.credits;
-    out.punitory_entries += batch.entries;
-    total = total.plus(batch.total);
+  // 1. the month close
+  const toClose = await closeCandidates(db.kysely, bid, { close, timezone: tz });
+  await inBatches(
+    db,
+    toClose,
+    batches,
+    async (trx, ids) => {
+      const locked = (await lockForClose(trx, bid, ids, { close, timezone: tz })).map((c) => c.id);
+      const p = await postPunitoryThrough(trx, bid, locked, { asOf: close, timezone: tz, createdBy: opts.actor });
+      await markAccrued(trx, bid, locked, close);
+      return {
+        credits: locked.length,
+        entries: p.entries,
+        total: new Dec(p.total),
+        clamped: p.atStorableMax,
+        writtenOff: 0,
+      };
+    },
+    add,
+  );
+
+  // 2. the automatic write-off: today only; punitory up to today first
+  if (asOf === today) {
+    const toWriteOff = await writeOffCandidates(db.kysely, bid, { today });
+    await inBatches(
+      db,
+      toWriteOff,
+      batches,
+      async (trx, ids) => {
+        const locked = await lockForWriteOff(trx, bid, ids);
+        // the rule again, on the installments read now that the locks are held: a payment that
+        // committed just before may have paid the late installment
+        const unpaid = await accrualInstallments(
+          trx,
+          bid,
+          locked.map((c) => c.id),
+        );
+        const due = locked.filter((c) =>
+          unpaid.some((i) => i.credit_id === c.id && compareDates(i.due_date, addDays(today, -c.write_off_days)) <= 0),
+        );
+        const r = await postBatch(trx, bid, due, { ...posting, asOf: today });
+        await markWrittenOff(
+          trx,
+          bid,
+          due.map((c) => c.id),
+          now,
+        );
+        // the close counts credits posted on; these are counted as written off
+        return { ...r, credits: 0, writtenOff: due.length };
+      },
+      add,
+    );
   }
 
-  const writtenOff = await withActor(db.kysely, opts.actor, (trx) =>
-    writeOffOverdue(trx, bid, { asOf, timezone: tz, at: asOf === today ? now : null }),
-  );
-  out.written_off = writtenOff.length;
   out.punitory_total = toMoneyString(total);
+  out.clamped = clamped.size;
+  out.skipped = skipped.size;
   return out;
 }
 

@@ -1,5 +1,6 @@
 // The demo business's book: a few credits in every state a newcomer should see — on time, paid
-// late with punitory, overdue with punitory posted by the daily run, closed, and fresh.
+// late with punitory, overdue (its punitory shown by every read, posted by the daily run at the
+// month close), closed, and fresh.
 import type { Database } from '../db/connection.ts';
 import { getBusiness } from '../db/repositories/businesses.ts';
 import { addDays, compareDates, money, toMoneyString, type Clock } from '../domain/index.ts';
@@ -39,7 +40,8 @@ export async function buildDemoBook(
     paidOn: earlier(a.installments[0]!.due_date, today),
   });
 
-  // Juan: a single payment due 25 days ago, never paid: overdue, punitory posted by the daily run below
+  // Juan: a single payment due 25 days ago, never paid: overdue; the daily run below posts the
+  // punitory of the months ended since (reads add the rest)
   await createCredit(k, ctx, {
     clientId: juan,
     creditConfigId: single,

@@ -4,6 +4,7 @@
 import type { Credit, CreditStatus, LedgerEntry } from '../db/schema.ts';
 import {
   Dec,
+  atStorableMax,
   cumulativePunitory,
   installmentStatus,
   money,
@@ -134,17 +135,26 @@ export function cumulativeOf(s: InstallmentState, terms: PunitoryTerms, asOf: st
   );
 }
 
-/** Per installment, what to post so the posted total equals the cumulative figure as of asOf (zeros left out). */
+export interface Postings {
+  /** per installment, what to post so the posted total equals the cumulative figure (zeros left out) */
+  postings: { state: InstallmentState; amount: Decimal }[];
+  /** the installments whose cumulative figure stopped at the storable maximum */
+  atStorableMax: InstallmentState[];
+}
+
+/** What to post so each installment's posted total equals its cumulative figure as of asOf. */
 export function punitoryPostings(
   states: InstallmentState[],
   terms: PunitoryTerms,
   asOf: string,
   stop: string | null,
-): { state: InstallmentState; amount: Decimal }[] {
-  const out: { state: InstallmentState; amount: Decimal }[] = [];
+): Postings {
+  const out: Postings = { postings: [], atStorableMax: [] };
   for (const s of states) {
-    const diff = punitoryToPost(cumulativeOf(s, terms, asOf, stop), s.punitoryPosted);
-    if (!diff.isZero()) out.push({ state: s, amount: diff });
+    const cumulative = cumulativeOf(s, terms, asOf, stop);
+    if (atStorableMax(cumulative)) out.atStorableMax.push(s);
+    const diff = punitoryToPost(cumulative, s.punitoryPosted);
+    if (!diff.isZero()) out.postings.push({ state: s, amount: diff });
   }
   return out;
 }

@@ -18,6 +18,7 @@ import {
   compareDates,
   money,
   outstanding,
+  STORABLE_MAX,
   toMoneyString,
   type Decimal,
   type PaymentSlice,
@@ -44,9 +45,6 @@ export interface CreditDetailRows {
   installments: Installment[];
   ledgerEntries: LedgerEntry[];
 }
-
-/** numeric(14,2) holds at most this. */
-const MAX_MONEY = money('999999999999.99');
 
 function positiveAmount(amount: number | string, path = '/amount'): Decimal {
   const d = money(amount);
@@ -86,7 +84,7 @@ async function createCreditIn(
   const startDate = input.startDate ?? ctx.today;
 
   const schedule = scheduleFor(plan, amount, startDate);
-  if (schedule.total.gt(MAX_MONEY)) throw unprocessable('the credit total (amount plus interest) is too large');
+  if (schedule.total.gt(STORABLE_MAX)) throw unprocessable('the credit total (amount plus interest) is too large');
 
   const seq = await nextCreditSequence(trx, bid);
   const credit = await insertCredit(trx, bid, seq, {
@@ -177,6 +175,8 @@ interface Loaded {
   ledger: LedgerEntry[];
   /** the date punitory is posted through (credit_accruals), null when never */
   postedThrough: string | null;
+  /** an installment's punitory stopped at the storable maximum in a posting of this use case */
+  atStorableMax: boolean;
 }
 
 async function loadLocked(trx: Transaction<DB>, ctx: LendingContext, creditId: string): Promise<Loaded> {
@@ -194,6 +194,7 @@ async function loadLocked(trx: Transaction<DB>, ctx: LendingContext, creditId: s
     ledger,
     states: buildStates(installments, ledger),
     postedThrough: posted.get(credit.id) ?? null,
+    atStorableMax: false,
   };
 }
 
@@ -213,7 +214,13 @@ async function postPunitory(
   l: Loaded,
   asOf: string,
 ): Promise<LedgerEntry[]> {
-  const postings = punitoryPostings(l.states, creditTerms(l.credit), asOf, stopDate(l.credit, ctx.timezone));
+  const { postings, atStorableMax } = punitoryPostings(
+    l.states,
+    creditTerms(l.credit),
+    asOf,
+    stopDate(l.credit, ctx.timezone),
+  );
+  if (atStorableMax.length > 0) l.atStorableMax = true;
   const rows: NewLedgerEntry[] = postings.map((p) => ({
     credit_id: l.credit.id,
     installment_id: p.state.id,
@@ -298,6 +305,8 @@ export interface PaymentInput {
 export interface PaymentResult extends CreditDetailRows {
   /** only the entries this payment created: punitory posted, payment slices, corrections */
   created: LedgerEntry[];
+  /** some installment's punitory stopped at the storable maximum (the route logs it) */
+  punitoryAtStorableMax: boolean;
 }
 
 const STATUS_FORBIDS_PAYMENT: Record<string, string> = {
@@ -366,7 +375,7 @@ export async function registerPayment(
 
     await settleStatuses(trx, ctx, l);
     const detail = await creditDetail(trx, ctx.businessId, l.credit);
-    const result = { ...detail, created };
+    const result = { ...detail, created, punitoryAtStorableMax: l.atStorableMax };
     await beforeCommit?.(trx, result);
     return result;
   });

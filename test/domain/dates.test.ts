@@ -9,6 +9,7 @@ import {
   compareDates,
   todayIn,
   isValidTimeZone,
+  lastMonthEnd,
 } from '../../src/domain/index.ts';
 
 test('isValidDate', () => {
@@ -76,4 +77,13 @@ test('property: date arithmetic agrees with Date.UTC', () => {
       assert.equal(daysBetween(d, e), delta);
     }),
   );
+});
+
+test('lastMonthEnd: the last day of the most recent month that has ended', () => {
+  assert.equal(lastMonthEnd('2024-03-15'), '2024-02-29');
+  assert.equal(lastMonthEnd('2024-03-01'), '2024-02-29'); // on the 1st, February has just ended
+  assert.equal(lastMonthEnd('2024-03-31'), '2024-02-29'); // March has not ended on its last day
+  assert.equal(lastMonthEnd('2023-03-10'), '2023-02-28');
+  assert.equal(lastMonthEnd('2025-01-01'), '2024-12-31');
+  assert.equal(lastMonthEnd('2024-12-31'), '2024-11-30');
 });

@@ -132,6 +132,50 @@ test('punitory_cumulative: the worked cases of the domain tests', async () => {
   }
 });
 
+test('punitory_cumulative stops at the storable maximum like the TypeScript, and never computes a number too large for numeric', async () => {
+  const t = (x: Partial<PunitoryTerms>): PunitoryTerms => ({
+    dailyRate: money('999999'),
+    mode: 'compound',
+    graceDays: 0,
+    maxDays: 0,
+    capPct: money(0),
+    ...x,
+  });
+  const at = (amount: string, asOf: string, payments: InstallmentPayment[] = []): PunitoryInput => ({
+    amount: money(amount),
+    dueDate: '2000-01-01',
+    asOf,
+    payments,
+  });
+  const cases: [PunitoryInput, PunitoryTerms][] = [
+    // a century at the largest rate: (10^6)^36,525 would be 219,150 digits, beyond numeric
+    [at('999999999999.99', '2100-01-01'), t({})],
+    [at('0.01', '2100-01-01'), t({})],
+    [at('999999999999.99', '2100-01-01'), t({ mode: 'simple_outstanding' })],
+    [at('999999999999.99', '2100-01-01'), t({ mode: 'full_amount' })],
+    [at('1000', '2100-01-01'), t({ capPct: money('150') })],
+    [at('999999999999.99', '2100-01-01'), t({ capPct: money('999999') })], // a cap above the maximum
+    // around the edge: 1000 × 1.5^k crosses 10^12 between k = 51 and 52
+    ...Array.from({ length: 6 }, (_, k): [PunitoryInput, PunitoryTerms] => [
+      at('1000', addDays('2000-01-01', 49 + k)),
+      t({ dailyRate: money('0.5') }),
+    ]),
+    // paid off later: the stretch before the payment already reached it
+    [at('1000', '2001-01-01', [{ paidOn: '2000-06-01', principal: money('1000'), punitory: money('0') }]), t({})],
+  ];
+  const got = await inSql(cases);
+  cases.forEach(([input, terms], n) => assert.equal(got[n], inTs(input, terms), JSON.stringify({ input, terms })));
+  assert.deepEqual(got.slice(0, 6), [
+    '999999999999.99',
+    '999999999999.99',
+    '999999999999.99',
+    '999999999999.99',
+    '1500.00',
+    '999999999999.99',
+  ]);
+  assert.ok(got.slice(6, 12).includes('999999999999.99') && got[6] !== '999999999999.99');
+});
+
 test('punitory_cumulative refuses payments out of date order', async () => {
   const input: PunitoryInput = {
     amount: money(1000),

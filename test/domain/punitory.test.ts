@@ -1,7 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { cumulativePunitory, punitoryToPost, money, round2, addDays, Dec } from '../../src/domain/index.ts';
+import {
+  atStorableMax,
+  cumulativePunitory,
+  punitoryToPost,
+  money,
+  round2,
+  addDays,
+  Dec,
+  STORABLE_MAX,
+} from '../../src/domain/index.ts';
 import type { Decimal, InstallmentPayment, PunitoryTerms, PunitoryInput } from '../../src/domain/index.ts';
 
 const DUE = '2024-01-01';
@@ -119,6 +128,30 @@ test('a very late installment is computed in a handful of operations, not one pe
   assert.ok(performance.now() - t0 < 200);
 });
 
+test('an amount that cannot be stored stops growing at the storable maximum, in every mode, without computing it', () => {
+  const huge = { amount: money('999999999999.99'), dueDate: '2000-01-01', payments: [] };
+  for (const mode of ['simple_outstanding', 'full_amount', 'compound'] as const) {
+    const t0 = performance.now();
+    // 999,999 a day (the largest rate a plan takes) for a century: a compound figure of 600,000 digits
+    const r = cumulativePunitory({ ...huge, asOf: '2100-01-01' }, terms({ mode, dailyRate: money('999999') }));
+    assert.equal(r.toFixed(2), '999999999999.99', mode);
+    assert.ok(atStorableMax(r));
+    assert.ok(performance.now() - t0 < 50, `${mode}: not computed day by day nor digit by digit`);
+  }
+  // compound takes a small amount there too; the cap still applies below the maximum
+  const small = { amount: money('0.01'), dueDate: '2000-01-01', payments: [], asOf: '2001-01-01' };
+  const compound = terms({ mode: 'compound', dailyRate: money('999999') });
+  assert.equal(cumulativePunitory(small, compound).toFixed(2), STORABLE_MAX.toFixed(2));
+  assert.equal(cumulativePunitory(small, { ...compound, capPct: money(50) }).toFixed(2), '0.01'); // 0.005, half away from zero
+  // just below it: the exact figure
+  const below = cumulativePunitory(
+    { amount: money('999999999999.98'), dueDate: '2024-01-01', payments: [], asOf: '2024-01-02' },
+    terms({ dailyRate: money('0.999999') }),
+  );
+  assert.equal(below.toFixed(2), '999998999999.98');
+  assert.ok(!atStorableMax(below));
+});
+
 // ---- oracle: the rules applied literally, one day at a time, rounded at the end ----
 function naive(input: PunitoryInput, t: PunitoryTerms): Decimal {
   const amount = new Dec(input.amount);
@@ -151,7 +184,8 @@ function naive(input: PunitoryInput, t: PunitoryTerms): Decimal {
     if (b.lt(0)) b = new Dec(0);
     accrued = accrued.plus(t.dailyRate.times(b));
   }
-  let r = round2(accrued);
+  // an amount that cannot be stored stops growing at the storable maximum
+  let r = Dec.min(round2(accrued), STORABLE_MAX);
   if (t.capPct.gt(0)) r = Dec.min(r, round2(t.capPct.div(100).times(amount)));
   return Dec.max(r, 0);
 }

@@ -13,6 +13,8 @@ test('the demo business has a living book: a payment, an overdue credit with pun
   assert.deepEqual(credits.map((c: any) => c.status).sort(), ['active', 'active', 'active', 'active', 'closed']);
   const worklist = json(await h.get('/api/installments?overdue=true', key));
   assert.ok(worklist.total >= 2);
+  // the overdue ones show their punitory, posted at the month close or accrued since
+  assert.ok(worklist.items.some((i: any) => i.punitory_posted + i.punitory_accrued > 0));
   const ledgers = await Promise.all(
     credits.map(async (c: any) => json(await h.get(`/api/credits/${c.id}/ledger`, key))),
   );

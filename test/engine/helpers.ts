@@ -6,7 +6,19 @@ import { Writable } from 'node:stream';
 import { runCli } from '../../src/cli/main.ts';
 import type { Database } from '../../src/db/connection.ts';
 import { addDays, money, todayIn, Dec } from '../../src/domain/index.ts';
-import { buildStates, creditTerms, cumulativeOf, statusOf, stopDate } from '../../src/services/ledgerState.ts';
+import {
+  buildStates,
+  creditTerms,
+  cumulativeOf,
+  punitoryPostings,
+  statusOf,
+  stopDate,
+} from '../../src/services/ledgerState.ts';
+import { withActor } from '../../src/db/connection.ts';
+import { markWrittenOff } from '../../src/db/repositories/credits.ts';
+import { installmentsOfCredit, setInstallmentState } from '../../src/db/repositories/installments.ts';
+import { insertLedger, ledgerOfCredit } from '../../src/db/repositories/ledger.ts';
+import { markAccrued, postedThrough } from '../../src/db/repositories/creditAccruals.ts';
 import { json, type Harness } from '../helpers/app.ts';
 
 export const todayUtc = () => todayIn('UTC');
@@ -140,4 +152,64 @@ export async function assertLedgerInvariant(db: Database, businessId: string): P
     if (c.status === 'active') assert.ok(!allPaid, `${where}: fully paid but still active`);
     assert.equal(c.status === 'written_off', c.written_off_at !== null, `${where}: written_off_at`);
   }
+}
+
+/**
+ * The daily run as it was before month closes (commit e574865), rebuilt from the repositories:
+ * every day, on every active or written-off credit with an unpaid installment due before the day
+ * and not posted through it (a written-off one only until its write-off date), the punitory owed
+ * up to the day, effective that day; then the credits past write_off_days written off. This is
+ * the ledger an existing book has: one punitory entry per overdue installment per day.
+ */
+export async function legacyDailyRun(
+  db: Database,
+  bid: string,
+  today: string,
+  o: { writeOff?: string[]; now?: Date; timezone?: string } = {},
+) {
+  const tz = o.timezone ?? 'UTC';
+  await withActor(db.kysely, 'cli', async (trx) => {
+    const credits = await trx
+      .selectFrom('credits')
+      .selectAll()
+      .where('business_id', '=', bid)
+      .where('status', 'in', ['active', 'written_off'])
+      .execute();
+    const through = await postedThrough(
+      trx,
+      bid,
+      credits.map((c) => c.id),
+    );
+    for (const c of credits) {
+      const stop = stopDate(c, tz);
+      const pt = through.get(c.id);
+      if (pt !== undefined && (pt >= today || (stop !== null && pt >= stop))) continue;
+      const insts = await installmentsOfCredit(trx, bid, c.id);
+      if (!insts.some((i) => i.status !== 'paid' && i.due_date < today)) continue;
+      const states = buildStates(insts, await ledgerOfCredit(trx, bid, c.id));
+      const { postings } = punitoryPostings(states, creditTerms(c), today, stop);
+      await insertLedger(
+        trx,
+        bid,
+        postings.map((p) => ({
+          credit_id: c.id,
+          installment_id: p.state.id,
+          type: 'punitory' as const,
+          amount: p.amount.toFixed(2),
+          effective_date: today,
+          branch_id: c.branch_id,
+          created_by: 'cli',
+        })),
+      );
+      for (const p of postings) {
+        p.state.punitoryPosted = p.state.punitoryPosted.plus(p.amount);
+        const inst = insts.find((i) => i.id === p.state.id)!;
+        const next = statusOf(p.state);
+        if (next.status !== inst.status || next.paidDate !== inst.paid_date)
+          await setInstallmentState(trx, bid, inst.id, next.status, next.paidDate);
+      }
+      await markAccrued(trx, bid, [c.id], today);
+    }
+    await markWrittenOff(trx, bid, o.writeOff ?? [], o.now ?? new Date());
+  });
 }

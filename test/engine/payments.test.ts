@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { build, json } from '../helpers/app.ts';
+import { build, json, settableClock } from '../helpers/app.ts';
 import { accrue, assertLedgerInvariant, client, credit, day, pay, plan } from './helpers.ts';
 
 // The plan of the worked examples: 1000 at 35 % flat in 3 installments of 450, fixed 30 days,
@@ -137,36 +137,40 @@ test('grace is a tolerance: paid on due + 5 with grace 5 owes nothing; on due + 
 });
 
 test('a payment dated before punitory already posted: allocated as of its date, the excess punitory reversed', async (t) => {
-  const h = await build(t);
+  const clock = settableClock('2024-04-01');
+  const h = await build(t, { clock });
   const p = await plan(h, P35);
   const c = await client(h);
-  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40) });
-  // the daily run posts 10 days × 2.25 = 22.50
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2024-02-01' }); // #1 due 03-02
+  // the month close posts March 3..31: 29 days × 2.25 = 65.25
   const run = await accrue(h, '--business', h.tenant.businessId);
   assert.equal(run.code, 0, run.err);
   assert.deepEqual(run.out.businesses[0], {
     business_id: h.tenant.businessId,
-    as_of: day(0),
+    as_of: '2024-04-01',
+    closed_through: '2024-03-31',
     credits_accrued: 1,
     punitory_entries: 1,
-    punitory_total: 22.5,
+    punitory_total: 65.25,
     written_off: 0,
+    clamped: 0,
+    skipped: 0,
   });
-  // as of its date (due + 5) the credit owed 5 × 2.25 = 11.25 + 1350: 1372.50 (today's balance) is too much
-  const tooMuch = await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 1372.5, paid_on: day(-5) });
+  // as of its date (due + 5) the credit owed 5 × 2.25 = 11.25 + 1350: a cent more is too much
+  const tooMuch = await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 1361.26, paid_on: '2024-03-07' });
   assert.equal(tooMuch.statusCode, 422, tooMuch.body);
-  // a transfer made on due + 5, recorded today: 11.25 punitory + 450
-  const r = await pay(h, d.credit.id, { amount: 461.25, paid_on: day(-5) });
+  // a transfer made on due + 5, recorded on April 1st: 11.25 punitory + 450
+  const r = await pay(h, d.credit.id, { amount: 461.25, paid_on: '2024-03-07' });
   assert.deepEqual(r.ledgerEntries.map(shape), [
-    ['payment', 461.25, day(-5)],
-    ['punitory', -11.25, day(0)], // charged 22.50 through today, owed 11.25: the difference goes back
+    ['payment', 461.25, '2024-03-07'],
+    ['punitory', -54, '2024-03-31'], // charged 65.25 through the close, owed 11.25: the difference goes back
   ]);
   assert.deepEqual([r.installments[0].status, r.installments[0].days_late], ['paid', 5]);
-  // nothing posted was edited: the 22.50 is still there
+  // nothing posted was edited: the 65.25 is still there
   const ledger = json(await h.get(`/api/credits/${d.credit.id}/ledger`));
   assert.deepEqual(
     ledger.filter((e: any) => e.type === 'punitory').map((e: any) => e.amount),
-    [22.5, -11.25],
+    [65.25, -54],
   );
   // running the day again changes nothing
   const again = await accrue(h, '--business', h.tenant.businessId);
@@ -219,15 +223,15 @@ test('payment refusals: 400 for shape, 422 for rules, 409 for states, 404 for st
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
 
-test('punitory modes on 1000 due 10 days ago, 0.5 %/day, 500 paid on due + 4', async (t) => {
-  const h = await build(t);
+test('punitory modes on 1000 due 10 days before the month close, 0.5 %/day, 500 paid on due + 4', async (t) => {
+  const h = await build(t, { clock: settableClock('2024-04-01') });
   const c = await client(h);
   const one = { installments_count: 1, days_until_first_payment: 30, daily_punitory_rate: 0.005 };
   const results: Record<string, unknown> = {};
   for (const mode of ['simple_outstanding', 'full_amount', 'compound']) {
     const p = await plan(h, { ...one, punitory_mode: mode });
-    const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40) });
-    const r = await pay(h, d.credit.id, { amount: 500, paid_on: day(-6) });
+    const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2024-02-20' }); // due 03-21
+    const r = await pay(h, d.credit.id, { amount: 500, paid_on: '2024-03-25' });
     await accrue(h, '--business', h.tenant.businessId);
     const ledger = json(await h.get(`/api/credits/${d.credit.id}/ledger`));
     results[mode] = {

@@ -7,18 +7,19 @@
 // rate × base (simple_outstanding: the amount unpaid that day; full_amount: the amount;
 // compound: the amount unpaid + punitory accrued so far − punitory paid); a payment counts from
 // the day after it is made; max_punitory_days and the write-off date end the chargeable days.
-// The figure of a day is that sum rounded to the cent, capped, and 0 while the installment is not
-// later than grace_days (grace is a tolerance: paid in full within it, nothing is owed; once the
-// days late exceed it, every day counts). Payments are allocated as DOMAIN.md says (oldest
-// installment first, its punitory before its amount) against what was owed on their paid_on,
-// with src/domain allocatePayment (tested on its own). A payment recorded after its paid_on
-// (backdated) changes the history from its date: the figures of every day from the day it is
-// recorded on are recomputed with it, those of earlier days are not.
+// The figure of a day is that sum rounded to the cent, capped (and never above the storable
+// maximum), and 0 while the installment is not later than grace_days (grace is a tolerance: paid
+// in full within it, nothing is owed; once the days late exceed it, every day counts). Payments
+// are allocated as DOMAIN.md says (oldest installment first, its punitory before its amount)
+// against what was owed on their paid_on, with src/domain allocatePayment (tested on its own). A
+// payment recorded after its paid_on (backdated) changes the history from its date: the figures
+// of every day from the day it is recorded on are recomputed with it, those of earlier days are not.
 //
 // Payments are accepted or refused as the API does: refused on a closed credit, dated in the
 // future or before the credit's start or its latest payment, or for more than it owes on its date.
 import {
   Dec,
+  STORABLE_MAX,
   allocatePayment,
   dayNumber,
   fromDay,
@@ -125,7 +126,8 @@ function punitoryOn(c: Cell, t: number, terms: PunitoryTerms): Decimal {
   if (t <= c.due) return ZERO;
   const daysLate = (c.fullyPaid ?? t) - c.due;
   if (daysLate <= terms.graceDays) return ZERO;
-  let r = round2(c.raw);
+  // an amount that cannot be stored stops growing at the storable maximum
+  let r = Dec.min(round2(c.raw), STORABLE_MAX);
   if (terms.capPct.gt(0)) r = Dec.min(r, round2(terms.capPct.times(c.amount).div(100)));
   return Dec.max(r, ZERO);
 }

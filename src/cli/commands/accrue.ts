@@ -5,7 +5,10 @@ import { runAccrual } from '../../services/accrual.ts';
 
 export function registerAccrue(cmd: Command, ctx: CliContext) {
   cmd
-    .option('--as-of <date>', "accrue as of this date (YYYY-MM-DD); default and latest: each business's today")
+    .option(
+      '--as-of <date>',
+      "run as of this date (YYYY-MM-DD): post punitory up to the last day of the last month ended by then; write-offs only for today. Default and latest: each business's today",
+    )
     .option('--business <id>', 'only this business')
     .action(async (opts: { asOf?: string; business?: string }) => {
       if (opts.asOf !== undefined && !isValidDate(opts.asOf))
@@ -19,6 +22,13 @@ export function registerAccrue(cmd: Command, ctx: CliContext) {
             businessId: opts.business?.toLowerCase(),
             actor: 'cli',
             clock: ctx.clock,
+            // each credit on stderr, whatever the output format; the counts are in the result
+            onCredit: (r) =>
+              ctx.io.stderr.write(
+                r.kind === 'clamped'
+                  ? `warning: credit ${r.credit_id} (business ${r.business_id}): punitory stopped at the storable maximum 999999999999.99\n`
+                  : `warning: credit ${r.credit_id} (business ${r.business_id}) skipped, left for the next run: ${(r.error as Error)?.message ?? String(r.error)}\n`,
+              ),
           });
         } catch (err) {
           if (/^no business /.test((err as Error).message)) throw new UsageError((err as Error).message);
@@ -30,7 +40,17 @@ export function registerAccrue(cmd: Command, ctx: CliContext) {
       const doc = results.map((r) => ({ ...r, punitory_total: toMoneyNumber(money(r.punitory_total)) }));
       ctx.print({ businesses: doc, ms }, () =>
         results.length
-          ? `${table(results, ['business_id', 'as_of', 'credits_accrued', 'punitory_entries', 'punitory_total', 'written_off'])}\n(${ms} ms)`
+          ? `${table(results, [
+              'business_id',
+              'as_of',
+              'closed_through',
+              'credits_accrued',
+              'punitory_entries',
+              'punitory_total',
+              'written_off',
+              'clamped',
+              'skipped',
+            ])}\n(${ms} ms)`
           : 'no businesses',
       );
     });

@@ -1,9 +1,8 @@
 // The credits table, scoped to one business: reads, the row lock every writer of a credit takes,
 // writes, the list, and the daily run's batches and automatic write-off.
-import { sql, type Insertable, type RawBuilder } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../connection.ts';
 import { pageOf, type Page, type PageRequest } from './page.ts';
-import { postedThrough } from './creditAccruals.ts';
 import type { Credit, CreditConfig, CreditStatus, CreditsTable } from '../schema.ts';
 
 export type NewCredit = Omit<
@@ -108,92 +107,115 @@ export interface AccrualCandidate {
   branch_id: string | null;
 }
 
+const CANDIDATE_COLUMNS = sql.raw(`c.id, c.status, c.written_off_at, c.write_off_days, c.daily_punitory_rate,
+  c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct, c.branch_id`);
+
 /**
- * The next batch of credits the run has to look at as of `asOf`, locked. A credit qualifies
- * when it is active or written off, has an unpaid installment due before asOf and has not been
- * accrued through asOf (a written-off one only until its write-off date). SKIP LOCKED: a credit
- * a payment or another run holds is left to them; keyset order on id so each credit is seen
- * once a run. `lastId` is where the next batch starts (null: nothing left).
+ * The credits the month close through `close` has not reached, by id: active or written off,
+ * with an unpaid installment due before `close`, posted through an earlier date (or never;
+ * written-off ones only until their write-off date, after which nothing accrues). Two statements:
+ * the first reads two indexes only (the unpaid installments due, with their credit: migration
+ * 005; the watermarks of credit_accruals) and, on an ordinary day of the month, leaves only the
+ * written-off credits with something unpaid; the second looks those up by key.
  */
-export async function lockAccrualBatch(
+export async function closeCandidates(
   db: Executor,
   businessId: string,
-  o: { asOf: string; timezone: string; afterId: string | null; limit: number },
-): Promise<{ credits: AccrualCandidate[]; lastId: string | null }> {
-  const after = o.afterId ?? '00000000-0000-0000-0000-000000000000';
-  const r = await sql<AccrualCandidate>`
-    SELECT c.id, c.status, c.written_off_at, c.write_off_days, c.daily_punitory_rate,
-           c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct, c.branch_id
+  o: { close: string; timezone: string },
+): Promise<string[]> {
+  const behind = await sql<{ credit_id: string }>`
+    SELECT DISTINCT i.credit_id
+      FROM installments i
+     WHERE i.business_id = ${businessId} AND i.status <> 'paid' AND i.due_date < ${o.close}::date
+       AND NOT EXISTS (SELECT 1 FROM credit_accruals a
+                        WHERE a.business_id = i.business_id AND a.credit_id = i.credit_id
+                          AND a.posted_through >= ${o.close}::date)`.execute(db);
+  if (behind.rows.length === 0) return [];
+  const r = await sql<{ id: string }>`
+    SELECT c.id
       FROM credits c
       LEFT JOIN credit_accruals a ON a.business_id = c.business_id AND a.credit_id = c.id
      WHERE c.business_id = ${businessId}
-       AND c.id > ${after}::uuid
+       AND c.id = ANY(${sql.val(behind.rows.map((x) => x.credit_id))}::uuid[])
        AND c.status IN ('active', 'written_off')
-       AND (a.posted_through IS NULL OR a.posted_through < ${o.asOf}::date)
        AND (c.status = 'active' OR a.posted_through IS NULL
             OR a.posted_through < (c.written_off_at AT TIME ZONE ${o.timezone})::date)
-       AND EXISTS (SELECT 1 FROM installments i
-                    WHERE i.business_id = c.business_id AND i.credit_id = c.id
-                      AND i.status <> 'paid' AND i.due_date < ${o.asOf}::date)
-     ORDER BY c.id
-     LIMIT ${o.limit}
-     FOR UPDATE OF c SKIP LOCKED`.execute(db);
-  if (r.rows.length === 0) return { credits: [], lastId: null };
-  // The watermark above was read in the statement's snapshot. A payment that held a credit's
-  // lock and committed just before this statement locked it may have moved it since (it writes
-  // credit_accruals, not the credits row, so no re-check happened): read it again now that the
-  // locks are held, and leave out what is already accrued through asOf.
-  const ids = r.rows.map((c) => c.id);
-  const fresh = await postedThrough(db, businessId, ids);
-  return {
-    credits: r.rows.filter((c) => {
-      const pt = fresh.get(c.id);
-      return pt === undefined || pt < o.asOf;
-    }),
-    lastId: ids[ids.length - 1]!,
-  };
+     ORDER BY c.id`.execute(db);
+  return r.rows.map((x) => x.id);
 }
 
 /**
- * Automatic write-off (DOMAIN.md): every active credit accrued through asOf with an unpaid
- * installment at least write_off_days late as of asOf. Credits another transaction holds are
- * skipped (SKIP LOCKED): the next run gets them. `at` is when it happened: the run's now for
- * today's run; null for a run on a past date, which writes them off at the last instant of the
- * as-of day (business time zone), so the write-off date is that day either way.
+ * These candidates of the close, locked, as they are now: still active or written off and not
+ * posted through `close`. SKIP LOCKED: a credit a payment or another run holds is left to them
+ * (a payment posts its own punitory; the next run gets the rest). The watermark is read after the
+ * locks are taken: a payment that held a credit and committed just before may have moved it.
  */
-export async function writeOffOverdue(
+export async function lockForClose(
   db: Executor,
   businessId: string,
-  o: { asOf: string; timezone: string; at: Date | null },
-): Promise<string[]> {
-  const when = o.at
-    ? sql`${o.at}::timestamptz`
-    : sql`((${o.asOf}::date + 1)::timestamp AT TIME ZONE ${o.timezone}) - interval '1 microsecond'`;
-  const rule = (c: RawBuilder<unknown>) => sql<boolean>`
-         ${c}.status = 'active'
-         AND ${c}.write_off_days > 0
-         AND EXISTS (SELECT 1 FROM credit_accruals a
-                      WHERE a.business_id = ${c}.business_id AND a.credit_id = ${c}.id AND a.posted_through >= ${o.asOf}::date)
-         AND EXISTS (SELECT 1 FROM installments i
-                      WHERE i.business_id = ${c}.business_id AND i.credit_id = ${c}.id
-                        AND i.status <> 'paid' AND i.due_date <= ${o.asOf}::date - ${c}.write_off_days)`;
-  const locked = await sql<{ id: string }>`
-    SELECT c.id FROM credits c
-     WHERE c.business_id = ${businessId} AND ${rule(sql.raw('c'))}
+  ids: string[],
+  o: { close: string; timezone: string },
+): Promise<AccrualCandidate[]> {
+  if (ids.length === 0) return [];
+  const r = await sql<AccrualCandidate>`
+    SELECT ${CANDIDATE_COLUMNS}
+      FROM credits c
+     WHERE c.business_id = ${businessId}
+       AND c.id = ANY(${sql.val(ids)}::uuid[])
+       AND c.status IN ('active', 'written_off')
      ORDER BY c.id
-     FOR UPDATE OF c SKIP LOCKED`.execute(db);
-  if (locked.rows.length === 0) return [];
-  // checked again in a statement of its own, now that the locks are held: a payment that
-  // committed just before the lock was taken (paying the late installment) is seen
+       FOR UPDATE OF c SKIP LOCKED`.execute(db);
+  if (r.rows.length === 0) return [];
+  const done = await sql<{ credit_id: string }>`
+    SELECT a.credit_id
+      FROM credit_accruals a
+      JOIN credits c ON c.business_id = a.business_id AND c.id = a.credit_id
+     WHERE a.business_id = ${businessId}
+       AND a.credit_id = ANY(${sql.val(r.rows.map((c) => c.id))}::uuid[])
+       AND (a.posted_through >= ${o.close}::date
+            OR (c.status = 'written_off' AND a.posted_through >= (c.written_off_at AT TIME ZONE ${o.timezone})::date))`.execute(
+    db,
+  );
+  const skip = new Set(done.rows.map((x) => x.credit_id));
+  return r.rows.filter((c) => !skip.has(c.id));
+}
+
+/**
+ * Automatic write-off (DOMAIN.md), decided as of `today`: the active credits whose plan has
+ * write_off_days > 0 and that have an unpaid installment at least that many days late, by id.
+ */
+export async function writeOffCandidates(db: Executor, businessId: string, o: { today: string }): Promise<string[]> {
   const r = await sql<{ id: string }>`
+    SELECT DISTINCT c.id
+      FROM installments i
+      JOIN credits c ON c.business_id = i.business_id AND c.id = i.credit_id
+     WHERE i.business_id = ${businessId} AND i.status <> 'paid' AND i.due_date < ${o.today}::date
+       AND c.status = 'active' AND c.write_off_days > 0
+       AND i.due_date <= ${o.today}::date - c.write_off_days
+     ORDER BY c.id`.execute(db);
+  return r.rows.map((x) => x.id);
+}
+
+/** These write-off candidates, locked, if they are still active (SKIP LOCKED, as for the close). */
+export async function lockForWriteOff(db: Executor, businessId: string, ids: string[]): Promise<AccrualCandidate[]> {
+  if (ids.length === 0) return [];
+  const r = await sql<AccrualCandidate>`
+    SELECT ${CANDIDATE_COLUMNS}
+      FROM credits c
+     WHERE c.business_id = ${businessId} AND c.id = ANY(${sql.val(ids)}::uuid[]) AND c.status = 'active'
+     ORDER BY c.id
+       FOR UPDATE OF c SKIP LOCKED`.execute(db);
+  return r.rows;
+}
+
+/** Writes these (locked) credits off at `at`, naming the rule. */
+export async function markWrittenOff(db: Executor, businessId: string, ids: string[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`
     UPDATE credits c
        SET status = 'written_off',
-           written_off_at = ${when},
+           written_off_at = ${at}::timestamptz,
            write_off_reason = 'automatic: an installment reached ' || c.write_off_days || ' days late (write_off_days)',
            updated_at = now()
-     WHERE c.business_id = ${businessId}
-       AND c.id = ANY(${sql.val(locked.rows.map((x) => x.id))}::uuid[])
-       AND ${rule(sql.raw('c'))}
-    RETURNING c.id`.execute(db);
-  return r.rows.map((x) => x.id);
+     WHERE c.business_id = ${businessId} AND c.id = ANY(${sql.val(ids)}::uuid[]) AND c.status = 'active'`.execute(db);
 }

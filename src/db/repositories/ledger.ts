@@ -26,6 +26,61 @@ export async function insertLedger(db: Executor, businessId: string, rows: NewLe
 }
 
 /**
+ * The month close of these (locked) credits, in one statement: for each unpaid installment due
+ * before `asOf`, the cumulative punitory as of `asOf` (punitory_cumulative, the SQL twin of
+ * src/domain/punitory.ts, migration 005) minus what is posted, inserted as one punitory entry
+ * effective `asOf`. Nothing of the rule runs in JS here: the database reads each installment's
+ * payment history, computes and writes, so a close of a whole book is a few statements a batch.
+ * No status changes: what is posted is never more than the figure as of a later date (the figure
+ * grows with the date), so a close only ever adds punitory to unpaid installments.
+ */
+export async function postPunitoryThrough(
+  db: Executor,
+  businessId: string,
+  creditIds: string[],
+  o: { asOf: string; timezone: string; createdBy: string },
+): Promise<{ entries: number; total: string; atStorableMax: string[] }> {
+  if (creditIds.length === 0) return { entries: 0, total: '0', atStorableMax: [] };
+  const ids = sql.val(creditIds);
+  const r = await sql<{ entries: number; total: string; at_max: string[] | null }>`
+    WITH inst AS (
+      SELECT i.id, i.credit_id, i.amount, i.due_date, c.branch_id, c.daily_punitory_rate, c.punitory_mode, c.grace_days,
+             c.max_punitory_days, c.punitory_cap_pct, (c.written_off_at AT TIME ZONE ${o.timezone})::date AS stop_date
+        FROM installments i
+        JOIN credits c ON c.business_id = i.business_id AND c.id = i.credit_id
+       WHERE i.business_id = ${businessId} AND i.credit_id = ANY(${ids}::uuid[])
+         AND i.status <> 'paid' AND i.due_date < ${o.asOf}::date AND c.daily_punitory_rate > 0),
+    h AS (
+      SELECT l.installment_id,
+             coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0) AS posted,
+             array_agg(l.effective_date ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS paid_on,
+             array_agg(l.amount - l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
+             array_agg(l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS punitory
+        FROM ledger l
+       WHERE l.business_id = ${businessId} AND l.credit_id = ANY(${ids}::uuid[]) AND l.type <> 'installment'
+       GROUP BY l.installment_id),
+    p AS (
+      SELECT inst.id, inst.credit_id, inst.branch_id, coalesce(h.posted, 0) AS posted,
+             punitory_cumulative(inst.amount, inst.due_date, ${o.asOf}::date, inst.stop_date, inst.daily_punitory_rate,
+               inst.punitory_mode, inst.grace_days, inst.max_punitory_days, inst.punitory_cap_pct,
+               h.paid_on, h.principal, h.punitory) AS cumulative
+        FROM inst LEFT JOIN h ON h.installment_id = inst.id),
+    ins AS (
+      INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, branch_id, created_by)
+      SELECT ${businessId}::uuid, p.credit_id, p.id, 'punitory', p.cumulative - p.posted, ${o.asOf}::date, p.branch_id,
+             ${o.createdBy}::text
+        FROM p WHERE p.cumulative <> p.posted
+      RETURNING amount)
+    SELECT (SELECT count(*) FROM ins)::int AS entries,
+           (SELECT coalesce(sum(amount), 0) FROM ins)::text AS total,
+           (SELECT array_agg(DISTINCT p.credit_id::text) FROM p WHERE p.cumulative >= 999999999999.99) AS at_max`.execute(
+    db,
+  );
+  const row = r.rows[0]!;
+  return { entries: Number(row.entries), total: row.total, atStorableMax: row.at_max ?? [] };
+}
+
+/**
  * Oldest first. Entries recorded in the same instant (one statement; the embedded database's clock
  * ticks in milliseconds) keep the order they were written in: by effective date, then installment,
  * punitory, payment, then installment number.

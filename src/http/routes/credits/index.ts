@@ -219,7 +219,7 @@ export default async function creditRoutes(app: App) {
       return idempotent(app, req, reply, async (store) => {
         let answer: Answer | undefined;
         // branch_id omitted (undefined) and null differ: the credit's branch, or none
-        await registerPayment(
+        const r = await registerPayment(
           app.db.kysely,
           req.auth,
           req.params.id,
@@ -230,6 +230,9 @@ export default async function creditRoutes(app: App) {
             await store?.(trx, answer);
           },
         );
+        // DOMAIN.md: an amount that cannot be stored never fails a payment; the credit is reported
+        if (r.punitoryAtStorableMax)
+          req.log.warn({ credit_id: r.credit.id }, 'punitory stopped at the storable maximum (999,999,999,999.99)');
         return answer!;
       });
     },
