@@ -298,9 +298,15 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
           bid,
           locked.map((c) => c.id),
         );
-        const due = locked.filter((c) =>
-          unpaid.some((i) => i.credit_id === c.id && compareDates(i.due_date, addDays(today, -c.write_off_days)) <= 0),
-        );
+        const oldest = new Map<string, string>(); // per credit, its oldest unpaid due date
+        for (const i of unpaid) {
+          const o = oldest.get(i.credit_id);
+          if (o === undefined || i.due_date < o) oldest.set(i.credit_id, i.due_date);
+        }
+        const due = locked.filter((c) => {
+          const o = oldest.get(c.id);
+          return o !== undefined && compareDates(o, addDays(today, -c.write_off_days)) <= 0;
+        });
         const r = await postBatch(trx, bid, due, { ...posting, asOf: today });
         await markWrittenOff(
           trx,

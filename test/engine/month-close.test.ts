@@ -336,7 +336,7 @@ async function runScenario(
   const ledger = (
     await h.db.kysely
       .selectFrom('ledger')
-      .select(['id', 'credit_id', 'installment_id', 'effective_date', 'created_by'])
+      .select(['id', 'credit_id', 'installment_id', 'effective_date', 'created_by', 'amount'])
       .where('business_id', '=', bid)
       .where('type', '=', 'punitory')
       .execute()
@@ -366,7 +366,9 @@ async function runScenario(
   await assertLedgerInvariant(h.db, bid);
   return {
     payments: events.reduce((n, e) => n + e.payments, 0),
+    backdated: events.reduce((n, e) => n + e.backdated, 0),
     entries: ledger.length,
+    corrections: ledger.filter((e) => money(e.amount).lt(0)).length,
     statuses: model
       .on(LAST)
       .map((v) => `${v.status} (${v.installments.map((i) => i.punitory.toFixed(2)).join(', ')})`)
@@ -376,7 +378,7 @@ async function runScenario(
 
 test('day by day over three month ends, the API and the summary equal daily posting to the cent; the ledger grows with months and events', async (t) => {
   // fixed seeds: the same books on every run and both databases (a failure names its seed)
-  for (const seed of [9]) {
+  for (const seed of [3]) {
     const [scenario] = fc.sample(arbScenario, { seed, numRuns: 1 });
     const clock = Object.assign(() => new Date(now), {
       set(v: string) {
@@ -387,8 +389,10 @@ test('day by day over three month ends, the API and the summary equal daily post
     const h = await build(t, { clock });
     await t.test(`seed ${seed}`, async () => {
       const r = await runScenario({ ...h, clock }, scenario!);
+      // the seed is chosen so that a backdated payment reaches behind a month close (a negative entry)
+      assert.ok(r.backdated > 0 && r.corrections > 0, `seed ${seed} no longer exercises a backdated correction`);
       t.diagnostic(
-        `seed ${seed}: ${r.payments} payments accepted, ${r.entries} punitory entries; on the last day: ${r.statuses}`,
+        `seed ${seed}: ${r.payments} payments accepted (${r.backdated} backdated), ${r.entries} punitory entries (${r.corrections} negative); on the last day: ${r.statuses}`,
       );
     });
   }
@@ -405,5 +409,7 @@ test('a book posted every day by the old daily run shows the same figures, and t
   const h = await build(t, { clock });
   // daily postings from January 10th to February 14th; month closes from the 15th to April 3rd
   const r = await runScenario({ ...h, clock }, scenario!, { legacyUntil: '2024-02-15' });
-  t.diagnostic(`seed 77: ${r.payments} payments accepted after the switch, ${r.entries} punitory entries since`);
+  t.diagnostic(
+    `seed 77: ${r.payments} payments accepted after the switch (${r.backdated} backdated), ${r.entries} punitory entries since (${r.corrections} negative)`,
+  );
 });
