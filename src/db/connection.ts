@@ -14,6 +14,23 @@ export interface Database {
   mode: 'embedded' | 'postgres';
   /** Runs fn on one session that can execute multi-statement SQL (migrations). */
   session<T>(fn: (s: RawSession) => Promise<T>): Promise<T>;
+  /**
+   * Receives the notifications (NOTIFY, pg_notify) sent on a channel by committed transactions of
+   * any process. Resolves once listening, or, on PostgreSQL, after a first failed try (it keeps
+   * trying): `live` says when notifications may have been missed (false) and when they are
+   * received again (true).
+   */
+  listen(channel: string, on: ListenHandlers): Promise<Listener>;
+  close(): Promise<void>;
+}
+
+export interface ListenHandlers {
+  message(payload: string): void;
+  /** true: listening (every notification from now on arrives); false: the connection is lost */
+  live(up: boolean): void;
+}
+
+export interface Listener {
   close(): Promise<void>;
 }
 
@@ -57,7 +74,97 @@ export async function openPostgres(connectionString: string, max = 10): Promise<
         client.release();
       }
     },
+    listen: (channel, on) => listenPostgres(connectionString, channel, on),
     close: () => kysely.destroy(),
+  };
+}
+
+/** How often the listening connection is checked, and how long a check may take before it counts as lost. */
+const LISTEN_CHECK_MS = 5_000;
+const LISTEN_RETRY_MS = [100, 500, 1_000, 2_000, 5_000];
+
+/**
+ * A dedicated connection that LISTENs on a channel (not one of the pool's: a pooled connection
+ * would not receive notifications while lent out). When it breaks or stops answering a check, it
+ * reports live(false) at once and reconnects with growing pauses; live(true) only once LISTEN is
+ * in place again, so the caller can distrust anything it learnt in between.
+ */
+async function listenPostgres(connectionString: string, channel: string, on: ListenHandlers): Promise<Listener> {
+  let closed = false;
+  let current: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  let check: NodeJS.Timeout | null = null;
+  let failures = 0;
+
+  const lost = (c: pg.Client) => {
+    if (current !== c) return;
+    current = null;
+    if (check) clearInterval(check);
+    check = null;
+    on.live(false);
+    c.end().catch(() => {});
+    if (!closed) schedule();
+  };
+  const schedule = () => {
+    const wait = LISTEN_RETRY_MS[Math.min(failures++, LISTEN_RETRY_MS.length - 1)]!;
+    retry = setTimeout(() => {
+      retry = null;
+      void connect();
+    }, wait);
+    retry.unref();
+  };
+  const connect = async () => {
+    const c = new pg.Client({
+      connectionString,
+      keepAlive: true,
+      // which process listens, for pg_stat_activity
+      application_name: `lending listen ${channel} pid ${process.pid}`,
+    });
+    c.on('notification', (m) => {
+      if (m.channel === channel && current === c) on.message(m.payload ?? '');
+    });
+    c.on('error', () => lost(c));
+    c.on('end', () => lost(c));
+    current = c;
+    try {
+      await c.connect();
+      await c.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+    } catch {
+      lost(c);
+      return;
+    }
+    if (current !== c) return; // lost while connecting
+    if (closed) {
+      current = null;
+      await c.end().catch(() => {});
+      return;
+    }
+    failures = 0;
+    on.live(true);
+    // a connection that died without a word (a cable, a firewall) is found by a query that does not answer
+    check = setInterval(() => {
+      const timeout = setTimeout(() => lost(c), LISTEN_CHECK_MS);
+      c.query('SELECT 1').then(
+        () => clearTimeout(timeout),
+        () => {
+          clearTimeout(timeout);
+          lost(c);
+        },
+      );
+    }, LISTEN_CHECK_MS);
+    check.unref();
+  };
+
+  await connect();
+  return {
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      if (check) clearInterval(check);
+      const c = current;
+      current = null;
+      await c?.end().catch(() => {});
+    },
   };
 }
 
@@ -87,6 +194,17 @@ export async function openEmbedded(dataDir: string | null): Promise<Database> {
           return (await pglite.query(text, params)).rows as never;
         },
       });
+    },
+    // One process holds the data directory, and PGlite hands a notification over while the
+    // statement that committed it is still returning: listening never misses one.
+    async listen(channel, on) {
+      const unlisten = await pglite.listen(channel, (payload) => on.message(payload));
+      on.live(true);
+      return {
+        async close() {
+          if (!pglite.closed) await unlisten();
+        },
+      };
     },
     async close() {
       await kysely.destroy();
