@@ -1,5 +1,5 @@
 // Credit ledger (contract 3): GET /api/credits/:id/ledger for random credits of the bench book,
-// through the real server, against the database's ceiling: the app's statements (key lookup, the
+// through the real server, against the database's ceiling: the app's statements (the
 // credit, its ledger entries) prepared, and one statement building the JSON array.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/lending_bench npm run bench -- ledger [--duration 15] [--connections 16] [--json]
@@ -7,7 +7,7 @@
 // Needs the bench book (npm run bench -- book) in that database.
 import { isDeepStrictEqual } from 'node:util';
 import { runBench } from './lib/harness.ts';
-import { AUTH, CREDIT, CREDIT_LEDGER_DOCUMENT, LEDGER_OF_CREDIT } from './lib/statements.ts';
+import { CREDIT, CREDIT_LEDGER_DOCUMENT, LEDGER_OF_CREDIT } from './lib/statements.ts';
 
 interface Target extends Record<string, unknown> {
   k: number;
@@ -26,8 +26,8 @@ await runBench<Target>({
   request: (t) => ({ method: 'GET', path: `/api/credits/${t.credit_id}/ledger` }),
   ceilings: (_book, targets) => [
     {
-      label: "the app's 3 statements",
-      scripts: [{ name: 'statements', text: [lookup(targets.length), AUTH, CREDIT, LEDGER_OF_CREDIT].join('\n') }],
+      label: "the app's 2 statements",
+      scripts: [{ name: 'statements', text: [lookup(targets.length), CREDIT, LEDGER_OF_CREDIT].join('\n') }],
     },
     {
       label: 'one statement building the JSON',

@@ -13,7 +13,7 @@
 // audit row, and (after the app) one payment per 2xx answer (give or take the requests in flight when
 // the load stops).
 import { runBench, type BenchContext } from './lib/harness.ts';
-import { AUTH, PAYMENT_TRANSACTION } from './lib/statements.ts';
+import { PAYMENT_TRANSACTION } from './lib/statements.ts';
 
 interface Target extends Record<string, unknown> {
   k: number;
@@ -97,9 +97,7 @@ await runBench<Target>({
   ceilings: (book, targets) => [
     {
       label: 'the payment transaction',
-      scripts: [
-        { name: 'payment', text: [lookup(targets.length), AUTH, PAYMENT_TRANSACTION(book.timezone)].join('\n') },
-      ],
+      scripts: [{ name: 'payment', text: [lookup(targets.length), PAYMENT_TRANSACTION(book.timezone)].join('\n') }],
     },
   ],
   check,
