@@ -1,13 +1,14 @@
-// The audit list's latency on any PostgreSQL database with a large log, one request at a time:
-// every filter combination (none, table_name, action, record_id, each pair, all three) at
+// The audit list's latency on any PostgreSQL database with a large log, one request at a time per
+// connection (--connections): every filter combination (none, table_name, action, record_id, each pair, all three) at
 // random offsets from 0 to 10,000, and by cursor from random depths, through the real server
 // over HTTP; with --explain, EXPLAIN (ANALYZE, BUFFERS) of the statement the app runs for each.
 // Needs no bench book: bench/sql/audit-rows.sql fills a log of any size (docs/benchmarks.md).
 //
-//   DATABASE_URL=postgres://… npm run bench -- audit-list [--business ID] [--requests 40] [--explain]
+//   DATABASE_URL=postgres://… npm run bench -- audit-list [--business ID] [--requests 40] [--connections 1] [--explain]
 //
 // --business defaults to the business with the most audit entries. A read key is created for the
 // run and revoked after it.
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
@@ -23,10 +24,16 @@ const { values: o } = parseArgs({
   options: {
     business: { type: 'string' },
     requests: { type: 'string', default: '40' },
+    connections: { type: 'string', default: '1' },
     explain: { type: 'boolean', default: false },
   },
 });
 const perCase = Number(o.requests);
+const connections = Number(o.connections);
+if (!(perCase >= 1) || !(connections >= 1)) {
+  console.error('--requests and --connections must be >= 1');
+  process.exit(2);
+}
 const url = benchUrl();
 const pool = new pg.Pool({ connectionString: url, max: 2 });
 let captured: CompiledQuery | null = null;
@@ -106,7 +113,7 @@ try {
       if (mode === 'cursor' && combo & 4) continue;
       const times: number[] = [];
       let totalSeen = 0;
-      for (let i = 0; i < perCase; i++) {
+      const paths = Array.from({ length: perCase }, () => {
         const { f, at } = filtersFor(combo);
         const extra: Record<string, string> =
           mode === 'offset'
@@ -115,16 +122,27 @@ try {
                 // the place of a random entry of the whole log: a random depth
                 cursor: encodeCursor(cursorScope(bid, f), { changedAt: at.changed_key, id: at.id }, 0),
               };
-        const { ms, body } = await get(query(f, extra));
-        times.push(ms);
-        totalSeen = Math.max(totalSeen, body.total);
-      }
+        return query(f, extra);
+      });
+      const started = performance.now();
+      // `connections` clients, each sending its next request when the previous one is answered
+      await Promise.all(
+        Array.from({ length: connections }, async () => {
+          for (let path = paths.pop(); path; path = paths.pop()) {
+            const { ms, body } = await get(path);
+            times.push(ms);
+            totalSeen = Math.max(totalSeen, body.total);
+          }
+        }),
+      );
+      const rps = (1000 * times.length) / (performance.now() - started);
       rows.push([
         NAMES[combo]!,
         mode === 'offset' ? 'offset 0–10,000' : 'cursor, any depth',
         pct(times, 0.5).toFixed(1),
         pct(times, 0.99).toFixed(1),
         Math.max(...times).toFixed(1),
+        rps.toFixed(0),
         String(totalSeen),
       ]);
     }
@@ -135,11 +153,11 @@ try {
 }
 console.log('');
 console.log(
-  `${'filters'.padEnd(14)} ${'paging'.padEnd(18)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'largest total'.padStart(14)}`,
+  `${'filters'.padEnd(14)} ${'paging'.padEnd(18)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'req/s'.padStart(6)} ${'largest total'.padStart(14)}`,
 );
 for (const r of rows) {
   console.log(
-    `${r[0]!.padEnd(14)} ${r[1]!.padEnd(18)} ${r[2]!.padStart(7)} ${r[3]!.padStart(7)} ${r[4]!.padStart(7)} ${r[5]!.padStart(14)}`,
+    `${r[0]!.padEnd(14)} ${r[1]!.padEnd(18)} ${r[2]!.padStart(7)} ${r[3]!.padStart(7)} ${r[4]!.padStart(7)} ${r[5]!.padStart(6)} ${r[6]!.padStart(14)}`,
   );
 }
 

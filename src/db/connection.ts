@@ -1,5 +1,6 @@
 // One database interface over two engines: PostgreSQL through a pg pool (DATABASE_URL), or the
 // embedded PGlite in a data directory. The same SQL, migrations and triggers run on both.
+import { randomUUID } from 'node:crypto';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
@@ -79,28 +80,37 @@ export async function openPostgres(connectionString: string, max = 10): Promise<
   };
 }
 
-/** How often the listening connection is checked, and how long a check may take before it counts as lost. */
+/** How often the listening connection is checked, and how long its check may take before it counts as lost. */
 const LISTEN_CHECK_MS = 5_000;
 const LISTEN_RETRY_MS = [100, 500, 1_000, 2_000, 5_000];
+/** where each listening connection sends itself its checks (every listener hears all of them) */
+const CHECK_CHANNEL = 'lending_listen_check';
 
 /**
  * A dedicated connection that LISTENs on a channel (not one of the pool's: a pooled connection
- * would not receive notifications while lent out). When it breaks or stops answering a check, it
- * reports live(false) at once and reconnects with growing pauses; live(true) only once LISTEN is
- * in place again, so the caller can distrust anything it learnt in between.
+ * would not receive notifications while lent out). It counts as listening only while a
+ * notification it sends itself comes back within LISTEN_CHECK_MS: at the start and every
+ * LISTEN_CHECK_MS after. So a connection that died without a word (a cable, a firewall) or one
+ * that cannot receive notifications at all (a pooler in transaction mode in DATABASE_URL) is not
+ * trusted. When a check fails or the connection breaks it reports live(false) at once and
+ * reconnects with growing pauses; live(true) only once its check comes back again, so the caller
+ * can distrust anything it learnt in between.
  */
 async function listenPostgres(connectionString: string, channel: string, on: ListenHandlers): Promise<Listener> {
+  const me = `${process.pid}:${randomUUID()}`;
   let closed = false;
   let current: pg.Client | null = null;
   let retry: NodeJS.Timeout | null = null;
-  let check: NodeJS.Timeout | null = null;
+  let next: NodeJS.Timeout | null = null;
   let failures = 0;
+  let seq = 0;
+  let awaited: { payload: string; back: () => void } | null = null;
 
   const lost = (c: pg.Client) => {
     if (current !== c) return;
     current = null;
-    if (check) clearInterval(check);
-    check = null;
+    if (next) clearTimeout(next);
+    next = null;
     on.live(false);
     c.end().catch(() => {});
     if (!closed) schedule();
@@ -113,6 +123,31 @@ async function listenPostgres(connectionString: string, channel: string, on: Lis
     }, wait);
     retry.unref();
   };
+  /** true when a notification this connection sends itself comes back in time */
+  const check = (c: pg.Client) =>
+    new Promise<boolean>((resolve) => {
+      const payload = `${me}:${++seq}`;
+      const timer = setTimeout(() => resolve(false), LISTEN_CHECK_MS);
+      awaited = {
+        payload,
+        back: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      c.query('SELECT pg_notify($1, $2)', [CHECK_CHANNEL, payload]).catch(() => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+    });
+  const keepChecking = (c: pg.Client) => {
+    next = setTimeout(async () => {
+      if (current !== c) return;
+      if (await check(c)) keepChecking(c);
+      else lost(c);
+    }, LISTEN_CHECK_MS);
+    next.unref();
+  };
   const connect = async () => {
     const c = new pg.Client({
       connectionString,
@@ -121,7 +156,12 @@ async function listenPostgres(connectionString: string, channel: string, on: Lis
       application_name: `lending listen ${channel} pid ${process.pid}`,
     });
     c.on('notification', (m) => {
-      if (m.channel === channel && current === c) on.message(m.payload ?? '');
+      if (current !== c) return;
+      if (m.channel === channel) on.message(m.payload ?? '');
+      else if (m.channel === CHECK_CHANNEL) {
+        const a = awaited;
+        if (a && m.payload === a.payload) a.back();
+      }
     });
     c.on('error', () => lost(c));
     c.on('end', () => lost(c));
@@ -129,6 +169,7 @@ async function listenPostgres(connectionString: string, channel: string, on: Lis
     try {
       await c.connect();
       await c.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+      await c.query(`LISTEN ${CHECK_CHANNEL}`);
     } catch {
       lost(c);
       return;
@@ -139,20 +180,14 @@ async function listenPostgres(connectionString: string, channel: string, on: Lis
       await c.end().catch(() => {});
       return;
     }
+    if (!(await check(c))) {
+      lost(c);
+      return;
+    }
+    if (current !== c) return;
     failures = 0;
     on.live(true);
-    // a connection that died without a word (a cable, a firewall) is found by a query that does not answer
-    check = setInterval(() => {
-      const timeout = setTimeout(() => lost(c), LISTEN_CHECK_MS);
-      c.query('SELECT 1').then(
-        () => clearTimeout(timeout),
-        () => {
-          clearTimeout(timeout);
-          lost(c);
-        },
-      );
-    }, LISTEN_CHECK_MS);
-    check.unref();
+    keepChecking(c);
   };
 
   await connect();
@@ -160,7 +195,7 @@ async function listenPostgres(connectionString: string, channel: string, on: Lis
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);
-      if (check) clearInterval(check);
+      if (next) clearTimeout(next);
       const c = current;
       current = null;
       await c?.end().catch(() => {});
