@@ -58,7 +58,7 @@ const [{ n: size } = { n: '0' }] = await q<{ n: string }>(
   [bid],
 );
 console.log(
-  `audit list on ${databaseName(url)}: business ${bid} with ${size} entries; ${perCase} requests a case, one at a time`,
+  `audit list on ${databaseName(url)}: business ${bid} with ${size} entries; ${perCase} requests a case, ${connections} at a time; load average ${loadavg()[0]!.toFixed(2)}`,
 );
 
 // filter values drawn from the log itself: entries anywhere in it (a block sample), so record ids exist
