@@ -1,7 +1,8 @@
-// The audit list's latency on any PostgreSQL database with a large log, one request at a time per
-// connection (--connections): every filter combination (none, table_name, action, record_id, each pair, all three) at
-// random offsets from 0 to 10,000, and by cursor from random depths, through the real server
-// over HTTP; with --explain, EXPLAIN (ANALYZE, BUFFERS) of the statement the app runs for each.
+// The audit list's latency on any PostgreSQL database with a large log: every filter combination
+// (none, table_name, action, record_id, each pair, all three) at random offsets from 0 to 10,000,
+// and by cursor from random depths, through the real server over HTTP, driven by autocannon with
+// --connections clients (each sends its next request when the previous one is answered); with
+// --explain, EXPLAIN (ANALYZE, BUFFERS) of the statement the app runs for each.
 // Needs no bench book: bench/sql/audit-rows.sql fills a log of any size (docs/benchmarks.md).
 //
 //   DATABASE_URL=postgres://… npm run bench -- audit-list [--business ID] [--requests 40] [--connections 1] [--explain]
@@ -10,12 +11,13 @@
 // run and revoked after it.
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { createApiKey, revokeApiKey } from '../src/db/repositories/apiKeys.ts';
 import { listAudit, type AuditFilters } from '../src/db/repositories/audit.ts';
 import type { DB } from '../src/db/schema.ts';
-import { cursorScope, encodeCursor } from '../src/services/audit.ts';
+import { AUDIT_FIELDS, cursorScope, encodeCursor } from '../src/services/audit.ts';
 import { benchUrl, databaseName } from './lib/db.ts';
 import { startServer } from './lib/server.ts';
 
@@ -91,9 +93,6 @@ function query(f: AuditFilters, extra: Record<string, string>): string {
   return `/api/logs?${p}`;
 }
 
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
-
 const key = await createApiKey(db, { businessId: bid, scope: 'read', name: 'bench audit-list' });
 const server = await startServer(url);
 const rows: string[][] = [];
@@ -111,8 +110,6 @@ try {
     for (const mode of ['offset', 'cursor'] as const) {
       // a record's entries are few: by cursor they are the same short list
       if (mode === 'cursor' && combo & 4) continue;
-      const times: number[] = [];
-      let totalSeen = 0;
       const paths = Array.from({ length: perCase }, () => {
         const { f, at } = filtersFor(combo);
         const extra: Record<string, string> =
@@ -124,24 +121,27 @@ try {
               };
         return query(f, extra);
       });
+      // the largest total of these requests, read once outside the measurement
+      const totalSeen = Math.max(...(await Promise.all(paths.slice(0, 3).map(async (p) => (await get(p)).body.total))));
+      let next = 0;
+      // autocannon: `connections` clients, each sending its next request when the previous one is answered
       const started = performance.now();
-      // `connections` clients, each sending its next request when the previous one is answered
-      await Promise.all(
-        Array.from({ length: connections }, async () => {
-          for (let path = paths.pop(); path; path = paths.pop()) {
-            const { ms, body } = await get(path);
-            times.push(ms);
-            totalSeen = Math.max(totalSeen, body.total);
-          }
-        }),
-      );
-      const rps = (1000 * times.length) / (performance.now() - started);
+      const r = await autocannon({
+        url: server.baseUrl,
+        connections,
+        amount: paths.length,
+        timeout: 120,
+        headers: { authorization: `Bearer ${key.key}` },
+        requests: [{ setupRequest: (req) => ({ ...req, method: 'GET', path: paths[next++ % paths.length]! }) }],
+      });
+      if (r.non2xx || r.errors) throw new Error(`${NAMES[combo]} ${mode}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      const rps = (1000 * r.requests.total) / (performance.now() - started);
       rows.push([
         NAMES[combo]!,
         mode === 'offset' ? 'offset 0–10,000' : 'cursor, any depth',
-        pct(times, 0.5).toFixed(1),
-        pct(times, 0.99).toFixed(1),
-        Math.max(...times).toFixed(1),
+        r.latency.p50.toFixed(1),
+        r.latency.p99.toFixed(1),
+        r.latency.max.toFixed(1),
         rps.toFixed(0),
         String(totalSeen),
       ]);
@@ -189,7 +189,7 @@ if (o.explain) {
       ],
     ];
   for (const [label, f, page] of cases) {
-    await listAudit(db, bid, f, page);
+    await listAudit(db, bid, f, page, AUDIT_FIELDS);
     const c = captured as CompiledQuery | null;
     if (!c) continue;
     const plan = await q<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${c.sql}`, c.parameters as unknown[]);

@@ -8,10 +8,10 @@
 // no entry is skipped or repeated when entries are written meanwhile (new entries are newer than
 // any place already shown, so they never appear inside the pages still to come).
 import { createHash } from 'node:crypto';
-import type { AuditLogEntry } from '../db/schema.ts';
-import { listAudit as auditPage, type AuditFilters, type AuditKey } from '../db/repositories/audit.ts';
-import type { Page, PageRequest } from '../db/repositories/page.ts';
+import { listAudit as auditPage, type AuditField, type AuditFilters, type AuditKey } from '../db/repositories/audit.ts';
+import type { PageRequest } from '../db/repositories/page.ts';
 import { invalid } from '../domain/errors.ts';
+import { AuditLogEntry } from '../domain/records.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { ActorContext, Database } from './context.ts';
 
@@ -22,10 +22,22 @@ export interface AuditRequest extends AuditFilters, PageRequest {
   cursor?: string;
 }
 
-export interface AuditPage extends Page<AuditLogEntry> {
+/** A page of the list; its items as JSON text, written by the database (present.ts auditPageJson writes the body). */
+export interface AuditPage extends PageRequest {
+  /** the items, a JSON array of AuditLogEntry */
+  itemsJson: string;
+  /** how many items */
+  count: number;
+  total: number;
   /** where the next page starts; null on the last page */
   next_cursor: string | null;
 }
+
+/** The fields of an entry, as the record declares them (src/domain/records.ts). */
+export const AUDIT_FIELDS: AuditField[] = Object.entries(AuditLogEntry.properties).map(([name, schema]) => ({
+  name: name as AuditField['name'],
+  instant: (schema as { format?: string }).format === 'date-time',
+}));
 
 export async function listAudit(db: Database, ctx: ActorContext, req: AuditRequest): Promise<AuditPage> {
   const filters: AuditFilters = {
@@ -42,18 +54,21 @@ export async function listAudit(db: Database, ctx: ActorContext, req: AuditReque
     }
     ({ after, position } = decodeCursor(req.cursor, scope));
   }
-  const slice = await auditPage(db.kysely, ctx.businessId, filters, {
-    limit: req.limit,
-    offset: after ? 0 : position,
-    ...(after ? { after } : {}),
-  });
+  const slice = await auditPage(
+    db.kysely,
+    ctx.businessId,
+    filters,
+    { limit: req.limit, offset: after ? 0 : position, ...(after ? { after } : {}) },
+    AUDIT_FIELDS,
+  );
   return {
-    items: slice.items,
+    itemsJson: slice.itemsJson,
+    count: slice.count,
     total: slice.total,
     limit: req.limit,
     // with a cursor: how many entries came before this page when the cursor was made
     offset: position,
-    next_cursor: slice.next ? encodeCursor(scope, slice.next, position + slice.items.length) : null,
+    next_cursor: slice.next ? encodeCursor(scope, slice.next, position + slice.count) : null,
   };
 }
 

@@ -356,3 +356,42 @@ test('entries of the same instant page by cursor in id order too', async (t) => 
   );
   assert.ok(pages.every((p) => p.total === 5));
 });
+
+test('the entries the database writes as JSON are the rows as the record declares them', async (t) => {
+  const h = await build(t);
+  await seed(h);
+  await h.post('/api/branches', { name: 'Quote " backslash \\ tab \t newline \n ñandú 😀 </script>', phone: '' });
+  const res = await h.get('/api/logs?limit=100');
+  assert.match(String(res.headers['content-type']), /^application\/json; charset=utf-8/);
+  const page = json(res);
+  const rows = await h.db.kysely
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('business_id', '=', h.tenant.businessId)
+    .orderBy('changed_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  const declared = [
+    'id',
+    'table_name',
+    'action',
+    'record_id',
+    'old_data',
+    'new_data',
+    'business_id',
+    'branch_id',
+    'changed_at',
+    'impersonated_by',
+    'actor',
+  ];
+  assert.equal(page.items.length, rows.length);
+  page.items.forEach((item: Record<string, unknown>, i: number) => {
+    assert.deepEqual(Object.keys(item), declared, 'the fields of AuditLogEntry, in order');
+    const r = rows[i]!;
+    assert.deepEqual(item, {
+      ...Object.fromEntries(declared.map((k) => [k, (r as Record<string, unknown>)[k]])),
+      changed_at: r.changed_at.toISOString(),
+    });
+  });
+  assert.equal(page.items[0].new_data.name, 'Quote " backslash \\ tab \t newline \n ñandú 😀 </script>');
+});

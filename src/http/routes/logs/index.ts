@@ -3,6 +3,7 @@ import type { App } from '../../types.ts';
 import { AuditLogEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
 import { pageRequest } from '../../helpers.ts';
 import { listAudit } from '../../../services/audit.ts';
+import { auditPageJson } from '../../../services/present.ts';
 
 const TableName = Type.String({
   minLength: 1,
@@ -48,16 +49,18 @@ export default async function logRoutes(app: App) {
         response: { 200: AuditPage, ...errors(400, 401) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const q = req.query;
       // table is the short alias of table_name
-      return listAudit(app.db, req.auth, {
+      const page = await listAudit(app.db, req.auth, {
         tableName: q.table_name ?? q.table,
         action: q.action,
         recordId: q.record_id,
         cursor: q.cursor,
         ...pageRequest(q),
       });
+      // the body is written already (a string is sent as it is): the schema above documents it
+      return reply.type('application/json; charset=utf-8').send(auditPageJson(page) as never);
     },
   );
 }
