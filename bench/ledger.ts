@@ -1,6 +1,6 @@
 // Credit ledger (contract 3): GET /api/credits/:id/ledger for random credits of the bench book,
 // through the real server, against the database's ceiling: the statement the app runs (one, building
-// the JSON array), prepared, alone and after the key lookup.
+// the JSON array), prepared.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/lending_bench npm run bench -- ledger [--duration 15] [--connections 16] [--json]
 //
@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { runBench } from './lib/harness.ts';
 import { DOCUMENT_STATEMENTS } from '../src/db/repositories/documents.ts';
-import { AUTH, CREDIT_LEDGER_DOCUMENT } from './lib/statements.ts';
+import { CREDIT_LEDGER_DOCUMENT } from './lib/statements.ts';
 
 interface Target extends Record<string, unknown> {
   k: number;
@@ -29,10 +29,6 @@ await runBench<Target>({
     {
       label: "the app's statement building the JSON",
       scripts: [{ name: 'document', text: lookup(targets.length) + CREDIT_LEDGER_DOCUMENT }],
-    },
-    {
-      label: 'key lookup and that statement',
-      scripts: [{ name: 'statements', text: [lookup(targets.length), AUTH, CREDIT_LEDGER_DOCUMENT].join('\n') }],
     },
   ],
   sameDocument: async (c, book, t, appBody) => {

@@ -9,6 +9,7 @@ import { countBusinesses } from './db/repositories/businesses.ts';
 import { buildApp } from './http/app.ts';
 import { listenBase } from './http/origin.ts';
 import { createDemo } from './services/demo.ts';
+import { KeyCache } from './services/apiKeys.ts';
 import { adminSocketPath, startAdminSocket, type CliIO, type CommandRunner } from './cli/admin.ts';
 import { startJobs } from './jobs/index.ts';
 import type { FileStorage } from './storage/storage.ts';
@@ -34,19 +35,24 @@ export async function serve(
   // the one clock of the process: requests, jobs and the demo read the real time
   const clock = systemClock;
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+  // the keys requests presented, kept while the database's announcements of key changes arrive
+  let keyCache: KeyCache | null = null;
   try {
     await migrate(db);
+    keyCache = await KeyCache.start(db);
     app = await buildApp({
       db,
       config,
       storage,
       clock,
+      keyCache,
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     });
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     // a failed start releases the database (and its lock), so the process can exit
     await app?.close().catch(() => {});
+    await keyCache?.close().catch(() => {});
     await db.close().catch(() => {});
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new Error(
@@ -94,6 +100,7 @@ export async function serve(
       stopJobs();
       admin?.close();
       await app.close();
+      await keyCache?.close();
       await db.close();
       resolve();
     };

@@ -1,5 +1,6 @@
 // One database interface over two engines: PostgreSQL through a pg pool (DATABASE_URL), or the
 // embedded PGlite in a data directory. The same SQL, migrations and triggers run on both.
+import { randomUUID } from 'node:crypto';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
@@ -19,6 +20,23 @@ export interface Database {
    * connection (the hot reads of src/db/repositories/documents.ts). One name, one text.
    */
   prepared<R = Record<string, unknown>>(name: string, text: string, params: unknown[]): Promise<R[]>;
+  /**
+   * Receives the notifications (NOTIFY, pg_notify) sent on a channel by committed transactions of
+   * any process. Resolves once listening, or, on PostgreSQL, after a first failed try (it keeps
+   * trying): `live` says when notifications may have been missed (false) and when they are
+   * received again (true).
+   */
+  listen(channel: string, on: ListenHandlers): Promise<Listener>;
+  close(): Promise<void>;
+}
+
+export interface ListenHandlers {
+  message(payload: string): void;
+  /** true: listening (every notification from now on arrives); false: the connection is lost */
+  live(up: boolean): void;
+}
+
+export interface Listener {
   close(): Promise<void>;
 }
 
@@ -65,7 +83,131 @@ export async function openPostgres(connectionString: string, max = 10): Promise<
     async prepared(name, text, params) {
       return (await pool.query({ name, text, values: params })).rows;
     },
+    listen: (channel, on) => listenPostgres(connectionString, channel, on),
     close: () => kysely.destroy(),
+  };
+}
+
+/** How often the listening connection is checked, and how long its check may take before it counts as lost. */
+const LISTEN_CHECK_MS = 5_000;
+const LISTEN_RETRY_MS = [100, 500, 1_000, 2_000, 5_000];
+/** where each listening connection sends itself its checks (every listener hears all of them) */
+const CHECK_CHANNEL = 'lending_listen_check';
+
+/**
+ * A dedicated connection that LISTENs on a channel (not one of the pool's: a pooled connection
+ * would not receive notifications while lent out). It counts as listening only while a
+ * notification it sends itself comes back within LISTEN_CHECK_MS: at the start and every
+ * LISTEN_CHECK_MS after. So a connection that died without a word (a cable, a firewall) or one
+ * that cannot receive notifications at all (a pooler in transaction mode in DATABASE_URL) is not
+ * trusted. When a check fails or the connection breaks it reports live(false) at once and
+ * reconnects with growing pauses; live(true) only once its check comes back again, so the caller
+ * can distrust anything it learnt in between.
+ */
+async function listenPostgres(connectionString: string, channel: string, on: ListenHandlers): Promise<Listener> {
+  const me = `${process.pid}:${randomUUID()}`;
+  let closed = false;
+  let current: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  let next: NodeJS.Timeout | null = null;
+  let failures = 0;
+  let seq = 0;
+  let awaited: { payload: string; back: () => void } | null = null;
+
+  const lost = (c: pg.Client) => {
+    if (current !== c) return;
+    current = null;
+    if (next) clearTimeout(next);
+    next = null;
+    on.live(false);
+    c.end().catch(() => {});
+    if (!closed) schedule();
+  };
+  const schedule = () => {
+    const wait = LISTEN_RETRY_MS[Math.min(failures++, LISTEN_RETRY_MS.length - 1)]!;
+    retry = setTimeout(() => {
+      retry = null;
+      void connect();
+    }, wait);
+    retry.unref();
+  };
+  /** true when a notification this connection sends itself comes back in time */
+  const check = (c: pg.Client) =>
+    new Promise<boolean>((resolve) => {
+      const payload = `${me}:${++seq}`;
+      const timer = setTimeout(() => resolve(false), LISTEN_CHECK_MS);
+      awaited = {
+        payload,
+        back: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      c.query('SELECT pg_notify($1, $2)', [CHECK_CHANNEL, payload]).catch(() => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+    });
+  const keepChecking = (c: pg.Client) => {
+    next = setTimeout(async () => {
+      if (current !== c) return;
+      if (await check(c)) keepChecking(c);
+      else lost(c);
+    }, LISTEN_CHECK_MS);
+    next.unref();
+  };
+  const connect = async () => {
+    const c = new pg.Client({
+      connectionString,
+      keepAlive: true,
+      // which process listens, for pg_stat_activity
+      application_name: `lending listen ${channel} pid ${process.pid}`,
+    });
+    c.on('notification', (m) => {
+      if (current !== c) return;
+      if (m.channel === channel) on.message(m.payload ?? '');
+      else if (m.channel === CHECK_CHANNEL) {
+        const a = awaited;
+        if (a && m.payload === a.payload) a.back();
+      }
+    });
+    c.on('error', () => lost(c));
+    c.on('end', () => lost(c));
+    current = c;
+    try {
+      await c.connect();
+      await c.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+      await c.query(`LISTEN ${CHECK_CHANNEL}`);
+    } catch {
+      lost(c);
+      return;
+    }
+    if (current !== c) return; // lost while connecting
+    if (closed) {
+      current = null;
+      await c.end().catch(() => {});
+      return;
+    }
+    if (!(await check(c))) {
+      lost(c);
+      return;
+    }
+    if (current !== c) return;
+    failures = 0;
+    on.live(true);
+    keepChecking(c);
+  };
+
+  await connect();
+  return {
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      if (next) clearTimeout(next);
+      const c = current;
+      current = null;
+      await c?.end().catch(() => {});
+    },
   };
 }
 
@@ -100,6 +242,17 @@ export async function openEmbedded(dataDir: string | null): Promise<Database> {
     // session may be inside another request's transaction, which a query must neither see nor join
     async prepared(_name, text, params) {
       return (await kysely.executeQuery(CompiledQuery.raw(text, params))).rows as never;
+    },
+    // One process holds the data directory, and PGlite hands a notification over while the
+    // statement that committed it is still returning: listening never misses one.
+    async listen(channel, on) {
+      const unlisten = await pglite.listen(channel, (payload) => on.message(payload));
+      on.live(true);
+      return {
+        async close() {
+          if (!pglite.closed) await unlisten();
+        },
+      };
     },
     async close() {
       await kysely.destroy();

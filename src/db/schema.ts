@@ -210,6 +210,15 @@ export interface AuditLogTable {
   changed_at: CreatedAt;
 }
 
+/** How many rows audit_log has per business, table and action: the sum over shards (migration 006). */
+export interface AuditLogCountsTable {
+  business_id: string;
+  table_name: string;
+  action: 'INSERT' | 'UPDATE' | 'DELETE';
+  shard: number;
+  n: ColumnType<number, number, number>;
+}
+
 export interface DB {
   businesses: BusinessesTable;
   business_sequences: BusinessSequencesTable;
@@ -225,6 +234,7 @@ export interface DB {
   client_files: ClientFilesTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;
+  audit_log_counts: AuditLogCountsTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

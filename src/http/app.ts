@@ -7,6 +7,7 @@ import type { Clock, Database } from '../services/context.ts';
 import { systemClock } from '../domain/index.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
+import type { KeyCache } from '../services/apiKeys.ts';
 import errors, { clientErrorHandler, frameworkErrors, notFoundHandler } from './plugins/errors.ts';
 import { installValidation } from './plugins/validation.ts';
 import jsonBody from './plugins/jsonBody.ts';
@@ -31,6 +32,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** where a request's now and today come from (default: the real time; tests set their own) */
   clock?: Clock;
+  /** the keys already checked (KeyCache.start; the caller closes it): without it, a query per request */
+  keyCache?: KeyCache | null;
 }
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -55,6 +58,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   app.decorate('config', opts.config);
   app.decorate('storage', opts.storage);
   app.decorate('clock', opts.clock ?? systemClock);
+  app.decorate('keyCache', opts.keyCache ?? null);
 
   await app.register(errors);
   await app.register(connectionLimit);

@@ -9,6 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ActorContext, Clock, Database } from '../services/context.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
+import type { KeyCache } from '../services/apiKeys.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -30,6 +31,7 @@ declare module 'fastify' {
     config: Config;
     storage: FileStorage;
     clock: Clock;
+    keyCache: KeyCache | null;
   }
   interface FastifyRequest {
     auth: AuthContext;

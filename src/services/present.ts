@@ -3,8 +3,9 @@
 // OpenAPI document show one shape. Money becomes a JSON number, a number the driver gives as text
 // (bigint, numeric) a number; fields that are not columns (delinquency, a file's URL) are
 // computed; columns the record does not declare (hashes, storage keys, term snapshots) are left out.
-// Clients and audit entries need none of this: the API sends their rows and the response schema
-// (the same record) picks the fields.
+// Clients need none of this: the API sends their rows and the response schema (the same record)
+// picks the fields. Audit entries come written as JSON by the database, field by field from the
+// same record (services/audit.ts); auditPageJson puts the page around them.
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type {
   Branch as BranchRow,
@@ -125,4 +126,15 @@ export function presentDetail(
     ledgerEntries: entries.map(presentLedgerEntry),
     balance: presentBalance(sumOwed([...owed.values()])),
   };
+}
+
+/** The body of an audit list page, in the order of the Page record: the items as the database wrote them. */
+export function auditPageJson(p: {
+  itemsJson: string;
+  total: number;
+  limit: number;
+  offset: number;
+  next_cursor: string | null;
+}): string {
+  return `{"items":${p.itemsJson},"total":${p.total},"limit":${p.limit},"offset":${p.offset},"next_cursor":${JSON.stringify(p.next_cursor)}}`;
 }

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { testDatabaseUrl, testDbKind } from '../helpers/db.ts';
 
 export const ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
@@ -136,4 +138,19 @@ export async function startServer(
     });
   const m = await waitFor(/listening on (http:\/\/\S+)/);
   return { proc, url: m[1]!, output: () => out + err, waitFor, stop, exited };
+}
+
+/** A DATABASE_URL for a fresh, empty schema of the test database, dropped after the test. */
+export async function emptyPostgres(t: TestContext): Promise<string> {
+  const schema = `cli_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  t.after(async () => {
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  });
+  const url = new URL(testDatabaseUrl());
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
 }

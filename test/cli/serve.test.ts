@@ -3,12 +3,11 @@
 // data directory the command line is forwarded to it over the admin socket, a key revoked there is
 // refused at once, and a second server on the same directory refuses to start. PostgreSQL: the
 // server never creates data by itself and the command line works beside it directly.
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { testDatabaseUrl, testDbKind } from '../helpers/db.ts';
-import { baseEnv, run, runJson, startServer, tempDataDir } from './run.ts';
+import { testDbKind } from '../helpers/db.ts';
+import { baseEnv, emptyPostgres, run, runJson, startServer, tempDataDir } from './run.ts';
 
 const embedded = testDbKind() !== 'postgres';
 
@@ -113,21 +112,6 @@ test('embedded: npm start creates the demo, the CLI is forwarded to the running 
   await again.stop();
   assert.equal((await runJson<unknown[]>(['businesses', 'list'], env)).length, 3);
 });
-
-/** A DATABASE_URL for a fresh, empty schema of the test database, dropped after the test. */
-async function emptyPostgres(t: TestContext): Promise<string> {
-  const schema = `cli_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  t.after(async () => {
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-    await admin.end();
-  });
-  const url = new URL(testDatabaseUrl());
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return url.toString();
-}
 
 test('PostgreSQL: serve never creates data by itself; the CLI works beside it and a revoked key is refused at once', {
   skip: embedded,

@@ -15,6 +15,7 @@ import type { App } from '../../src/http/types.ts';
 import { DirectoryStorage } from '../../src/storage/directory.ts';
 import { sharedTestDb } from './db.ts';
 import { systemClock, type Clock } from '../../src/domain/index.ts';
+import { KeyCache } from '../../src/services/apiKeys.ts';
 
 export interface Tenant {
   businessId: string;
@@ -70,10 +71,13 @@ export async function build(
   const dataDir = mkdtempSync(join(tmpdir(), 'lending-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off', ...opts.env });
   const clock = opts.clock ?? systemClock;
-  const app = await buildApp({ db, config, storage: new DirectoryStorage(config.filesDir), clock });
+  // as the server does: keys checked once, forgotten when the database announces a change
+  const keyCache = await KeyCache.start(db);
+  const app = await buildApp({ db, config, storage: new DirectoryStorage(config.filesDir), clock, keyCache });
   await app.ready();
   t.after(async () => {
     await app.close();
+    await keyCache.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
   const tenant = await createTenant(db, { timezone: opts.timezone });

@@ -1,9 +1,13 @@
 // API keys (contract "Authentication", DOMAIN.md "Tenancy and keys"): either header form, scopes,
-// stored only as a hash, last_used_at kept, refused from the moment they are revoked.
+// stored only as a hash, last_used_at kept, refused from the moment they are revoked; checked
+// once and then served from memory, forgotten when the database announces a change.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { build, json } from '../helpers/app.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../src/db/repositories/apiKeys.ts';
+import { sql } from 'kysely';
+import { build, json, type Harness } from '../helpers/app.ts';
+import { testDbKind } from '../helpers/db.ts';
+import { createApiKey, hashKey, listApiKeys } from '../../src/db/repositories/apiKeys.ts';
+import { KeyCache, revokeKey } from '../../src/services/apiKeys.ts';
 
 test('the key works in either header form, with any spacing or case of the scheme', async (t) => {
   const h = await build(t);
@@ -106,7 +110,7 @@ test('a revoked key is refused from the next request on; revoking twice keeps th
   const k = await createApiKey(h.db.kysely, { businessId: h.tenant.businessId, scope: 'full' });
   assert.equal((await h.get('/api/clients', k.key)).statusCode, 200);
   assert.equal((await h.post('/api/branches', { name: 'ok' }, k.key)).statusCode, 201);
-  const r1 = await revokeApiKey(h.db.kysely, k.record.id);
+  const r1 = await revokeKey(h.db, k.record.id);
   assert.ok(r1?.revoked_at);
   for (const res of [
     await h.get('/api/clients', k.key),
@@ -116,9 +120,94 @@ test('a revoked key is refused from the next request on; revoking twice keeps th
     assert.equal(res.statusCode, 401);
     assert.equal(json(res).code, 'unauthorized');
   }
-  const r2 = await revokeApiKey(h.db.kysely, k.record.id);
+  const r2 = await revokeKey(h.db, k.record.id);
   assert.equal(r2?.revoked_at?.getTime(), r1.revoked_at.getTime());
   // the other keys of the business still work
   assert.equal((await h.get('/api/clients')).statusCode, 200);
   assert.equal(json(await h.get('/api/branches')).length, 1);
+});
+
+/**
+ * The status of requests with this key once it is refused, or after a second of 200s. A change
+ * made in SQL reaches this process over the listening connection (on PostgreSQL, read on a later
+ * turn of the event loop, as soon as the database has sent it); revokeKey waits for that itself.
+ */
+async function refusedSoon(h: Harness, key: string): Promise<number> {
+  let status = 200;
+  for (let i = 0; i < 100 && status === 200; i++) {
+    if (i) await new Promise((r) => setTimeout(r, 10));
+    status = (await h.get('/api/branches', key)).statusCode;
+  }
+  return status;
+}
+
+test('a key checked once is served from memory until the database announces a change to it', async (t) => {
+  const h = await build(t);
+  const cache = h.app.keyCache!;
+  assert.ok(cache.isLive, 'the harness listens, as the server does');
+  const k = await createApiKey(h.db.kysely, { businessId: h.tenant.businessId, scope: 'full' });
+  const cached = () => cache.get(hashKey(k.key)) !== undefined;
+  assert.equal(cached(), false);
+  assert.equal((await h.get('/api/branches', k.key)).statusCode, 200);
+  assert.equal(cached(), true);
+
+  // revoked past the announcing trigger: no query sees it, the key keeps working (this is what
+  // the trigger is for), until the announcement comes
+  await h.db.kysely.transaction().execute(async (trx) => {
+    await sql`SET LOCAL session_replication_role = replica`.execute(trx);
+    await sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${k.record.id}`.execute(trx);
+  });
+  assert.equal((await h.get('/api/branches', k.key)).statusCode, 200, 'served from memory');
+  await sql`SELECT pg_notify('lending_api_keys', ${`key:${k.record.id}`})`.execute(h.db.kysely);
+  assert.equal(await refusedSoon(h, k.key), 401);
+  assert.equal(cached(), false);
+
+  // last_used_at is no change: the key stays; a new time zone for the business or a deleted key is
+  const k2 = await createApiKey(h.db.kysely, { businessId: h.tenant.businessId, scope: 'read' });
+  const cached2 = () => cache.get(hashKey(k2.key)) !== undefined;
+  assert.equal((await h.get('/api/branches', k2.key)).statusCode, 200);
+  await sql`UPDATE api_keys SET last_used_at = now() - interval '1 hour' WHERE id = ${k2.record.id}`.execute(
+    h.db.kysely,
+  );
+  assert.equal((await h.get('/api/branches', k2.key)).statusCode, 200);
+  assert.equal(cached2(), true);
+  await sql`UPDATE businesses SET timezone = 'America/Argentina/Buenos_Aires' WHERE id = ${h.tenant.businessId}`.execute(
+    h.db.kysely,
+  );
+  // (on PostgreSQL the announcement comes over the listening connection: read on a later turn)
+  for (let i = 0; i < 100 && cached2(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(cached2(), false, "a business's time zone travels with its keys");
+  assert.equal((await h.get('/api/branches', k2.key)).statusCode, 200);
+  assert.equal(cached2(), true);
+  await sql`DELETE FROM api_keys WHERE id = ${k2.record.id}`.execute(h.db.kysely);
+  assert.equal(await refusedSoon(h, k2.key), 401);
+  // an unknown key is never kept: each try asks the database (a key created meanwhile works at once)
+  assert.equal(cache.get(hashKey('lk_full_nope')), undefined);
+});
+
+test('while the listening connection is down the cache is unused and empty; back, it starts empty', {
+  skip: testDbKind() !== 'postgres' && 'the embedded database has no connection to lose',
+}, async (t) => {
+  const h = await build(t);
+  const cache = await KeyCache.start(h.db);
+  t.after(() => cache.close());
+  assert.ok(cache.isLive);
+  const { authenticate } = await import('../../src/services/apiKeys.ts');
+  await authenticate(h.db, h.tenant.readKey, cache);
+  assert.equal(cache.size, 1);
+  // cut every listening connection of this process: this cache's and the harness's
+  await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE application_name = ${`lending listen lending_api_keys pid ${process.pid}`}`.execute(h.db.kysely);
+  for (let i = 0; i < 100 && cache.isLive; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(cache.isLive, false, 'the loss is noticed');
+  assert.equal(cache.size, 0);
+  await authenticate(h.db, h.tenant.readKey, cache);
+  assert.equal(cache.size, 0, 'nothing is kept while announcements could be missed');
+  for (let i = 0; i < 300 && !cache.isLive; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(cache.isLive, true, 'it listens again');
+  await authenticate(h.db, h.tenant.readKey, cache);
+  assert.equal(cache.size, 1);
+  await cache.close();
+  assert.equal(cache.isLive, false);
+  assert.equal(cache.size, 0);
 });

@@ -7,7 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, createTenant, json } from '../helpers/app.ts';
-import { createApiKey, revokeApiKey } from '../../src/db/repositories/apiKeys.ts';
+import { createApiKey } from '../../src/db/repositories/apiKeys.ts';
+import { revokeKey } from '../../src/services/apiKeys.ts';
 import {
   apiRoutes,
   assertErrorBody,
@@ -68,7 +69,7 @@ test('security: every /api route refuses what it must, in the Error body', async
   const fb = await createFixtures(h, B.businessId, B.fullKey, 'b');
   const revoked = await createApiKey(h.db.kysely, { businessId: A.businessId, scope: 'full', name: 'to revoke' });
   assert.equal((await h.get('/api/branches', revoked.key)).statusCode, 200, 'the key works before it is revoked');
-  await revokeApiKey(h.db.kysely, revoked.record.id);
+  await revokeKey(h.db, revoked.record.id);
 
   const routes = apiRoutes(h.app);
   const seen = new Set(routes.map((r) => `${r.method} ${r.path}`));

@@ -58,15 +58,20 @@ export function listApiKeys(db: Kysely<DB>, businessId: string): Promise<ApiKeyI
     .execute();
 }
 
-/** Revokes at once (no cache stands between this and the next request). Revoking twice keeps the first time. */
-export async function revokeApiKey(db: Kysely<DB>, id: string): Promise<ApiKeyInfo | undefined> {
-  await db
+/**
+ * Revokes at once: every server process forgets the key when this commits (the database
+ * announces it, migration 007). Revoking twice keeps the first time; `now` says whether this call
+ * revoked it.
+ */
+export async function revokeApiKey(db: Kysely<DB>, id: string): Promise<{ key: ApiKeyInfo | undefined; now: boolean }> {
+  const r = await db
     .updateTable('api_keys')
     .set({ revoked_at: sql`now()` })
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
-    .execute();
-  return db.selectFrom('api_keys').select(INFO).where('id', '=', id).executeTakeFirst();
+    .executeTakeFirst();
+  const key = await db.selectFrom('api_keys').select(INFO).where('id', '=', id).executeTakeFirst();
+  return { key, now: r.numUpdatedRows > 0n };
 }
 
 export interface KeyLookup {
@@ -76,23 +81,40 @@ export interface KeyLookup {
   timezone: string;
 }
 
-export async function findActiveKey(db: Kysely<DB>, key: string): Promise<KeyLookup | undefined> {
+/** The channel the database announces key changes on (migration 007_api_key_changes.sql). */
+export const API_KEYS_CHANNEL = 'lending_api_keys';
+
+/** The active key with this hash, with its business's time zone and when it was last used. */
+export async function findActiveKey(
+  db: Kysely<DB>,
+  keyHash: string,
+): Promise<(KeyLookup & { lastUsedAt: Date | null }) | undefined> {
   const row = await db
     .selectFrom('api_keys as k')
     .innerJoin('businesses as b', 'b.id', 'k.business_id')
     .select(['k.id as keyId', 'k.business_id as businessId', 'k.scope', 'b.timezone', 'k.last_used_at'])
-    .where('k.key_hash', '=', hashKey(key))
+    .where('k.key_hash', '=', keyHash)
     .where('k.revoked_at', 'is', null)
     .executeTakeFirst();
   if (!row) return undefined;
-  // last_used_at to the minute: one write a minute per key, not one per request
-  if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > 60_000) {
-    await db
-      .updateTable('api_keys')
-      .set({ last_used_at: sql`now()` })
-      .where('business_id', '=', row.businessId)
-      .where('id', '=', row.keyId)
-      .execute();
-  }
-  return { keyId: row.keyId, businessId: row.businessId, scope: row.scope, timezone: row.timezone };
+  return {
+    keyId: row.keyId,
+    businessId: row.businessId,
+    scope: row.scope,
+    timezone: row.timezone,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+/** last_used_at to the minute: at most one write a minute per key, whichever process asks. */
+export async function touchApiKey(db: Kysely<DB>, businessId: string, keyId: string): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: sql`now()` })
+    .where('business_id', '=', businessId)
+    .where('id', '=', keyId)
+    .where((eb) =>
+      eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]),
+    )
+    .execute();
 }

@@ -29,7 +29,7 @@ export function requireApiKey(app: App) {
         'unauthorized',
         'an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>',
       );
-    const found = await authenticate(app.db, key);
+    const found = await authenticate(app.db, key, app.keyCache);
     if (found.scope !== 'full' && !SAFE.has(req.method)) {
       throw new AppError('forbidden', `this key has scope ${found.scope}: ${req.method} needs a key with scope full`);
     }

@@ -1,13 +1,23 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { AuditLogEntry, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
+import { AuditLogEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
 import { pageRequest } from '../../helpers.ts';
 import { listAudit } from '../../../services/audit.ts';
+import { auditPageJson } from '../../../services/present.ts';
 
 const TableName = Type.String({
   minLength: 1,
   maxLength: 63,
   description: 'clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions',
+});
+
+const AuditPage = Type.Object({
+  ...Page(ref(AuditLogEntry)).properties,
+  next_cursor: Nullable(
+    Type.String({
+      description: 'pass as ?cursor= (with the same filters) for the entries after this page; null on the last page',
+    }),
+  ),
 });
 
 export default async function logRoutes(app: App) {
@@ -17,6 +27,8 @@ export default async function logRoutes(app: App) {
       schema: {
         tags: ['audit'],
         summary: 'The audit log, newest first (contract 7)',
+        description:
+          'Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page at the same cost at any depth, with no entry skipped or repeated while entries are written. With a cursor, offset must be 0 (omitted); the response offset then counts the entries before the page.',
         querystring: Type.Object(
           {
             table_name: Type.Optional(TableName),
@@ -24,21 +36,31 @@ export default async function logRoutes(app: App) {
             action: Type.Optional(AuditLogEntry.properties.action),
             record_id: Type.Optional(Uuid),
             ...PageQuery,
+            cursor: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 300,
+                description: 'next_cursor of the previous page, as it came',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
-        response: { 200: Page(ref(AuditLogEntry)), ...errors(400, 401) },
+        response: { 200: AuditPage, ...errors(400, 401) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const q = req.query;
       // table is the short alias of table_name
-      return listAudit(app.db, req.auth, {
+      const page = await listAudit(app.db, req.auth, {
         tableName: q.table_name ?? q.table,
         action: q.action,
         recordId: q.record_id,
+        cursor: q.cursor,
         ...pageRequest(q),
       });
+      // the body is written already (a string is sent as it is): the schema above documents it
+      return reply.type('application/json; charset=utf-8').send(auditPageJson(page) as never);
     },
   );
 }
