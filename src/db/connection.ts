@@ -3,9 +3,9 @@
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
-import { PGliteDialect } from 'kysely-pglite-dialect';
 import type { DB } from './schema.ts';
 import { lockDataDir } from './lock.ts';
+import { SessionGate, pgliteDialect, type Lane } from './pglite.ts';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -14,6 +14,12 @@ export interface Database {
   mode: 'embedded' | 'postgres';
   /** Runs fn on one session that can execute multi-statement SQL (migrations). */
   session<T>(fn: (s: RawSession) => Promise<T>): Promise<T>;
+  /**
+   * The same database for the operator's commands run inside the server (the admin socket).
+   * Embedded, where one session serves everything, their queries are served before the
+   * requests waiting for it; on PostgreSQL it is this database.
+   */
+  forOperator(): Database;
   close(): Promise<void>;
 }
 
@@ -39,7 +45,7 @@ export async function openPostgres(connectionString: string, max = 10): Promise<
   const pool = new pg.Pool({ connectionString, max, types: types as pg.CustomTypesConfig });
   pool.on('error', () => {}); // an idle client's broken connection is replaced on next use
   const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return {
+  const db: Database = {
     kysely,
     mode: 'postgres',
     async session(fn) {
@@ -57,8 +63,10 @@ export async function openPostgres(connectionString: string, max = 10): Promise<
         client.release();
       }
     },
+    forOperator: () => db,
     close: () => kysely.destroy(),
   };
+  return db;
 }
 
 /** dataDir null: in memory (tests). Otherwise the directory is locked for this process. */
@@ -74,28 +82,38 @@ export async function openEmbedded(dataDir: string | null): Promise<Database> {
     await unlock?.();
     throw err;
   }
-  const kysely = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
-  return {
-    kysely,
+  const gate = new SessionGate();
+  const close = async () => {
+    await kysely.destroy();
+    if (!pglite.closed) await pglite.close();
+    await unlock?.();
+  };
+  const view = (lane: Lane): Database => ({
+    kysely: new Kysely<DB>({ dialect: pgliteDialect(pglite, gate, lane) }),
     mode: 'embedded',
     async session(fn) {
-      return fn({
-        async exec(text) {
-          await pglite.exec(text);
-        },
-        async query(text, params = []) {
-          return (await pglite.query(text, params)).rows as never;
-        },
-      });
+      // migrations' multi-statement SQL takes the session like any query, never in the middle of a transaction
+      await gate.acquire(lane);
+      try {
+        return await fn({
+          async exec(text) {
+            await pglite.exec(text);
+          },
+          async query(text, params = []) {
+            return (await pglite.query(text, params)).rows as never;
+          },
+        });
+      } finally {
+        gate.release();
+      }
     },
-    async close() {
-      await kysely.destroy();
-      // Kysely closes PGlite only if it ever ran a query; a process that only migrated (raw
-      // session) would otherwise never exit
-      if (!pglite.closed) await pglite.close();
-      await unlock?.();
-    },
-  };
+    forOperator: () => operator,
+    close,
+  });
+  const db = view('requests');
+  const kysely = db.kysely;
+  const operator = view('operator');
+  return db;
 }
 
 export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Promise<Database> {
