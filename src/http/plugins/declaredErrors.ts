@@ -6,8 +6,8 @@
 //   time), 431 (headers too large), 500, 503 (over the connection caps);
 // - a method that carries a body (not GET, HEAD, OPTIONS): 413 (too large) and 415 (a content
 //   type the route does not read);
-// - under /api: 401 (no or bad key), 403 on a write method (a read key), 429 (the per-key limit);
-// - a public route with the per-address limit (config.publicRateLimit): 429.
+// - under /api: 401 (no or bad key), 403 on a write method (a read key), 429 (the per-key limit).
+// A public route's 429 is declared by the per-address limit that answers it (publicRateLimit.ts).
 // Routes hidden from the document (the OPTIONS catch-all, /openapi.json, /docs) keep their own.
 import type { RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
@@ -17,14 +17,14 @@ import type { App } from '../types.ts';
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The statuses a route answers by being the kind of route it is. */
-export function commonStatuses(route: Pick<RouteOptions, 'method' | 'url' | 'config'>): number[] {
+export function commonStatuses(route: Pick<RouteOptions, 'method' | 'url'>): number[] {
   const methods = [route.method].flat();
   const statuses = [400, 404, 408, 431, 500, 503];
   if (methods.some((m) => !SAFE.has(m))) statuses.push(413, 415);
   if (route.url.startsWith('/api/')) {
     statuses.push(401, 429);
     if (methods.some((m) => !SAFE.has(m))) statuses.push(403);
-  } else if ((route.config as { publicRateLimit?: boolean } | undefined)?.publicRateLimit) statuses.push(429);
+  }
   return statuses.sort();
 }
 
