@@ -17,6 +17,8 @@ export interface Config {
   trustProxy: true | number | string[] | null;
   /** requests a minute per API key (per process); 0 = no limit */
   rateLimitPerMinute: number;
+  /** requests a minute per client address (per process) on the public routes (upload links); 0 = no limit */
+  publicRateLimitPerMinute: number;
   /** seconds a connection may stay silent (no byte either way): a stalled body is answered 408, an idle socket closed */
   connectionTimeout: number;
   /** seconds to receive a whole request, head and body (408 beyond) */
@@ -121,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: publicUrl(env.PUBLIC_URL),
     trustProxy: trustProxy(env.TRUST_PROXY),
     rateLimitPerMinute: int(env, 'RATE_LIMIT', 6000, 0, 1_000_000),
+    publicRateLimitPerMinute: int(env, 'PUBLIC_RATE_LIMIT', 60, 0, 1_000_000),
     ...timeouts(env),
     maxConnections: int(env, 'MAX_CONNECTIONS', 512, 0, 1_000_000),
     maxConnectionsPerIp: int(env, 'MAX_CONNECTIONS_PER_IP', 128, 0, 1_000_000),

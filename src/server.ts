@@ -71,7 +71,9 @@ export async function serve(
   const base = listenBase(config.host, port);
 
   let admin: Server | null = null;
-  if (db.mode === 'embedded') admin = await startAdminSocket(adminSocketPath(config.dataDir), runCommand(db, storage));
+  // the operator's commands take the database before the requests waiting for it
+  if (db.mode === 'embedded')
+    admin = await startAdminSocket(adminSocketPath(config.dataDir), runCommand(db.forOperator(), storage));
   const stopJobs = startJobs({ db, config, storage, log: app.log, clock });
 
   const lines = [

@@ -123,6 +123,16 @@ export async function runCli(
     }
     throw err;
   }
+  // Embedded with a server running: straight to it, before loading the database engine and the
+  // command's services only to find the directory locked (most of a command's start-up; on a busy
+  // machine, most of its time).
+  if (!inject && !config.databaseUrl && wantsDatabase(argv)) {
+    try {
+      return await forwardToServer(adminSocketPath(config.dataDir), argv, io);
+    } catch (err) {
+      if (!(err instanceof ServerUnreachable)) throw err;
+    }
+  }
   const ctx = new CliContext(io, config, inject, inject?.clock);
   // Another command holding the embedded directory for a moment (no server behind it) is waited
   // for; a running server runs the command itself.
@@ -151,6 +161,12 @@ export async function runCli(
 }
 
 const LOCK_WAIT_MS = 20_000;
+
+/** Whether the command line runs a command (not serve, not help), which a running server can run instead. */
+function wantsDatabase(argv: string[]): boolean {
+  const first = argv.find((a) => !a.startsWith('-'));
+  return COMMANDS.some((c) => c.name === first) && !argv.some((a) => a === '--help' || a === '-h');
+}
 
 function reportError(err: unknown, io: CliIO): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;

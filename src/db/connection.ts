@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
-import { PGliteDialect } from 'kysely-pglite-dialect';
 import type { DB } from './schema.ts';
 import { lockDataDir } from './lock.ts';
+import { SessionGate, pgliteDialect, type Lane } from './pglite.ts';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -20,6 +20,12 @@ export interface Database {
    * connection (the hot reads of src/db/repositories/documents.ts). One name, one text.
    */
   prepared<R = Record<string, unknown>>(name: string, text: string, params: unknown[]): Promise<R[]>;
+  /**
+   * The same database for the operator's commands run inside the server (the admin socket).
+   * Embedded, where one session serves everything, their queries are served before the
+   * requests waiting for it; on PostgreSQL it is this database.
+   */
+  forOperator(): Database;
   /**
    * Receives the notifications (NOTIFY, pg_notify) sent on a channel by committed transactions of
    * any process. Resolves once listening, or, on PostgreSQL, after a first failed try (it keeps
@@ -62,7 +68,7 @@ export async function openPostgres(connectionString: string, max = 10): Promise<
   const pool = new pg.Pool({ connectionString, max, types: types as pg.CustomTypesConfig });
   pool.on('error', () => {}); // an idle client's broken connection is replaced on next use
   const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return {
+  const db: Database = {
     kysely,
     mode: 'postgres',
     async session(fn) {
@@ -84,8 +90,10 @@ export async function openPostgres(connectionString: string, max = 10): Promise<
       return (await pool.query({ name, text, values: params })).rows;
     },
     listen: (channel, on) => listenPostgres(connectionString, channel, on),
+    forOperator: () => db,
     close: () => kysely.destroy(),
   };
+  return db;
 }
 
 /** How often the listening connection is checked, and how long its check may take before it counts as lost. */
@@ -224,44 +232,57 @@ export async function openEmbedded(dataDir: string | null): Promise<Database> {
     await unlock?.();
     throw err;
   }
-  const kysely = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
-  return {
-    kysely,
-    mode: 'embedded',
-    async session(fn) {
-      return fn({
-        async exec(text) {
-          await pglite.exec(text);
-        },
-        async query(text, params = []) {
-          return (await pglite.query(text, params)).rows as never;
-        },
-      });
-    },
-    // in-process: nothing to save by naming it. Through Kysely, never PGlite directly: its one
-    // session may be inside another request's transaction, which a query must neither see nor join
-    async prepared(_name, text, params) {
-      return (await kysely.executeQuery(CompiledQuery.raw(text, params))).rows as never;
-    },
-    // One process holds the data directory, and PGlite hands a notification over while the
-    // statement that committed it is still returning: listening never misses one.
-    async listen(channel, on) {
-      const unlisten = await pglite.listen(channel, (payload) => on.message(payload));
-      on.live(true);
-      return {
-        async close() {
-          if (!pglite.closed) await unlisten();
-        },
-      };
-    },
-    async close() {
-      await kysely.destroy();
-      // Kysely closes PGlite only if it ever ran a query; a process that only migrated (raw
-      // session) would otherwise never exit
-      if (!pglite.closed) await pglite.close();
-      await unlock?.();
-    },
+  const gate = new SessionGate();
+  const close = async () => {
+    await kysely.destroy();
+    if (!pglite.closed) await pglite.close();
+    await unlock?.();
   };
+  const view = (lane: Lane): Database => {
+    const k = new Kysely<DB>({ dialect: pgliteDialect(pglite, gate, lane) });
+    return {
+      kysely: k,
+      mode: 'embedded',
+      async session(fn) {
+        // migrations' multi-statement SQL takes the session like any query, never in the middle of a transaction
+        await gate.acquire(lane);
+        try {
+          return await fn({
+            async exec(text) {
+              await pglite.exec(text);
+            },
+            async query(text, params = []) {
+              return (await pglite.query(text, params)).rows as never;
+            },
+          });
+        } finally {
+          gate.release();
+        }
+      },
+      // in-process: nothing to save by naming it. Through Kysely, never PGlite directly: its one
+      // session may be inside another request's transaction, which a query must neither see nor join
+      async prepared(_name, text, params) {
+        return (await k.executeQuery(CompiledQuery.raw(text, params))).rows as never;
+      },
+      // One process holds the data directory, and PGlite hands a notification over while the
+      // statement that committed it is still returning: listening never misses one.
+      async listen(channel, on) {
+        const unlisten = await pglite.listen(channel, (payload) => on.message(payload));
+        on.live(true);
+        return {
+          async close() {
+            if (!pglite.closed) await unlisten();
+          },
+        };
+      },
+      forOperator: () => operator,
+      close,
+    };
+  };
+  const db = view('requests');
+  const kysely = db.kysely;
+  const operator = view('operator');
+  return db;
 }
 
 export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Promise<Database> {

@@ -13,6 +13,8 @@ import { installValidation } from './plugins/validation.ts';
 import jsonBody from './plugins/jsonBody.ts';
 import securityHeaders from './plugins/securityHeaders.ts';
 import openapi from './plugins/openapi.ts';
+import declaredErrors from './plugins/declaredErrors.ts';
+import trailingSlash from './plugins/trailingSlash.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import rateLimit from './plugins/rateLimit.ts';
 import optionsMethod from './plugins/optionsMethod.ts';
@@ -69,6 +71,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(jsonBody);
   await app.register(securityHeaders);
   await app.register(openapi);
+  await app.register(declaredErrors);
+  await app.register(trailingSlash);
 
   await app.register(publicRoutes);
   await app.register(

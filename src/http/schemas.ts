@@ -61,7 +61,10 @@ export const PageQuery = {
 
 export const IdParams = Type.Object({ id: Uuid });
 
-/** Error responses for a route's schema, so the OpenAPI document lists them. */
+/**
+ * A route's own error responses (409, 410, 422: what its rules answer), so the OpenAPI document
+ * lists them; the answers every route of its kind gives are added by plugins/declaredErrors.ts.
+ */
 export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ref(ErrorBody)]));
 
 /** Read-only fields a client may send back in a body (a record read with GET, PUT back whole): ignored. */

@@ -2,7 +2,7 @@
 // in SQL, turned into JSON numbers here) and the CSV exports (rows one batch at a time, quoted by
 // csv-stringify). Decisions: docs/reports.md.
 import { stringify } from 'csv-stringify/sync';
-import { Type, type TObject } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Database } from './context.ts';
@@ -140,10 +140,24 @@ type Cell = string | number | null;
 const cell = (v: unknown): Cell =>
   v instanceof Date ? v.toISOString() : typeof v === 'boolean' ? (v ? 'true' : 'false') : (v as Cell);
 
+/** Whether a record field holds a number (money, counts), possibly null: its cells are figures. */
+const isNumeric = (s: TSchema): boolean =>
+  s.type === 'number' || s.type === 'integer' || (Array.isArray(s.anyOf) && s.anyOf.some(isNumeric));
+
+// A spreadsheet runs a cell that starts with one of these as a formula (CSV injection): a text
+// cell that does gets a leading apostrophe, as OWASP recommends, so it shows as text. Figures are
+// written as they are: a negative amount stays a number.
+const FORMULA_START = /^[=+\-@\t\r]/;
+const asText = (v: Cell): Cell => (typeof v === 'string' && FORMULA_START.test(v) ? `'${v}` : v);
+
 function csvRow(dataset: Dataset): (r: ExportRow, today: string) => Cell[] {
   const { record, computed } = EXPORTS[dataset];
   const build = recordBuilder(record);
-  return (r, today) => Object.values(build(r, computed?.of(r as never, today), 'text')).map(cell);
+  const text = Object.values(record.properties).map((s) => !isNumeric(s));
+  return (r, today) =>
+    Object.values(build(r, computed?.of(r as never, today), 'text')).map((v, i) =>
+      text[i] ? asText(cell(v)) : cell(v),
+    );
 }
 
 // RFC 4180: CRLF between records; a field holding a comma, a quote, CR or LF is quoted, quotes

@@ -108,6 +108,7 @@ test('an unusable configuration value stops any command with one clear line and 
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     [{ DATABASE_URL: 'not a url' }, /DATABASE_URL/],
     [{ MAX_FILE_BYTES: 'lots' }, /MAX_FILE_BYTES/],
+    [{ PUBLIC_RATE_LIMIT: 'many' }, /PUBLIC_RATE_LIMIT/],
   ];
   for (const [vars, mentions] of cases) {
     for (const args of [['serve'], ['businesses', 'list', '--json']]) {

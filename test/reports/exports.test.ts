@@ -215,6 +215,59 @@ test('CSV quoting: commas, quotes and line breaks in names come back intact', as
   assert.ok(res.body.includes('"Juan ""el Toro"""'));
 });
 
+test('CSV injection: a text cell a spreadsheet would run starts with an apostrophe; figures, negative ones included, stay numbers', async (t) => {
+  const h = await build(t);
+  // the probe's payloads; the API trims names, so "\t=1" and "\r=1" arrive as "=1"
+  const payloads = ['=HYPERLINK("http://x","y")', "+cmd|' /C calc'!A0", '-2+3', '@SUM(A1)', '\t=1', '\r=1'];
+  const ids: string[] = [];
+  for (const p of payloads) ids.push((await newClient(h, p, { last_name: p, city: p })).id);
+  // a value stored with a tab or CR at its start (imported, written before trimming): the same
+  await sql`update clients set street = ${'\t=1+1'}, floor = ${'\r=1+1'} where id = ${ids[0]}`.execute(h.db.kysely);
+  const phone = await newClient(h, 'Phone', { phone: '+54 11 5555-0000', alt_phone: '1555-0000' });
+
+  const rows = csvRecords((await csv(h, 'clients.csv')).body);
+  for (const [i, p] of payloads.entries()) {
+    const r = rows.find((x) => x.id === ids[i])!;
+    const stored = p.trim();
+    for (const f of ['first_name', 'last_name', 'city'])
+      assert.equal(r[f], `'${stored}`, `${f} of ${JSON.stringify(p)}`);
+  }
+  const first = rows.find((x) => x.id === ids[0])!;
+  assert.equal(first.street, "'\t=1+1");
+  assert.equal(first.floor, "'\r=1+1");
+  const ph = rows.find((x) => x.id === phone.id)!;
+  assert.equal(ph.phone, "'+54 11 5555-0000", 'a phone in international form is text too');
+  assert.equal(ph.alt_phone, '1555-0000');
+  assert.equal(ph.first_name, 'Phone', 'other text as it is');
+  for (const r of rows)
+    for (const v of Object.values(r)) assert.doesNotMatch(v, /^[=+\-@\t\r]/, 'no cell starts a formula');
+
+  // a negative punitory entry (a backdated payment after punitory was posted) stays a number
+  const plan = await newPlan(h, {
+    installments_count: 1,
+    days_until_first_payment: 30,
+    cut_type: 'fixed',
+    daily_punitory_rate: 0.01,
+  });
+  const c = await ok(
+    h.post(`/api/clients/${phone.id}/credits`, { credit_config_id: plan.id, amount: 1000, start_date: day(-50) }),
+  );
+  assert.equal((await cli(h, 'accrue', '--business', h.tenant.businessId, '--as-of', today())).code, 0);
+  await ok(h.post(`/api/credits/${c.credit.id}/payments`, { amount: 500, paid_on: day(-19) }));
+  const ledger = csvRecords((await csv(h, 'ledger.csv')).body);
+  const negative = ledger.filter((e) => e.credit_id === c.credit.id && e.amount!.startsWith('-'));
+  assert.ok(negative.length > 0, `a negative entry: ${JSON.stringify(ledger.map((e) => [e.type, e.amount]))}`);
+  for (const e of negative) assert.match(e.amount!, /^-\d+\.\d{2}$/);
+  const api = await ok(h.get(`/api/credits/${c.credit.id}`), 200);
+  for (const e of negative)
+    assert.equal(Number(e.amount), api.ledgerEntries.find((x: { id: string }) => x.id === e.id).amount);
+  const figures = { credits: ['amount', 'total', 'sequential_id'], installments: ['number', 'amount', 'days_late'] };
+  for (const [ds, columns] of Object.entries(figures))
+    for (const r of csvRecords((await csv(h, `${ds}.csv`)).body))
+      for (const col of columns) assert.match(r[col]!, /^-?\d+(\.\d{2})?$/, `${ds} ${col} is a figure`);
+  for (const e of ledger) assert.match(e.amount!, /^-?\d+\.\d{2}$/);
+});
+
 test('from/to filter on created_at (whole days in the business time zone, or instants) and changed_at for logs; malformed is 400', async (t) => {
   const h = await build(t);
   const tz = await h.newTenant({ timezone: 'America/Argentina/Buenos_Aires' }); // UTC−3

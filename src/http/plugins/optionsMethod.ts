@@ -4,13 +4,18 @@
 import fp from 'fastify-plugin';
 import { AppError } from '../../domain/errors.ts';
 import type { App } from '../types.ts';
+import { endsInParam } from './trailingSlash.ts';
 
 export default fp(
   async (app: App) => {
     const routes: { method: string; pattern: RegExp }[] = [];
     app.addHook('onRoute', (route) => {
       if (route.url.includes('*')) return;
-      const pattern = new RegExp(`^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}/?$`);
+      // a trailing slash only after a parameter, as the routes themselves answer (trailingSlash.ts)
+      const slash = endsInParam(route.url) ? '/?' : '';
+      const pattern = new RegExp(
+        `^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}${slash}$`,
+      );
       for (const m of [route.method].flat()) routes.push({ method: m, pattern });
     });
 

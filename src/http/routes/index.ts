@@ -1,5 +1,6 @@
 // Every route of the service. API routes sit under /api behind the API key; public ones do not.
 import type { App } from '../types.ts';
+import publicRateLimit from '../plugins/publicRateLimit.ts';
 import opsRoutes from './ops.ts';
 import fileRoutes from './files/index.ts';
 import uploadRoutes from './upload/index.ts';
@@ -23,6 +24,11 @@ export async function apiRoutes(app: App) {
 }
 
 export async function publicRoutes(app: App) {
+  // health checks, the document and its page: not limited (probes, a browser loading the page)
   await app.register(opsRoutes);
-  await app.register(uploadRoutes);
+  // routes anyone may call, limited per client address (PUBLIC_RATE_LIMIT): later login and leads here too
+  await app.register(async (limited) => {
+    await limited.register(publicRateLimit);
+    await limited.register(uploadRoutes);
+  });
 }

@@ -66,7 +66,7 @@ export default async function fileRoutes(app: App) {
         tags: ['files'],
         summary: "List a client's files, oldest first",
         params: IdParams,
-        response: { 200: Type.Array(ref(ClientFile)), ...errors(401, 404) },
+        response: { 200: Type.Array(ref(ClientFile)) },
       },
     },
     async (req) => (await listClientFiles(app.db.kysely, req.auth.businessId, req.params.id)).map(presentFile),
@@ -86,7 +86,7 @@ export default async function fileRoutes(app: App) {
             'The name is made safe and unique per client: a clash gets a numbered suffix, "dni (1).pdf".',
           params: IdParams,
           body: UploadBody,
-          response: { 201: ref(ClientFile), ...errors(400, 401, 403, 404, 409, 413, 415) },
+          response: { 201: ref(ClientFile), ...errors(409) },
         },
       },
       async (req, reply) => {
@@ -105,7 +105,7 @@ export default async function fileRoutes(app: App) {
         tags: ['files'],
         summary: 'Delete a client file: its record and its bytes (contract 9); answers the deleted record',
         params: FileParams,
-        response: { 200: ref(ClientFile), ...errors(401, 403, 404) },
+        response: { 200: ref(ClientFile) },
       },
     },
     async (req) => presentFile(await removeClientFile(deps(req), req.auth, req.params.id, req.params.fileId)),
@@ -119,7 +119,7 @@ export default async function fileRoutes(app: App) {
         summary: 'Download a client file by client id and file name (contract 11)',
         description: "The name is the file's file_name, percent-encoded as in its file_url.",
         params: DownloadParams,
-        response: { 200: Binary, ...errors(401, 404) },
+        response: { 200: Binary },
       },
     },
     async (req, reply) => {
@@ -150,7 +150,7 @@ export default async function fileRoutes(app: App) {
         description: `The link accepts up to 20 files until it expires (default ${DEFAULT_LINK_HOURS} hours, at most ${MAX_LINK_HOURS}) or is revoked.`,
         params: IdParams,
         body: CreateSessionBody,
-        response: { 201: CreatedSession, ...errors(400, 401, 403, 404) },
+        response: { 201: CreatedSession },
       },
     },
     async (req, reply) => {
@@ -175,7 +175,7 @@ export default async function fileRoutes(app: App) {
         tags: ['files'],
         summary: "List a client's upload links, oldest first (never their tokens)",
         params: IdParams,
-        response: { 200: Type.Array(ref(UploadSession)), ...errors(401, 404) },
+        response: { 200: Type.Array(ref(UploadSession)) },
       },
     },
     async (req) => (await listUploadLinks(app.db.kysely, req.auth.businessId, req.params.id)).map(presentUploadSession),
@@ -189,7 +189,7 @@ export default async function fileRoutes(app: App) {
         summary:
           'Revoke an upload link (contract 10); revoking again answers the same record, with the first revoked_at',
         params: SessionParams,
-        response: { 200: ref(UploadSession), ...errors(401, 403, 404) },
+        response: { 200: ref(UploadSession) },
       },
     },
     async (req) =>

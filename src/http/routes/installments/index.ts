@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { Page, PageQuery, Uuid, WorklistItem, errors } from '../../schemas.ts';
+import { Page, PageQuery, Uuid, WorklistItem } from '../../schemas.ts';
 import { collectionsWorklist } from '../../../services/credits.ts';
 
 const Query = Type.Object(
@@ -28,7 +28,7 @@ export default async function installmentRoutes(app: App) {
         description:
           'Delinquency is computed for the business’s today. Installments of cancelled (inactive) credits are left out; written-off credits stay (recoveries).',
         querystring: Query,
-        response: { 200: Page(WorklistItem), ...errors(400, 401) },
+        response: { 200: Page(WorklistItem) },
       },
     },
     async (req) => {

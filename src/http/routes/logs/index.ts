@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { AuditLogEntry, Nullable, Page, PageQuery, Uuid, errors, ref } from '../../schemas.ts';
+import { AuditLogEntry, Nullable, Page, PageQuery, Uuid, ref } from '../../schemas.ts';
 import { pageRequest } from '../../helpers.ts';
 import { listAudit } from '../../../services/audit.ts';
 import { auditPageJson } from '../../../services/present.ts';
@@ -46,7 +46,7 @@ export default async function logRoutes(app: App) {
           },
           { additionalProperties: false },
         ),
-        response: { 200: AuditPage, ...errors(400, 401) },
+        response: { 200: AuditPage },
       },
     },
     async (req, reply) => {

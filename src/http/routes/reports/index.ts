@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { AppError, invalid } from '../../../domain/errors.ts';
-import { CalendarDate, DateInput, Money, Nullable, Uuid, errors } from '../../schemas.ts';
+import { CalendarDate, DateInput, Money, Nullable, Uuid } from '../../schemas.ts';
 import { compareDates } from '../../../domain/index.ts';
 import {
   BOUND_PATTERN,
@@ -81,7 +81,7 @@ export default async function reportRoutes(app: App) {
           },
           { additionalProperties: false },
         ),
-        response: { 200: Summary, ...errors(400, 401, 404) },
+        response: { 200: Summary },
       },
     },
     async (req) => {
@@ -116,7 +116,6 @@ export default async function reportRoutes(app: App) {
             description: 'CSV (RFC 4180), columns in the order of the record in the contract',
             content: { 'text/csv': { schema: { type: 'string' } } },
           }),
-          ...errors(400, 401, 404),
         },
       },
     },

@@ -22,7 +22,7 @@ export default async function uploadRoutes(app: App) {
         security: [],
         params: TokenParams,
         body: UploadBody,
-        response: { 201: ref(ClientFile), ...errors(400, 404, 409, 410, 413, 415) },
+        response: { 201: ref(ClientFile), ...errors(409, 410) },
       },
     },
     async (req, reply) => {
