@@ -160,7 +160,8 @@ export async function runCli(
   }
 }
 
-const LOCK_WAIT_MS = 20_000;
+// a minute: three commands started at once on a busy machine each open the embedded database in turn
+const LOCK_WAIT_MS = 60_000;
 
 /** Whether the command line runs a command (not serve, not help), which a running server can run instead. */
 function wantsDatabase(argv: string[]): boolean {

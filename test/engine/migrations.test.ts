@@ -200,7 +200,8 @@ test('005_month_close changes no figure of a book whose punitory was posted ever
   const before = await summaries();
   assert.notEqual(before[2]!.outstanding, before[0]!.outstanding);
 
-  assert.deepEqual(await migrate(db), ['005_month_close.sql']);
+  // 005 and the migrations after it
+  assert.equal((await migrate(db))[0], '005_month_close.sql');
   assert.deepEqual(await summaries(), before);
   // the run of now on the next days: nothing before the month closes, then March's close only
   await assertLedgerInvariant(db, b.id);

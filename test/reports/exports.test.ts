@@ -250,10 +250,12 @@ test('CSV injection: a text cell a spreadsheet would run starts with an apostrop
     daily_punitory_rate: 0.01,
   });
   const c = await ok(
-    h.post(`/api/clients/${phone.id}/credits`, { credit_config_id: plan.id, amount: 1000, start_date: day(-50) }),
+    h.post(`/api/clients/${phone.id}/credits`, { credit_config_id: plan.id, amount: 1000, start_date: day(-80) }),
   );
+  // due 50 days ago: the month close posts its punitory up to the last month end (at least 31
+  // days ago); a payment dated 45 days ago then lowers what was owed after it
   assert.equal((await cli(h, 'accrue', '--business', h.tenant.businessId, '--as-of', today())).code, 0);
-  await ok(h.post(`/api/credits/${c.credit.id}/payments`, { amount: 500, paid_on: day(-19) }));
+  await ok(h.post(`/api/credits/${c.credit.id}/payments`, { amount: 500, paid_on: day(-45) }));
   const ledger = csvRecords((await csv(h, 'ledger.csv')).body);
   const negative = ledger.filter((e) => e.credit_id === c.credit.id && e.amount!.startsWith('-'));
   assert.ok(negative.length > 0, `a negative entry: ${JSON.stringify(ledger.map((e) => [e.type, e.amount]))}`);
