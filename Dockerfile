@@ -27,7 +27,8 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 # The embedded database (DATA_DIR/pgdata) and the client files (DATA_DIR/files) unless DATABASE_URL/FILES_DIR say otherwise
 VOLUME ["/data"]
-EXPOSE 3000
+# the API, and the Prometheus metrics (METRICS_PORT)
+EXPOSE 3000 9464
 # No curl in slim images: Node's fetch asks /readyz (200 once the database answers).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

@@ -30,6 +30,10 @@ export interface Config {
   /** connections at once, overall and from one address (503 beyond); 0 = no cap */
   maxConnections: number;
   maxConnectionsPerIp: number;
+  /** port of the Prometheus /metrics listener on host; 0: none */
+  metricsPort: number;
+  /** ms a shutdown (SIGTERM, SIGINT) gives in-flight requests before the process exits anyway */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -127,5 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...timeouts(env),
     maxConnections: int(env, 'MAX_CONNECTIONS', 512, 0, 1_000_000),
     maxConnectionsPerIp: int(env, 'MAX_CONNECTIONS_PER_IP', 128, 0, 1_000_000),
+    metricsPort: int(env, 'METRICS_PORT', 9464, 0, 65535),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 3_600_000),
   };
 }

@@ -1,6 +1,8 @@
 // `lending serve` / `npm start`: migrate, (embedded and empty: create the demo), listen, serve
-// the command line over the admin socket, run the scheduled jobs, and close cleanly on a signal.
+// the command line over the admin socket and the metrics on METRICS_PORT, run the scheduled jobs,
+// and on SIGTERM or SIGINT drain and close by SHUTDOWN_TIMEOUT_MS.
 import type { Server } from 'node:http';
+import closeWithGrace from 'close-with-grace';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/connection.ts';
 import { migrate } from './db/migrate.ts';
@@ -15,6 +17,7 @@ import { startJobs } from './jobs/index.ts';
 import type { FileStorage } from './storage/storage.ts';
 import { DirectoryStorage } from './storage/directory.ts';
 import { systemClock } from './domain/index.ts';
+import { Metrics, startMetricsServer } from './metrics.ts';
 
 export async function serve(
   config: Config,
@@ -37,6 +40,8 @@ export async function serve(
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   // the keys requests presented, kept while the database's announcements of key changes arrive
   let keyCache: KeyCache | null = null;
+  const metrics = new Metrics({ pool: () => db.poolStats() });
+  let metricsServer: Server | null = null;
   try {
     await migrate(db);
     keyCache = await KeyCache.start(db);
@@ -46,9 +51,18 @@ export async function serve(
       storage,
       clock,
       keyCache,
+      metrics,
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     });
     await app.listen({ port: config.port, host: config.host });
+    if (config.metricsPort) {
+      metricsServer = await startMetricsServer(metrics, config.metricsPort, config.host).catch((err) => {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        throw new Error(
+          `METRICS_PORT ${config.metricsPort} on ${config.host} is already in use: stop what uses it, set METRICS_PORT to another port, or 0 to serve no metrics`,
+        );
+      });
+    }
   } catch (err) {
     // a failed start releases the database (and its lock), so the process can exit
     await app?.close().catch(() => {});
@@ -74,13 +88,20 @@ export async function serve(
   // the operator's commands take the database before the requests waiting for it
   if (db.mode === 'embedded')
     admin = await startAdminSocket(adminSocketPath(config.dataDir), runCommand(db.forOperator(), storage));
-  const stopJobs = startJobs({ db, config, storage, log: app.log, clock });
+  const stopJobs = startJobs({ db, config, storage, log: app.log, clock, metrics });
+  // requests being answered, for the drain: a response's close comes whether it finished or was cut
+  let inFlight = 0;
+  app.server.on('request', (_req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+  });
 
   const lines = [
     `Lending service listening on ${base}`,
     `  API docs: ${base}/docs   OpenAPI: ${base}/openapi.json`,
     db.mode === 'embedded' ? `  Database: embedded, in ${config.dataDir}` : '  Database: PostgreSQL (DATABASE_URL)',
   ];
+  if (metricsServer) lines.push(`  Metrics: ${listenBase(config.host, config.metricsPort)}/metrics`);
   if (demo) {
     lines.push(
       '',
@@ -91,22 +112,42 @@ export async function serve(
       `Try:  curl -H "Authorization: Bearer ${demo.keys.read}" ${base}/api/clients`,
     );
   }
-  io.stdout.write(lines.join('\n') + '\n');
+  // for the person at the terminal, on stderr: stdout carries only the JSON log lines
+  io.stderr.write(lines.join('\n') + '\n');
 
-  await new Promise<void>((resolve) => {
-    let closing = false;
-    const shutdown = async (signal: string) => {
-      if (closing) return;
-      closing = true;
-      app.log.info({ signal }, 'shutting down');
-      stopJobs();
-      admin?.close();
-      await app.close();
-      await keyCache?.close();
-      await db.close();
-      resolve();
-    };
-    process.once('SIGINT', () => void shutdown('SIGINT'));
-    process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  const running = app;
+  await new Promise<void>(() => {
+    // on SIGTERM or SIGINT (a second one exits at once), or an uncaught error: drain, close, exit 0
+    // (1 after an error); still closing after SHUTDOWN_TIMEOUT_MS, exit 1 anyway
+    closeWithGrace(
+      {
+        delay: config.shutdownTimeoutMs,
+        logger: {
+          error: (m: unknown) => running.log.error(m instanceof Error ? { err: m } : { detail: m }, 'shutdown'),
+        },
+        onTimeout: (ms) =>
+          running.log.error(
+            { timeout_ms: ms, in_flight: inFlight },
+            'shutdown deadline passed: exiting with work unfinished',
+          ),
+      },
+      async ({ signal, err }) => {
+        if (err) running.log.fatal({ err }, 'uncaught error: shutting down');
+        running.log.info({ signal, timeout_ms: config.shutdownTimeoutMs, in_flight: inFlight }, 'shutting down');
+        // /readyz answers 503 from now on; the listener stays open while requests are in flight
+        // (at most half the deadline), so a probe on a new connection sees the 503 rather than a
+        // refused connection, then app.close() stops listening and waits for what is left
+        running.draining = true;
+        stopJobs();
+        const until = Date.now() + config.shutdownTimeoutMs / 2;
+        while (inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+        admin?.close();
+        metricsServer?.close();
+        await running.close();
+        await keyCache?.close();
+        await db.close();
+        running.log.info('shut down');
+      },
+    );
   });
 }

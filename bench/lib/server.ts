@@ -39,18 +39,25 @@ export async function startServer(databaseUrl: string | null, extraEnv: Record<s
       LOG_LEVEL: 'warn',
       ACCRUAL_SCHEDULE: 'off',
       RATE_LIMIT: '0',
+      METRICS_PORT: '0',
       ...extraEnv,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let out = '';
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    // stays attached: keeps draining (and recording) what it prints
-    child.stdout!.on('data', (b: Buffer) => {
+    // stays attached: keeps draining (and recording) what it prints; the banner (URL, demo keys)
+    // is on stderr, copied through to ours
+    const scan = (b: Buffer) => {
       out += b.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) resolve(m[1]!);
+    };
+    child.stdout!.on('data', scan);
+    child.stderr!.on('data', (b: Buffer) => {
+      process.stderr.write(b);
+      scan(b);
     });
     void exited.then((code) => reject(new Error(`lending serve exited (${code}) before listening:\n${out}`)));
   });

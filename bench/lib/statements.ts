@@ -1,4 +1,5 @@
 import { DOCUMENT_STATEMENTS } from '../../src/db/repositories/documents.ts';
+import { CREDIT_CHANGES } from '../../src/db/repositories/creditChanges.ts';
 // The statements the app runs for each benched route, as pgbench script lines (variables :name),
 // copied from src/db/repositories (clients.getClient, book.*, audit.listAudit, credits.* and the
 // payment use case in src/services/lending.ts). Keep them in step with the code: the ceiling is
@@ -72,21 +73,30 @@ SELECT t.total, a.*, ${ts('a.changed_at').replace('.MS', '.US')} AS changed_key
 
 // ---- POST /api/credits/:id/payments: :cid the credit, :iid an installment it owes, :br its branch.
 // The use case's transaction (registerPayment): lock the credit, read its installments, ledger and
-// watermark, share-lock the branch, record the watermark, insert the payment slice, settle the
-// installment's status (when it changes), read the credit's detail back. What it leaves out: the punitory entries a
-// first payment of the day posts on an overdue credit (their number depends on the credit).
-export const PAYMENT_TRANSACTION = (timezone: string) => `BEGIN;
+// watermark, share-lock the branch, then one statement recording the watermark, the payment slice
+// and the installment's status (when it changes). The answer is built from what was read and
+// written, with no read back. What it leaves out: the punitory entries a first payment of the day
+// posts on an overdue credit (their number depends on the credit).
+export const PAYMENT_TRANSACTION = (timezone: string) => {
+  const today = todaySql(timezone);
+  // the use case's one write (src/db/repositories/creditChanges.ts), its JSON parameters built here
+  const entries = `json_build_array(json_build_object('ord', 0, 'id', gen_random_uuid(), 'installment_id', :iid::uuid,
+    'type', 'payment', 'amount', '0.01', 'punitory_part', '0', 'effective_date', ${today}, 'payment_id', gen_random_uuid(),
+    'branch_id', :br::uuid, 'created_by', 'bench'))`;
+  // an installment's status moves on its first payment only, as the app's
+  const moved = `(SELECT coalesce(json_agg(json_build_object('id', id, 'status', 'partial', 'paid_date', NULL)), '[]')
+    FROM installments WHERE business_id = :bid AND id = :iid AND status = 'pending')`;
+  const write = CREDIT_CHANGES.replace(
+    /\$(\d+)/g,
+    (_, n: string) => [':bid', ':cid', entries, today, moved, 'NULL'][Number(n) - 1]!,
+  );
+  return `BEGIN;
 select set_config('app.actor', 'bench', true);
 SELECT * FROM credits WHERE business_id = :bid AND id = :cid FOR UPDATE;
 SELECT * FROM installments WHERE business_id = :bid AND credit_id = :cid ORDER BY number;
 ${LEDGER_OF_CREDIT}
 SELECT credit_id, posted_through FROM credit_accruals WHERE business_id = :bid AND credit_id = ANY(ARRAY[:cid]::uuid[]);
 SELECT * FROM branches WHERE business_id = :bid AND id = :br FOR SHARE;
-INSERT INTO credit_accruals (business_id, credit_id, posted_through) VALUES (:bid, :cid, ${todaySql(timezone)})
-  ON CONFLICT (business_id, credit_id) DO UPDATE SET posted_through = greatest(credit_accruals.posted_through, excluded.posted_through);
-INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, punitory_part, effective_date, payment_id, branch_id, created_by)
-  VALUES (:bid, :cid, :iid, 'payment', 0.01, 0, ${todaySql(timezone)}, gen_random_uuid(), :br, 'bench') RETURNING *;
-UPDATE installments SET status = 'partial', paid_date = NULL, updated_at = now() WHERE business_id = :bid AND id = :iid AND status = 'pending';
-SELECT * FROM installments WHERE business_id = :bid AND credit_id = :cid ORDER BY number;
-${LEDGER_OF_CREDIT}
+${write.trim()};
 END;`;
+};

@@ -35,8 +35,12 @@ export interface Operation {
 
 export interface Document {
   paths: Record<string, Record<string, Schema>>;
-  components: { schemas: Record<string, Schema> };
+  components: { schemas: Record<string, Schema>; responses?: Record<string, Schema> };
 }
+
+/** A response, or the shared one (components.responses) it references. */
+const resolveResponse = (doc: Document, r: Schema): Schema =>
+  typeof r.$ref === 'string' ? (doc.components.responses?.[r.$ref.split('/').pop()!] ?? r) : r;
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
@@ -49,7 +53,8 @@ export function operations(doc: Document): Operation[] {
       const content = op.requestBody?.content as Record<string, { schema: Schema }> | undefined;
       const [contentType, media] = content ? Object.entries(content)[0]! : [];
       const responses: Operation['responses'] = {};
-      for (const [status, r] of Object.entries(op.responses as Record<string, Schema>)) {
+      for (const [status, ref] of Object.entries(op.responses as Record<string, Schema>)) {
+        const r = resolveResponse(doc, ref);
         const [ct, m] = Object.entries((r.content ?? {}) as Record<string, { schema?: Schema }>)[0] ?? [null, null];
         responses[status] = { contentType: ct, schema: m?.schema ?? null };
       }

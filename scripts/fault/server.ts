@@ -41,6 +41,7 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     ACCRUAL_SCHEDULE: 'off',
     RATE_LIMIT: '0',
     PUBLIC_RATE_LIMIT: '0',
+    METRICS_PORT: '0',
   };
   for (const k of [
     'DATABASE_URL',
@@ -240,11 +241,10 @@ export class ServerProcess {
     this.proc = proc;
     live.add(proc);
     proc.on('exit', () => live.delete(proc));
-    let head: string | null = ''; // stdout until the URL line
+    let head: string | null = ''; // output until the URL line (the banner is on stderr)
     let errors = '';
     return new Promise((res) => {
-      proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
-        this.keep(d);
+      const scan = (d: string) => {
         if (head === null) return;
         head += d;
         const m = /listening on (http:\/\/\S+)/.exec(head);
@@ -253,10 +253,16 @@ export class ServerProcess {
         this.url = m[1]!;
         this.port = Number(new URL(this.url).port);
         res('listening');
+      };
+      proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        this.keep(d);
+        scan(d);
       });
       proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
         this.keep(d);
-        errors += d;
+        // the banner is not an error
+        if (!/listening on|API docs|Database:|Metrics:/.test(d)) errors += d;
+        scan(d);
       });
       proc.on('close', (code) => res(errors || `exited with ${code}`));
     });

@@ -1,5 +1,6 @@
 // `lending <command>`: one program, run either in this process or, when the embedded database is
 // held by a running server, inside that server (see admin.ts).
+import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { loadConfig, ConfigError, type Config } from '../config.ts';
 import type { Database } from '../db/connection.ts';
@@ -16,7 +17,15 @@ type Register = (cmd: Command, ctx: CliContext) => void;
  * Every command after serve, in the order `lending --help` lists them. Only the command that runs
  * loads its module (and the database, services and libraries behind it): `--help` stays quick.
  */
-const COMMANDS: { name: string; description: string; load: () => Promise<Register> }[] = [
+const COMMANDS: {
+  name: string;
+  description: string;
+  load: () => Promise<Register>;
+  /** options whose value is a path: made absolute before the command line is sent to a running server */
+  paths?: string[];
+  /** never run inside a running server */
+  local?: boolean;
+}[] = [
   {
     name: 'migrate',
     description: 'apply pending database migrations (serve does it on start too)',
@@ -59,7 +68,31 @@ const COMMANDS: { name: string; description: string; load: () => Promise<Registe
     description: 'client files in FILES_DIR',
     load: async () => (await import('./commands/files.ts')).registerFiles,
   },
+  {
+    name: 'backup',
+    description:
+      'write the embedded database and the files directory to one archive, consistent while the server runs (PostgreSQL: explains pg_dump)',
+    load: async () => (await import('./commands/backup.ts')).registerBackup,
+    paths: ['--to'],
+  },
+  {
+    name: 'restore',
+    description: 'restore an archive written by backup into an empty DATA_DIR',
+    load: async () => (await import('./commands/backup.ts')).registerRestore,
+    local: true,
+  },
 ];
+
+/** The command line with the values of the command's path options made absolute (the server has its own working directory). */
+function absolutePaths(argv: string[]): string[] {
+  const paths = COMMANDS.find((c) => c.name === commandOf(argv))?.paths ?? [];
+  return argv.map((a, i) => {
+    const eq = a.indexOf('=');
+    if (eq > 0 && paths.includes(a.slice(0, eq))) return `${a.slice(0, eq)}=${resolve(a.slice(eq + 1))}`;
+    if (i > 0 && paths.includes(argv[i - 1]!) && !a.startsWith('-')) return resolve(a);
+    return a;
+  });
+}
 
 /** The command a command line runs (`lending [--json] <command>` or `lending help <command>`), if any. */
 function commandOf(argv: string[]): string | undefined {
@@ -126,6 +159,7 @@ export async function runCli(
   // Embedded with a server running: straight to it, before loading the database engine and the
   // command's services only to find the directory locked (most of a command's start-up; on a busy
   // machine, most of its time).
+  if (!inject) argv = absolutePaths(argv);
   if (!inject && !config.databaseUrl && wantsDatabase(argv)) {
     try {
       return await forwardToServer(adminSocketPath(config.dataDir), argv, io);
@@ -166,7 +200,7 @@ const LOCK_WAIT_MS = 60_000;
 /** Whether the command line runs a command (not serve, not help), which a running server can run instead. */
 function wantsDatabase(argv: string[]): boolean {
   const first = argv.find((a) => !a.startsWith('-'));
-  return COMMANDS.some((c) => c.name === first) && !argv.some((a) => a === '--help' || a === '-h');
+  return COMMANDS.some((c) => c.name === first && !c.local) && !argv.some((a) => a === '--help' || a === '-h');
 }
 
 function reportError(err: unknown, io: CliIO): number {

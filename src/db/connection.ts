@@ -33,6 +33,15 @@ export interface Database {
    * received again (true).
    */
   listen(channel: string, on: ListenHandlers): Promise<Listener>;
+  /**
+   * Embedded only (undefined on PostgreSQL): runs fn while holding the one session, so nothing
+   * reads or writes meanwhile; dump() gives the data directory as a tar after a CHECKPOINT (a
+   * consistent image: no other query runs while it is read), query() reads on the held session.
+   * For `lending backup`.
+   */
+  exclusive?<T>(fn: (s: ExclusiveSession) => Promise<T>): Promise<T>;
+  /** connections by state, for the metrics: the pg pool's, or embedded the one session's */
+  poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -44,6 +53,11 @@ export interface ListenHandlers {
 
 export interface Listener {
   close(): Promise<void>;
+}
+
+export interface ExclusiveSession {
+  dump(): Promise<Blob>;
+  query<R = Record<string, unknown>>(text: string): Promise<R[]>;
 }
 
 export interface RawSession {
@@ -90,6 +104,7 @@ export async function openPostgres(connectionString: string, max = 10): Promise<
       return (await pool.query({ name, text, values: params })).rows;
     },
     listen: (channel, on) => listenPostgres(connectionString, channel, on),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     forOperator: () => db,
     close: () => kysely.destroy(),
   };
@@ -275,6 +290,23 @@ export async function openEmbedded(dataDir: string | null): Promise<Database> {
           },
         };
       },
+      async exclusive(fn) {
+        await gate.acquire(lane);
+        try {
+          return await fn({
+            async dump() {
+              await pglite.exec('CHECKPOINT');
+              return pglite.dumpDataDir('none');
+            },
+            async query(text) {
+              return (await pglite.query(text)).rows as never;
+            },
+          });
+        } finally {
+          gate.release();
+        }
+      },
+      poolStats: () => gate.stats(),
       forOperator: () => operator,
       close,
     };

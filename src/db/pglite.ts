@@ -49,6 +49,15 @@ export class SessionGate {
     return new Promise((resolve) => this.waiting[lane].push(resolve));
   }
 
+  /** the session as a pool of one, for the metrics: busy or not, and the callers queued for it */
+  stats(): { total: number; idle: number; waiting: number } {
+    return {
+      total: 1,
+      idle: this.held ? 0 : 1,
+      waiting: this.waiting.operator.length + this.waiting.requests.length,
+    };
+  }
+
   private next(): (() => void) | undefined {
     return this.waiting.operator.shift() ?? this.waiting.requests.shift();
   }

@@ -1,13 +1,14 @@
 // Builds the whole HTTP application; tests boot exactly this and inject requests into it. Each
 // concern is a named plugin (plugins/); this file says what is registered and in which order: a
 // hook or parser applies to the routes registered after it, in its scope.
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Clock, Database } from '../services/context.ts';
 import { systemClock } from '../domain/index.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
 import type { KeyCache } from '../services/apiKeys.ts';
+import type { Metrics } from '../metrics.ts';
 import errors, { clientErrorHandler, frameworkErrors, notFoundHandler } from './plugins/errors.ts';
 import { installValidation } from './plugins/validation.ts';
 import jsonBody from './plugins/jsonBody.ts';
@@ -22,6 +23,7 @@ import timeouts, { serverTimeouts } from './plugins/timeouts.ts';
 import connectionLimit from './plugins/connectionLimit.ts';
 import bodyDrain from './plugins/bodyDrain.ts';
 import { safeLogger } from './plugins/logging.ts';
+import requestId, { requestIdOf } from './plugins/requestId.ts';
 import { proxyTrust } from './origin.ts';
 import { MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from './schemas.ts';
 import { apiRoutes, publicRoutes } from './routes/index.ts';
@@ -36,6 +38,8 @@ export interface BuildOptions {
   clock?: Clock;
   /** the keys already checked (KeyCache.start; the caller closes it): without it, a query per request */
   keyCache?: KeyCache | null;
+  /** where request durations are counted (the server's registry, served on METRICS_PORT) */
+  metrics?: Metrics | null;
 }
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -49,7 +53,12 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
     // the records carry the input formats (their limits are the bodies'); the serializer only needs to know their names
     serializerOpts: { ajv: { formats: { [MONEY_FORMAT]: true, [RATE_FORMAT]: true } } },
-    genReqId: () => crypto.randomUUID(),
+    // X-Request-Id (plugins/requestId.ts): kept when acceptable, and the key of every request's log lines
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+    // request_id on each request's lines; one access line a request, with the business and key
+    // (plugins/requestId.ts), instead of Fastify's two
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     trustProxy: proxyTrust(opts.config.trustProxy),
     ...serverTimeouts(opts.config),
     clientErrorHandler,
@@ -61,8 +70,21 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   app.decorate('storage', opts.storage);
   app.decorate('clock', opts.clock ?? systemClock);
   app.decorate('keyCache', opts.keyCache ?? null);
+  // set by the server on SIGTERM: /readyz answers 503 while in-flight requests finish, and every
+  // answer asks its client to take the next request elsewhere
+  app.decorate('draining', false);
+  app.addHook('onRequest', async (_req, reply) => {
+    if (app.draining) reply.header('connection', 'close');
+  });
 
   await app.register(errors);
+  await app.register(requestId);
+  const metrics = opts.metrics;
+  if (metrics) {
+    app.addHook('onResponse', async (req, reply) =>
+      metrics.request(req.routeOptions.url, req.method, reply.statusCode, reply.elapsedTime),
+    );
+  }
   await app.register(connectionLimit);
   await app.register(timeouts);
   await app.register(bodyDrain);

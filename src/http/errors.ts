@@ -112,6 +112,12 @@ export function toAppError(err: unknown): AppError {
   return new AppError('internal', 'internal error; it has been logged');
 }
 
-export function errorBody(err: AppError) {
-  return { error: err.message, code: err.code, ...(err.details ? { details: err.details } : {}) };
+/** The Error body; requestId is the response's X-Request-Id, quoted so a reported failure can be found in the logs. */
+export function errorBody(err: AppError, requestId?: string) {
+  return {
+    error: err.message,
+    code: err.code,
+    ...(err.details ? { details: err.details } : {}),
+    ...(requestId ? { request_id: requestId } : {}),
+  };
 }

@@ -1,6 +1,6 @@
 // HTTP-only schema pieces: references to the shared records (src/domain/records.ts), the Error
 // body, pages, path parameters and the error responses of a route.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES } from '../domain/errors.ts';
 import {
   AuditLogEntry,
@@ -13,6 +13,7 @@ import {
   Installment,
   LedgerEntry,
   UploadSession,
+  UUID_FORMAT,
   Uuid,
   ref,
 } from '../domain/records.ts';
@@ -27,6 +28,9 @@ export const ErrorBody = Type.Object(
       { description: 'stable machine code; the HTTP status goes with it (src/domain/errors.ts)' },
     ),
     details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    request_id: Type.Optional(
+      Type.String({ description: "the response's X-Request-Id: quote it when reporting a problem" }),
+    ),
   },
   { $id: 'Error', title: 'Error' },
 );
@@ -61,11 +65,120 @@ export const PageQuery = {
 
 export const IdParams = Type.Object({ id: Uuid });
 
+/** A uuid path parameter with its example (the OpenAPI document shows it; "Try it out" fills it in). */
+export const UuidParam = (example: string) => Type.String({ format: UUID_FORMAT, examples: [example] });
+/** The path parameters of /{id} with the example id of the resource. */
+export const idParams = (example: string) => Type.Object({ id: UuidParam(example) });
+
+/**
+ * What each error status means, with the codes it carries and an example body: the description and
+ * example of that response in the OpenAPI document (annotations only: the serializer ignores them).
+ */
+const ERROR_RESPONSES: Record<number, { description: string; example: Static<typeof ErrorBody> }> = {
+  400: {
+    description:
+      'validation_failed: malformed JSON, a wrong JSON type, an unknown body field, a value out of range or a bad parameter; details names each field',
+    example: {
+      error: 'invalid body: foo is not a known field',
+      code: 'validation_failed',
+      details: [{ path: '/foo', message: 'is not a known field' }],
+    },
+  },
+  401: {
+    description: 'unauthorized: the API key is missing, malformed, unknown or revoked',
+    example: {
+      error: 'an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>',
+      code: 'unauthorized',
+    },
+  },
+  403: {
+    description: 'forbidden: the key has scope read and the method writes',
+    example: { error: 'this key has scope read: POST needs a key with scope full', code: 'forbidden' },
+  },
+  404: {
+    description:
+      'not_found: no such resource, or it belongs to another business, or a path id is not a uuid (also a path that names nothing)',
+    example: { error: 'client not found', code: 'not_found' },
+  },
+  408: {
+    description: 'request_timeout: the request did not arrive in time',
+    example: { error: 'the request did not arrive in time: the request is closed', code: 'request_timeout' },
+  },
+  409: {
+    description: 'conflict: a duplicate, or a state that forbids the operation (e.g. paying a closed credit)',
+    example: { error: 'a client with dni 30123456 already exists', code: 'conflict' },
+  },
+  410: {
+    description: 'gone: the upload link expired, was revoked or has received all the files it accepts',
+    example: {
+      error: 'this upload link has expired, was revoked or has received all the files it accepts',
+      code: 'gone',
+    },
+  },
+  413: {
+    description: 'payload_too_large: the body or the file is larger than the limit',
+    example: { error: 'the request body is too large', code: 'payload_too_large' },
+  },
+  415: {
+    description: 'unsupported_media_type: a content type this operation does not read',
+    example: { error: 'this content type is not accepted here', code: 'unsupported_media_type' },
+  },
+  422: {
+    description:
+      'unprocessable, or the code of the rule that refused it (invalid_amount, amount_too_small, schedule_out_of_range, ...): a valid request that breaks a business rule',
+    example: {
+      error: 'amount 90000.00 is more than the outstanding balance 75800.00 as of 2026-03-20',
+      code: 'unprocessable',
+      details: [{ path: '/amount', message: 'at most 75800.00' }],
+    },
+  },
+  429: {
+    description: 'rate_limited: too many requests; the Retry-After header says in how many seconds to retry',
+    example: { error: 'too many requests: at most 6000 a minute per key; retry in 12 s', code: 'rate_limited' },
+  },
+  431: {
+    description: 'headers_too_large: the request headers are too large',
+    example: { error: 'the request headers are too large', code: 'headers_too_large' },
+  },
+  500: {
+    description: 'internal: an unexpected error; it is logged, and the body never carries its details',
+    example: { error: 'internal error; it has been logged', code: 'internal' },
+  },
+  503: {
+    description:
+      'unavailable: the database does not answer, or the server has too many connections open; retry shortly (Retry-After)',
+    example: {
+      error: 'the server has too many connections open (from your address, or in all); retry shortly',
+      code: 'unavailable',
+    },
+  },
+};
+
+/** The Error response of a status, described and with an example (the common ones and the routes' own alike). */
+export function errorResponse(status: number, example?: Static<typeof ErrorBody>) {
+  const r = ERROR_RESPONSES[status];
+  if (!r) throw new Error(`no description of the error status ${status}`);
+  return documented(ref(ErrorBody), r.description, example ?? r.example);
+}
+
 /**
  * A route's own error responses (409, 410, 422: what its rules answer), so the OpenAPI document
  * lists them; the answers every route of its kind gives are added by plugins/declaredErrors.ts.
  */
-export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ref(ErrorBody)]));
+export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, errorResponse(s)]));
+
+/**
+ * A schema with the description and the example(s) the OpenAPI document shows for it: a response's
+ * description, or a request body's example. Annotations only: validation and serialisation ignore
+ * them; test/http/openapi.test.ts validates each example against the schema.
+ */
+export function documented<T extends TSchema>(schema: T, description: string | undefined, ...examples: Static<T>[]): T {
+  return { ...schema, ...(description === undefined ? {} : { description }), examples } as T;
+}
+
+/** A request body (or parameter) schema with its example(s). */
+export const example = <T extends TSchema>(schema: T, ...examples: Static<T>[]): T =>
+  documented(schema, undefined, ...examples);
 
 /** Read-only fields a client may send back in a body (a record read with GET, PUT back whole): ignored. */
 export const ReadOnlyFields = {

@@ -32,6 +32,8 @@ declare module 'fastify' {
     storage: FileStorage;
     clock: Clock;
     keyCache: KeyCache | null;
+    /** the server is shutting down: /readyz answers 503 */
+    draining: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext;

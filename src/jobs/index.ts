@@ -9,6 +9,7 @@ import type { Clock } from '../domain/index.ts';
 import { startAccrualSchedule } from './accrual.ts';
 import { startFileSweep } from './fileSweep.ts';
 import { startStatistics } from './statistics.ts';
+import type { JobRun, Metrics } from '../metrics.ts';
 
 export interface JobDeps {
   db: Database;
@@ -17,23 +18,29 @@ export interface JobDeps {
   log: FastifyBaseLogger;
   /** where the jobs' now comes from */
   clock: Clock;
+  /** where each run's duration, entries and outcome are counted */
+  metrics?: Metrics | null;
 }
 
 export interface Job {
+  /** also its `job` label in the metrics */
   name: string;
-  /** starts the job; the function returned stops it */
-  start(deps: JobDeps): () => void;
+  /** starts the job, which reports each run to onRun; the function returned stops it */
+  start(deps: JobDeps, onRun: (run: JobRun) => void): () => void;
 }
 
 export const JOBS: readonly Job[] = [
-  { name: 'accrual', start: ({ db, config, log, clock }) => startAccrualSchedule(db, config, log, clock) },
-  { name: 'file sweep', start: ({ db, storage, log }) => startFileSweep(db, storage, log).stop },
-  { name: 'statistics (embedded)', start: ({ db, log }) => startStatistics(db, log) },
+  {
+    name: 'accrual',
+    start: ({ db, config, log, clock }, onRun) => startAccrualSchedule(db, config, log, clock, onRun),
+  },
+  { name: 'file_sweep', start: ({ db, storage, log }, onRun) => startFileSweep(db, storage, log, onRun).stop },
+  { name: 'statistics', start: ({ db, log }, onRun) => startStatistics(db, log, onRun) },
 ];
 
 /** Starts every job; the function returned stops them all. */
 export function startJobs(deps: JobDeps): () => void {
-  const stops = JOBS.map((job) => job.start(deps));
+  const stops = JOBS.map((job) => job.start(deps, (run) => deps.metrics?.job(job.name, run)));
   return () => {
     for (const stop of stops) stop();
   };

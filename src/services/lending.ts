@@ -7,11 +7,11 @@ import { withActor } from '../db/connection.ts';
 import type { ActorContext } from './context.ts';
 import type { Credit, DB, Installment, LedgerEntry } from '../db/schema.ts';
 import { getClient } from '../db/repositories/clients.ts';
-import { insertCredit, lockCredit, sharePlan, updateCredit } from '../db/repositories/credits.ts';
-import { insertInstallments, installmentsOfCredit, setInstallmentState } from '../db/repositories/installments.ts';
-import { hasPayments, insertLedger, ledgerOfCredit, type NewLedgerEntry } from '../db/repositories/ledger.ts';
-import { markAccrued, postedThrough } from '../db/repositories/creditAccruals.ts';
-import { nextCreditSequence } from '../db/repositories/businessSequences.ts';
+import { insertNumberedCredit, lockCredit, sharePlan, updateCredit } from '../db/repositories/credits.ts';
+import { insertSchedule, installmentsOfCredit } from '../db/repositories/installments.ts';
+import { hasPayments, ledgerOfCredit } from '../db/repositories/ledger.ts';
+import { postedThrough } from '../db/repositories/creditAccruals.ts';
+import { applyCreditChanges, type CreditChanges, type StagedEntry } from '../db/repositories/creditChanges.ts';
 import {
   allocatePayment,
   scheduleFor,
@@ -86,8 +86,7 @@ async function createCreditIn(
   const schedule = scheduleFor(plan, amount, startDate);
   if (schedule.total.gt(STORABLE_MAX)) throw unprocessable('the credit total (amount plus interest) is too large');
 
-  const seq = await nextCreditSequence(trx, bid);
-  const credit = await insertCredit(trx, bid, seq, {
+  const credit = await insertNumberedCredit(trx, bid, {
     client_id: input.clientId,
     credit_config_id: plan.id,
     amount: toMoneyString(amount),
@@ -110,28 +109,12 @@ async function createCreditIn(
     punitory_cap_pct: plan.punitory_cap_pct,
     write_off_days: plan.write_off_days,
   });
-  const installments = await insertInstallments(
+  const { installments, entries: ledgerEntries } = await insertSchedule(
     trx,
     bid,
-    schedule.installments.map((i) => ({
-      credit_id: credit.id,
-      number: i.number,
-      amount: toMoneyString(i.amount),
-      due_date: i.dueDate,
-    })),
-  );
-  const ledgerEntries = await insertLedger(
-    trx,
-    bid,
-    installments.map((i) => ({
-      credit_id: credit.id,
-      installment_id: i.id,
-      type: 'installment' as const,
-      amount: i.amount,
-      effective_date: startDate,
-      branch_id: branchId,
-      created_by: ctx.actor,
-    })),
+    credit.id,
+    schedule.installments.map((i) => ({ number: i.number, amount: toMoneyString(i.amount), due_date: i.dueDate })),
+    { effective_date: startDate, branch_id: branchId, created_by: ctx.actor },
   );
   return { credit, installments, ledgerEntries };
 }
@@ -177,6 +160,8 @@ interface Loaded {
   postedThrough: string | null;
   /** an installment's punitory stopped at the storable maximum in a posting of this use case */
   atStorableMax: boolean;
+  /** what this use case has decided to write, applied to `states` already; written by `flush` */
+  staged: { entries: StagedEntry[]; accruedThrough: string | null };
 }
 
 async function loadLocked(trx: Transaction<DB>, ctx: LendingContext, creditId: string): Promise<Loaded> {
@@ -195,25 +180,20 @@ async function loadLocked(trx: Transaction<DB>, ctx: LendingContext, creditId: s
     states: buildStates(installments, ledger),
     postedThrough: posted.get(credit.id) ?? null,
     atStorableMax: false,
+    staged: { entries: [], accruedThrough: null },
   };
 }
 
-/** Posts punitory up to `date` unless it is already posted that far, and records the new watermark. */
-async function accrueTo(trx: Transaction<DB>, ctx: LendingContext, l: Loaded, date: string): Promise<LedgerEntry[]> {
-  if (l.postedThrough !== null && compareDates(date, l.postedThrough) <= 0) return [];
-  const posted = await postPunitory(trx, ctx, l, date);
-  await markAccrued(trx, ctx.businessId, [l.credit.id], date);
+/** Posts punitory up to `date` unless it is already posted that far, and moves the watermark. */
+function accrueTo(ctx: LendingContext, l: Loaded, date: string): void {
+  if (l.postedThrough !== null && compareDates(date, l.postedThrough) <= 0) return;
+  postPunitory(ctx, l, date);
+  l.staged.accruedThrough = date;
   l.postedThrough = date;
-  return posted;
 }
 
 /** Posts the punitory owed as of asOf (idempotent: cumulative − posted), effective asOf. */
-async function postPunitory(
-  trx: Transaction<DB>,
-  ctx: LendingContext,
-  l: Loaded,
-  asOf: string,
-): Promise<LedgerEntry[]> {
+function postPunitory(ctx: LendingContext, l: Loaded, asOf: string): void {
   const { postings, atStorableMax } = punitoryPostings(
     l.states,
     creditTerms(l.credit),
@@ -221,45 +201,44 @@ async function postPunitory(
     stopDate(l.credit, ctx.timezone),
   );
   if (atStorableMax.length > 0) l.atStorableMax = true;
-  const rows: NewLedgerEntry[] = postings.map((p) => ({
-    credit_id: l.credit.id,
-    installment_id: p.state.id,
-    type: 'punitory',
-    amount: toMoneyString(p.amount),
-    effective_date: asOf,
-    branch_id: l.credit.branch_id,
-    created_by: ctx.actor,
-  }));
-  return recordEntries(trx, ctx, l, rows);
+  stage(
+    l,
+    postings.map((p) => ({
+      installment_id: p.state.id,
+      type: 'punitory',
+      amount: toMoneyString(p.amount),
+      effective_date: asOf,
+      branch_id: l.credit.branch_id,
+      created_by: ctx.actor,
+    })),
+  );
 }
 
-/** Writes the entries and applies them to the installments' states. */
-async function recordEntries(
-  trx: Transaction<DB>,
-  ctx: LendingContext,
-  l: Loaded,
-  rows: NewLedgerEntry[],
-): Promise<LedgerEntry[]> {
-  const inserted = await insertLedger(trx, ctx.businessId, rows);
-  for (const e of inserted) applyEntry(l.states.find((s) => s.id === e.installment_id)!, e);
-  return inserted;
+/** Stages the entries (written by `flush`) and applies them to the installments' states now. */
+function stage(l: Loaded, rows: Omit<StagedEntry, 'id'>[]): void {
+  for (const r of rows) {
+    const e = { ...r, id: crypto.randomUUID() };
+    l.staged.entries.push(e);
+    applyEntry(l.states.find((s) => s.id === e.installment_id)!, {
+      type: e.type,
+      amount: String(e.amount),
+      punitory_part: String(e.punitory_part ?? 0),
+      effective_date: e.effective_date,
+    });
+  }
 }
 
 /** One payment: an allocation's slices as payment entries of the credit under one payment id. */
 function postPayment(
-  trx: Transaction<DB>,
   ctx: LendingContext,
   l: Loaded,
   slices: PaymentSlice[],
   o: { paidOn: string; branchId: string | null },
-): Promise<LedgerEntry[]> {
+): void {
   const paymentId = crypto.randomUUID();
-  return recordEntries(
-    trx,
-    ctx,
+  stage(
     l,
     slices.map((s) => ({
-      credit_id: l.credit.id,
       installment_id: s.installmentId,
       type: 'payment' as const,
       amount: toMoneyString(s.amount),
@@ -272,18 +251,37 @@ function postPayment(
   );
 }
 
-/** Brings every installment's status and paid_date in line with its sums; closes a fully paid active credit. */
-async function settleStatuses(trx: Transaction<DB>, ctx: LendingContext, l: Loaded): Promise<void> {
+/**
+ * Writes what is staged in one statement, with every installment's status and paid_date brought in
+ * line with its sums and a fully paid active credit closed; `l` then holds the rows as written.
+ * Returns the entries written (what the use case created).
+ */
+async function flush(trx: Transaction<DB>, ctx: LendingContext, l: Loaded): Promise<LedgerEntry[]> {
+  const moved: CreditChanges['installments'] = [];
   for (const inst of l.installments) {
-    const s = l.states.find((x) => x.id === inst.id)!;
-    const next = statusOf(s);
-    if (next.status !== inst.status || next.paidDate !== inst.paid_date) {
-      await setInstallmentState(trx, ctx.businessId, inst.id, next.status, next.paidDate);
-    }
+    const next = statusOf(l.states.find((x) => x.id === inst.id)!);
+    if (next.status !== inst.status || next.paidDate !== inst.paid_date)
+      moved.push({ id: inst.id, status: next.status, paid_date: next.paidDate });
   }
   const allPaid = l.states.every((s) => statusOf(s).status === 'paid');
-  if (allPaid && l.credit.status === 'active')
-    l.credit = await updateCredit(trx, ctx.businessId, l.credit.id, { status: 'closed' });
+  const creditStatus = allPaid && l.credit.status === 'active' ? 'closed' : null;
+  const { entries, now } = await applyCreditChanges(trx, ctx.businessId, {
+    creditId: l.credit.id,
+    entries: l.staged.entries,
+    accruedThrough: l.staged.accruedThrough,
+    installments: moved,
+    creditStatus,
+  });
+  l.staged = { entries: [], accruedThrough: null };
+  // the rows as a re-read would give them, without the re-read
+  const byId = new Map(moved.map((m) => [m.id, m]));
+  l.installments = l.installments.map((i) => {
+    const m = byId.get(i.id);
+    return m ? { ...i, status: m.status, paid_date: m.paid_date, updated_at: now } : i;
+  });
+  if (creditStatus) l.credit = { ...l.credit, status: creditStatus, updated_at: now };
+  l.ledger = [...l.ledger, ...entries];
+  return entries;
 }
 
 function lastPaymentDate(ledger: LedgerEntry[]): string | null {
@@ -345,14 +343,13 @@ export async function registerPayment(
       ]);
     const branchId = await chosenBranch(trx, credit, input.branchId);
 
-    const created: LedgerEntry[] = [];
     const postedThrough = l.postedThrough;
     const backdated = postedThrough !== null && compareDates(paidOn, postedThrough) < 0;
     const terms = creditTerms(credit);
     const stop = stopDate(credit, ctx.timezone);
 
     // 1. punitory up to the payment's date, before anything is allocated
-    if (!backdated) created.push(...(await accrueTo(trx, ctx, l, paidOn)));
+    if (!backdated) accrueTo(ctx, l, paidOn);
 
     // 2. allocation against what was owed on paid_on. A backdated payment (before punitory
     //    already posted) owes the punitory of its own date, not the later posting.
@@ -367,15 +364,20 @@ export async function registerPayment(
         [{ path: '/amount', message: `at most ${toMoneyString(owed)}` }],
       );
     }
-    created.push(...(await postPayment(trx, ctx, l, allocation.slices, { paidOn, branchId })));
+    postPayment(ctx, l, allocation.slices, { paidOn, branchId });
 
     // 3. a backdated payment changed the history: recompute up to the latest posting and post
     //    the difference (negative when too much had been charged)
-    if (backdated) created.push(...(await postPunitory(trx, ctx, l, postedThrough!)));
+    if (backdated) postPunitory(ctx, l, postedThrough!);
 
-    await settleStatuses(trx, ctx, l);
-    const detail = await creditDetail(trx, ctx.businessId, l.credit);
-    const result = { ...detail, created, punitoryAtStorableMax: l.atStorableMax };
+    const created = await flush(trx, ctx, l);
+    const result = {
+      credit: l.credit,
+      installments: l.installments,
+      ledgerEntries: l.ledger,
+      created,
+      punitoryAtStorableMax: l.atStorableMax,
+    };
     await beforeCommit?.(trx, result);
     return result;
   });
@@ -394,7 +396,8 @@ export async function writeOffCredit(
     if (l.credit.status !== 'active')
       throw conflict(`only an active credit can be written off; this one is ${l.credit.status}`);
     // what it owes on the day it is written off is posted first; nothing accrues after
-    await accrueTo(trx, ctx, l, ctx.today);
+    accrueTo(ctx, l, ctx.today);
+    await flush(trx, ctx, l);
     return updateCredit(trx, ctx.businessId, l.credit.id, {
       status: 'written_off',
       written_off_at: ctx.now,
@@ -439,7 +442,7 @@ export async function refinanceCredit(
     const l = await loadLocked(trx, ctx, creditId);
     const old = l.credit;
     if (old.status !== 'active') throw conflict(`only an active credit can be refinanced; this one is ${old.status}`);
-    await accrueTo(trx, ctx, l, ctx.today);
+    accrueTo(ctx, l, ctx.today);
     const balance = outstanding(l.states.map((s) => balanceOf(s)));
     if (balance.lte(0)) throw unprocessable('the credit owes nothing: there is no balance to refinance');
     const amount = input.amount === undefined ? balance : positiveAmount(input.amount);
@@ -455,9 +458,9 @@ export async function refinanceCredit(
       balance,
       l.states.map((s) => balanceOf(s)),
     );
-    await postPayment(trx, ctx, l, allocation.slices, { paidOn: ctx.today, branchId: settlementBranch });
+    postPayment(ctx, l, allocation.slices, { paidOn: ctx.today, branchId: settlementBranch });
     l.credit = await updateCredit(trx, ctx.businessId, old.id, { status: 'refinanced' });
-    await settleStatuses(trx, ctx, l);
+    await flush(trx, ctx, l);
 
     return createCreditIn(trx, ctx, {
       clientId: old.client_id,

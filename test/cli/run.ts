@@ -20,7 +20,8 @@ export interface Result {
 
 /** The environment of a command: nothing inherited that could point it at another database. */
 export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off' };
+  // no metrics listener unless a test asks for one: servers run side by side
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off', METRICS_PORT: '0' };
   for (const k of ['DATABASE_URL', 'DATA_DIR', 'FILES_DIR', 'PORT', 'HOST', 'PUBLIC_URL', 'NODE_TEST_CONTEXT'])
     delete env[k];
   for (const [k, v] of Object.entries(extra)) {
@@ -73,7 +74,7 @@ export interface Server {
   proc: ChildProcess;
   url: string;
   output: () => string;
-  /** resolves when the accumulated stdout matches */
+  /** resolves when the accumulated output matches (stdout: the JSON logs; stderr: the banner) */
   waitFor(re: RegExp): Promise<RegExpMatchArray>;
   stop(): Promise<number | null>;
   exited: Promise<number | null>;
@@ -99,7 +100,7 @@ export async function startServer(
   const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
   const check = () => {
     for (const w of [...waiters]) {
-      const m = out.match(w.re);
+      const m = (out + err).match(w.re);
       if (m) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve(m);
@@ -110,7 +111,10 @@ export async function startServer(
     out += d;
     check();
   });
-  proc.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+    check();
+  });
   const exited = new Promise<number | null>((res) => proc.on('exit', (code) => res(code)));
   void exited.then((code) => {
     for (const w of waiters.splice(0))
@@ -131,7 +135,7 @@ export async function startServer(
   t.after(stop);
   const waitFor = (re: RegExp) =>
     new Promise<RegExpMatchArray>((res, rej) => {
-      const m = out.match(re);
+      const m = (out + err).match(re);
       if (m) return res(m);
       if (proc.exitCode !== null) return rej(new Error(`the server has exited: ${out}\n${err}`));
       waiters.push({ re, resolve: res, reject: rej });

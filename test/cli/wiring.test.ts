@@ -13,7 +13,7 @@ test('the server starts the accrual schedule and the file sweep', async () => {
   assert.equal(typeof serve, 'function');
   assert.deepEqual(
     JOBS.map((j) => j.name),
-    ['accrual', 'file sweep', 'statistics (embedded)'],
+    ['accrual', 'file_sweep', 'statistics'],
   );
 });
 
@@ -24,7 +24,19 @@ test('the program built by main.ts has every command', async () => {
   const ctx = new CliContext(io, loadConfig({ DATA_DIR: '/nonexistent-lending-test' }));
   const program = await buildProgram(ctx);
   const names = program.commands.map((c) => c.name());
-  assert.deepEqual(names, ['serve', 'migrate', 'businesses', 'keys', 'demo', 'accrue', 'report', 'export', 'files']);
+  assert.deepEqual(names, [
+    'serve',
+    'migrate',
+    'businesses',
+    'keys',
+    'demo',
+    'accrue',
+    'report',
+    'export',
+    'files',
+    'backup',
+    'restore',
+  ]);
   // each command's module loads when that command runs
   for (const name of names) await buildProgram(ctx, [name]);
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, json, settableClock } from '../helpers/app.ts';
+import { addDays, lastMonthEnd } from '../../src/domain/index.ts';
 import { accrue, assertLedgerInvariant, client, credit, day, pay, plan } from './helpers.ts';
 
 // The plan of the worked examples: 1000 at 35 % flat in 3 installments of 450, fixed 30 days,
@@ -281,4 +282,50 @@ test("a payment's branch: given, explicitly none (null), or the credit's when om
   const entries = json(await h.get(`/api/credits/${d.credit.id}/ledger`));
   for (const e of entries) assert.equal(log.find((x: any) => x.record_id === e.id)?.branch_id, e.branch_id);
   await assertLedgerInvariant(h.db, h.tenant.businessId);
+});
+
+// The write answers are built from what the use case read and wrote, not read back
+// (docs/lending-engine.md, "Round trips of a write"): they must equal a read of the credit.
+test('a new credit, a payment (with punitory, closing, backdated) and a write-off answer what a read of the credit gives', async (t) => {
+  const h = await build(t);
+  const p = await plan(h, P35);
+  const c = await client(h);
+  const read = async (id: string) => {
+    const r = await h.get(`/api/credits/${id}`);
+    assert.equal(r.statusCode, 200, r.body);
+    return json(r);
+  };
+  const same = async (answer: any, created: number | 'all') => {
+    const now = await read(answer.credit.id);
+    assert.deepEqual(answer.credit, now.credit);
+    assert.deepEqual(answer.installments, now.installments);
+    assert.deepEqual(answer.balance, now.balance);
+    const tail = created === 'all' ? now.ledgerEntries : now.ledgerEntries.slice(-created);
+    assert.deepEqual(answer.ledgerEntries, tail);
+  };
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-75) });
+  await same(d, 'all');
+  // the month close posts installment 1's punitory up to the last month-end (due on day -45)
+  const monthEnd = lastMonthEnd(day(0));
+  await accrue(h, '--business', h.tenant.businessId);
+  // backdated (before the posting): the slice, then a negative correction of the punitory posted
+  const r1 = await pay(h, d.credit.id, { amount: 100, paid_on: addDays(monthEnd, -3) });
+  assert.ok(
+    r1.ledgerEntries.some((e: any) => e.type === 'punitory' && e.amount < 0),
+    JSON.stringify(r1.ledgerEntries),
+  );
+  await same(r1, r1.ledgerEntries.length);
+  // today, with installments overdue: the punitory up to today first, then the slices
+  const r2 = await pay(h, d.credit.id, { amount: 600 });
+  assert.ok(r2.ledgerEntries.some((e: any) => e.type === 'punitory'));
+  await same(r2, r2.ledgerEntries.length);
+  // everything owed: the credit closes in the same write
+  const r3 = await pay(h, d.credit.id, { amount: (await read(d.credit.id)).balance.outstanding });
+  assert.equal(r3.credit.status, 'closed');
+  await same(r3, r3.ledgerEntries.length);
+  // a write-off posts what is owed on the day in the same kind of write
+  const e = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-50) });
+  const w = await h.post(`/api/credits/${e.credit.id}/write-off`, { reason: 'unreachable' });
+  assert.equal(w.statusCode, 200, w.body);
+  assert.deepEqual(json(w), (await read(e.credit.id)).credit);
 });

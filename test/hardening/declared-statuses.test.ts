@@ -7,7 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { build, json } from '../helpers/app.ts';
 import { head, open, responseOf, serve } from './helpers.ts';
 
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, any>; requestBody?: unknown }>> };
+type Doc = {
+  paths: Record<string, Record<string, { responses: Record<string, any>; requestBody?: unknown }>>;
+  components: { responses?: Record<string, any> };
+};
+
+/** A declared response, or the shared one (components.responses) it references. */
+const resolved = (doc: Doc, r: any) => (r?.$ref ? doc.components.responses?.[String(r.$ref).split('/').pop()!] : r);
 const SAFE = ['get', 'head', 'options'];
 
 /** Every operation of the document, with a concrete URL (path parameters filled with fresh uuids). */
@@ -34,7 +40,10 @@ test('the document declares the common answers of each kind of route as the Erro
     if (path.startsWith('/api/')) expected.push('401', '429', ...(write ? ['403'] : []));
     for (const s of expected) {
       assert.ok(op.responses[s], `${method} ${path} declares ${s}`);
-      assert.equal(op.responses[s].content?.['application/json']?.schema?.$ref, '#/components/schemas/Error');
+      assert.equal(
+        resolved(doc, op.responses[s]).content?.['application/json']?.schema?.$ref,
+        '#/components/schemas/Error',
+      );
     }
   }
   // what a route declares itself stays: its own 409/410/422 and the 503 of /readyz

@@ -115,11 +115,17 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A logger at `level` whose lines (parsed) the test can read. */
 export function capturedLogger(level = 'debug') {
   const lines: Record<string, unknown>[] = [];
+  /** each line as written (JSON.parse would hide a key written twice) */
+  const raw: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, cb) {
-      for (const l of chunk.toString().split('\n')) if (l.trim()) lines.push(JSON.parse(l));
+      for (const l of chunk.toString().split('\n'))
+        if (l.trim()) {
+          raw.push(l);
+          lines.push(JSON.parse(l));
+        }
       cb();
     },
   });
-  return { logger: { level, stream }, lines };
+  return { logger: { level, stream }, lines, raw };
 }

@@ -390,8 +390,9 @@ test('lending export writes the same CSV as the API, and refuses bad input', asy
   );
   assert.equal(code, 0, err);
   assert.equal(out, (await csv(h, 'installments.csv')).body);
-  assert.match(err, /installments \[.*\] 0% 0\/6 rows/);
-  assert.match(err, /100% 6\/6 rows/);
+  // a plain line on stderr, redrawn in place: the first count and the last
+  assert.match(err, /installments: 0\/6 rows \(0%\)/);
+  assert.match(err, /installments: 6\/6 rows \(100%\)/);
   assert.equal(
     (await cli(h, 'export', 'installments', '--business', h.tenant.businessId)).err,
     '',

@@ -1,10 +1,9 @@
 // `lending export DATASET --business ID [--from] [--to] > file.csv`: the CSV of
 // GET /api/reports/exports/{dataset}.csv on stdout, streamed: the next batch is read from the
 // database only when stdout has taken the previous one (also through the admin socket, when the
-// command runs inside the server). A progress bar on stderr when stderr is a terminal.
+// command runs inside the server). A progress line on stderr when stderr is a terminal.
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import cliProgress from 'cli-progress';
 import { UsageError, type CliContext } from '../context.ts';
 import { getBusiness } from '../../db/repositories/businesses.ts';
 import { isUuid, todayIn } from '../../domain/index.ts';
@@ -57,19 +56,9 @@ export function registerExport(cmd: Command, ctx: CliContext) {
         const business = await getBusiness(db.kysely, businessId);
         if (!business) throw new UsageError(`no business ${businessId}`);
         const filter = { businessId, timezone: business.timezone, ...(from ? { from } : {}), ...(to ? { to } : {}) };
-        let bar: cliProgress.SingleBar | null = null;
-        if (ctx.io.stderrIsTTY) {
-          const total = await countExport(db.kysely, dataset as Dataset, filter);
-          bar = new cliProgress.SingleBar(
-            {
-              stream: ctx.io.stderr,
-              format: `${dataset} [{bar}] {percentage}% {value}/{total} rows {eta_formatted}`,
-              hideCursor: true,
-            },
-            cliProgress.Presets.shades_classic,
-          );
-          bar.start(total, 0);
-        }
+        let progress: Progress | null = null;
+        if (ctx.io.stderrIsTTY)
+          progress = new Progress(ctx.io.stderr, dataset, await countExport(db.kysely, dataset as Dataset, filter));
         let seen = 0;
         try {
           for await (const chunk of exportCsv(db, dataset as Dataset, {
@@ -77,16 +66,42 @@ export function registerExport(cmd: Command, ctx: CliContext) {
             today: todayIn(business.timezone, ctx.clock()),
           })) {
             await write(ctx.io.stdout, chunk.csv);
-            if (bar && chunk.rows) {
-              seen += chunk.rows;
-              // rows written since the count grow the total rather than overflow the bar
-              if (seen > bar.getTotal()) bar.setTotal(seen);
-              bar.update(seen);
-            }
+            seen += chunk.rows;
+            progress?.update(seen);
           }
         } finally {
-          bar?.stop();
+          progress?.end();
         }
       });
     });
+}
+
+/**
+ * One line on a terminal's stderr, rewritten in place (\r) at most every 100 ms: rows written of
+ * the count taken before the export started (rows added since grow the total).
+ */
+class Progress {
+  private shown = 0;
+  private seen = 0;
+  constructor(
+    private readonly out: Writable,
+    private readonly label: string,
+    private total: number,
+  ) {
+    this.draw();
+  }
+  update(seen: number) {
+    this.seen = seen;
+    if (seen > this.total) this.total = seen;
+    if (Date.now() - this.shown >= 100) this.draw();
+  }
+  end() {
+    this.draw();
+    this.out.write('\n');
+  }
+  private draw() {
+    this.shown = Date.now();
+    const pct = this.total ? Math.floor((100 * this.seen) / this.total) : 100;
+    this.out.write(`\r${this.label}: ${this.seen}/${this.total} rows (${pct}%)\x1b[K`);
+  }
 }

@@ -44,17 +44,26 @@ export function sharePlan(db: Executor, businessId: string, id: string): Promise
     .executeTakeFirst();
 }
 
-export function insertCredit(
-  db: Executor,
-  businessId: string,
-  sequentialId: number,
-  values: NewCredit,
-): Promise<Credit> {
-  return db
-    .insertInto('credits')
-    .values({ ...values, business_id: businessId, sequential_id: sequentialId })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+/**
+ * A new credit under the business's next number, in one statement: the number is taken from
+ * business_sequences and the credit inserted with it. The counter's row lock lasts until the
+ * transaction ends, so numbers are given in commit order and a rolled-back credit gives its number
+ * back (1, 2, 3 … with no gap and no repeat); taken in the credit's own insert, late in the
+ * transaction, it is held for as short a time as it can be.
+ */
+export async function insertNumberedCredit(db: Executor, businessId: string, given: NewCredit): Promise<Credit> {
+  // as Kysely does: a column left undefined takes its default
+  const values = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+  const r = await sql<Credit>`
+    WITH s AS (
+      INSERT INTO business_sequences AS b (business_id, last_credit_seq) VALUES (${businessId}, 1)
+      ON CONFLICT (business_id) DO UPDATE SET last_credit_seq = b.last_credit_seq + 1
+      RETURNING last_credit_seq)
+    INSERT INTO credits (business_id, sequential_id, ${sql.join(Object.keys(values).map((k) => sql.ref(k)))})
+    SELECT ${businessId}::uuid, s.last_credit_seq, ${sql.join(Object.keys(values).map((k) => sql.ref(`r.${k}`)))}
+      FROM s, json_populate_record(null::credits, ${JSON.stringify(values)}::json) AS r
+    RETURNING *`.execute(db);
+  return r.rows[0]!;
 }
 
 export function updateCredit(

@@ -3,7 +3,14 @@
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../connection.ts';
 import { pageOf, type Page, type PageRequest } from './page.ts';
-import type { Credit, CreditStatus, Installment, InstallmentStatus, InstallmentsTable } from '../schema.ts';
+import type {
+  Credit,
+  CreditStatus,
+  Installment,
+  InstallmentStatus,
+  InstallmentsTable,
+  LedgerEntry,
+} from '../schema.ts';
 
 export type NewInstallment = Omit<Insertable<InstallmentsTable>, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
 
@@ -18,14 +25,51 @@ export function installmentsOfCredit(db: Executor, businessId: string, creditId:
     .execute();
 }
 
-export function insertInstallments(db: Executor, businessId: string, rows: NewInstallment[]): Promise<Installment[]> {
-  if (rows.length === 0) return Promise.resolve([]);
-  return db
-    .insertInto('installments')
-    .values(rows.map((r) => ({ ...r, business_id: businessId })))
-    .returningAll()
-    .execute()
-    .then((r) => r.sort((a, b) => a.number - b.number));
+/**
+ * A new credit's schedule and its 'installment' ledger entries (one each, in number order), in one
+ * statement. Returns the installments by number and the entries in the order written.
+ */
+export async function insertSchedule(
+  db: Executor,
+  businessId: string,
+  creditId: string,
+  rows: Pick<NewInstallment, 'number' | 'amount' | 'due_date'>[],
+  entry: { effective_date: string; branch_id: string | null; created_by: string },
+): Promise<{ installments: Installment[]; entries: LedgerEntry[] }> {
+  if (rows.length === 0) return { installments: [], entries: [] };
+  // each row: the installment's columns, and its entry's under l_ names
+  const r = await sql<Record<string, unknown>>`
+    WITH i AS (
+      INSERT INTO installments (business_id, credit_id, number, amount, due_date)
+      SELECT ${businessId}::uuid, ${creditId}::uuid, r.number, r.amount, r.due_date
+        FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(number int, amount numeric, due_date date)
+       ORDER BY r.number
+      RETURNING *),
+    l AS (
+      INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, branch_id, created_by)
+      SELECT i.business_id, i.credit_id, i.id, 'installment', i.amount, ${entry.effective_date}::date,
+             ${entry.branch_id}::uuid, ${entry.created_by}::text
+        FROM i ORDER BY i.number
+      RETURNING *)
+    SELECT i.*, l.business_id AS l_business_id, l.id AS l_id, l.credit_id AS l_credit_id,
+           l.installment_id AS l_installment_id, l.type AS l_type, l.amount AS l_amount,
+           l.punitory_part AS l_punitory_part, l.effective_date AS l_effective_date, l.payment_id AS l_payment_id,
+           l.branch_id AS l_branch_id, l.created_by AS l_created_by, l.created_at AS l_created_at
+      FROM i JOIN l ON l.installment_id = i.id
+     ORDER BY i.number`.execute(db);
+  const installments: Installment[] = [];
+  const entries: LedgerEntry[] = [];
+  for (const row of r.rows) {
+    const inst: Record<string, unknown> = {};
+    const entry: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(row)) {
+      if (k.startsWith('l_')) entry[k.slice(2)] = v;
+      else inst[k] = v;
+    }
+    installments.push(inst as Installment);
+    entries.push(entry as LedgerEntry);
+  }
+  return { installments, entries };
 }
 
 export function setInstallmentState(

@@ -8,10 +8,11 @@
 //   type the route does not read);
 // - under /api: 401 (no or bad key), 403 on a write method (a read key), 429 (the per-key limit).
 // A public route's 429 is declared by the per-address limit that answers it (publicRateLimit.ts).
+// Each comes with its description and an example body (schemas.ts, errorResponse).
 // Routes hidden from the document (the OPTIONS catch-all, /openapi.json, /docs) keep their own.
 import type { RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { ErrorBody, ref } from '../schemas.ts';
+import { errorResponse } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -33,7 +34,7 @@ export default fp(
     app.addHook('onRoute', (route) => {
       const schema = route.schema as { hide?: boolean; response?: Record<string, unknown> } | undefined;
       if (!schema || schema.hide) return;
-      const added = Object.fromEntries(commonStatuses(route).map((s) => [s, ref(ErrorBody)]));
+      const added = Object.fromEntries(commonStatuses(route).map((s) => [s, errorResponse(s)]));
       // what the route declares itself wins
       route.schema = { ...schema, response: { ...added, ...schema.response } };
     });

@@ -1,6 +1,7 @@
 // Every error response is the Error body of src/http/errors.ts: what a route or hook throws, a
 // path no route answers, what the router refuses before any route runs and what node's HTTP
 // parser refuses before Fastify sees a request.
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -13,13 +14,17 @@ import { wasAnswered } from './bodyDrain.ts';
 export function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
   return reply
     .status(404)
-    .send(errorBody(new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
+    .send(errorBody(new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`), req.id));
 }
 
 /** Fastify's frameworkErrors option: errors the router raises before any route or error handler runs. */
-export function frameworkErrors(err: unknown, _req: FastifyRequest, reply: FastifyReply) {
+export function frameworkErrors(err: unknown, req: FastifyRequest, reply: FastifyReply) {
   const appErr = toAppError(err);
-  void reply.status(appErr.status).type('application/json; charset=utf-8').send(errorBody(appErr));
+  void reply
+    .status(appErr.status)
+    .header('x-request-id', req.id)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(appErr, req.id));
 }
 
 function clientError(err: NodeJS.ErrnoException): AppError {
@@ -41,10 +46,13 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket) {
     return;
   }
   const appErr = clientError(err);
-  const body = JSON.stringify(errorBody(appErr));
+  // the request never parsed: its own X-Request-Id cannot be read, so it gets a new one
+  const id = randomUUID();
+  const body = JSON.stringify(errorBody(appErr, id));
   socket.end(
     `HTTP/1.1 ${appErr.status} ${STATUS_CODES[appErr.status]}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
@@ -56,7 +64,7 @@ export default fp(
       // the code only: a message may quote what was sent (a dni already taken, a path)
       else req.log.info({ code: appErr.code }, 'request refused');
       if (appErr.headers) reply.headers(appErr.headers);
-      return reply.status(appErr.status).type('application/json; charset=utf-8').send(errorBody(appErr));
+      return reply.status(appErr.status).type('application/json; charset=utf-8').send(errorBody(appErr, req.id));
     });
     app.setNotFoundHandler(notFoundHandler);
   },

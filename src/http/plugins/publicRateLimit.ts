@@ -6,7 +6,7 @@
 import rateLimit from '@fastify/rate-limit';
 import fp from 'fastify-plugin';
 import { AppError } from '../../domain/errors.ts';
-import { ErrorBody, ref } from '../schemas.ts';
+import { errorResponse } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 export default fp(
@@ -14,7 +14,17 @@ export default fp(
     // the answer it adds is declared on each route it limits, whatever the setting
     app.addHook('onRoute', (route) => {
       const schema = route.schema as { hide?: boolean; response?: Record<string, unknown> } | undefined;
-      if (schema && !schema.hide) route.schema = { ...schema, response: { ...schema.response, 429: ref(ErrorBody) } };
+      if (schema && !schema.hide)
+        route.schema = {
+          ...schema,
+          response: {
+            ...schema.response,
+            429: errorResponse(429, {
+              error: 'too many requests from this address: at most 60 a minute; retry in 12 s',
+              code: 'rate_limited',
+            }),
+          },
+        };
     });
     const max = app.config.publicRateLimitPerMinute;
     if (max <= 0) return;

@@ -15,7 +15,8 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
   a: Ajv,
 ) => Ajv;
 
-function makeAjv(opts: Options) {
+/** An Ajv with the service's input formats (the OpenAPI test validates the document's examples with it). */
+export function makeAjv(opts: Options) {
   const ajv = new Ajv({ allErrors: false, useDefaults: true, removeAdditional: false, strict: false, ...opts });
   addFormats(ajv);
   // ajv-formats' date accepts year 0000, which no database calendar has: one rule everywhere

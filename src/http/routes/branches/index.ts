@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { Branch, IdParams, Nullable, ReadOnlyFields, errors, ref } from '../../schemas.ts';
+import { Branch, Nullable, ReadOnlyFields, documented, errors, example, idParams, ref } from '../../schemas.ts';
+import * as ex from '../../examples.ts';
 import { sendJsonText, writable } from '../../helpers.ts';
 import { createBranch, deleteBranch, editBranch, listBranches } from '../../../services/branches.ts';
 
@@ -12,11 +13,15 @@ const Fields = {
   phone: Type.Optional(Nullable(phone)),
   deleted_at: Type.Optional(Type.Unknown()),
 };
-const CreateBody = Type.Object({ name: Name, ...Fields, ...ReadOnlyFields }, { additionalProperties: false });
-const UpdateBody = Type.Object(
-  { name: Type.Optional(Name), ...Fields, ...ReadOnlyFields },
-  { additionalProperties: false },
+const CreateBody = example(
+  Type.Object({ name: Name, ...Fields, ...ReadOnlyFields }, { additionalProperties: false }),
+  ex.branchInput,
 );
+const UpdateBody = example(
+  Type.Object({ name: Type.Optional(Name), ...Fields, ...ReadOnlyFields }, { additionalProperties: false }),
+  { phone: '+54 11 4555-0101' },
+);
+const IdParams = idParams(ex.ids.branch);
 
 /** The service's input: the body without what is ignored. */
 const input = <T extends { deleted_at?: unknown }>(body: T) => {
@@ -29,9 +34,12 @@ export default async function branchRoutes(app: App) {
     '/branches',
     {
       schema: {
+        operationId: 'listBranches',
         tags: ['branches'],
         summary: 'List the branches, deleted ones included with deleted_at (contract 8)',
-        response: { 200: Type.Array(ref(Branch)) },
+        response: {
+          200: documented(Type.Array(ref(Branch)), 'Every branch of the business, deleted ones included', [ex.branch]),
+        },
       },
     },
     async (req, reply) => sendJsonText(reply, await listBranches(app.db, req.auth)),
@@ -41,10 +49,11 @@ export default async function branchRoutes(app: App) {
     '/branches',
     {
       schema: {
+        operationId: 'createBranch',
         tags: ['branches'],
         summary: 'Create a branch',
         body: CreateBody,
-        response: { 201: ref(Branch) },
+        response: { 201: documented(ref(Branch), 'The branch created', ex.branch) },
       },
     },
     async (req, reply) => reply.status(201).send(await createBranch(app.db, req.auth, input(req.body))),
@@ -54,11 +63,19 @@ export default async function branchRoutes(app: App) {
     '/branches/:id',
     {
       schema: {
+        operationId: 'updateBranch',
         tags: ['branches'],
         summary: 'Edit a branch (partial update); a deleted branch cannot be edited',
         params: IdParams,
         body: UpdateBody,
-        response: { 200: ref(Branch), ...errors(409) },
+        response: {
+          200: documented(ref(Branch), 'The branch as it is now', {
+            ...ex.branch,
+            phone: '+54 11 4555-0101',
+            updated_at: '2026-03-20T15:45:00.000Z',
+          }),
+          ...errors(409),
+        },
       },
     },
     async (req) => editBranch(app.db, req.auth, req.params.id, input(req.body ?? {})),
@@ -68,10 +85,17 @@ export default async function branchRoutes(app: App) {
     '/branches/:id',
     {
       schema: {
+        operationId: 'deleteBranch',
         tags: ['branches'],
         summary: 'Soft-delete a branch: it stays in the list with deleted_at and takes no new credits or payments',
         params: IdParams,
-        response: { 200: ref(Branch) },
+        response: {
+          200: documented(ref(Branch), 'The branch, with deleted_at set', {
+            ...ex.branch,
+            updated_at: '2026-09-30T18:00:00.000Z',
+            deleted_at: '2026-09-30T18:00:00.000Z',
+          }),
+        },
       },
     },
     async (req) => deleteBranch(app.db, req.auth, req.params.id),

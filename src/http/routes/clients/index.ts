@@ -4,41 +4,50 @@ import {
   Client,
   ClientDetail,
   Credit,
-  IdParams,
   Page,
   PageQuery,
   READ_ONLY_KEYS,
   ReadOnlyFields,
-  Uuid,
+  UuidParam,
+  documented,
   errors,
+  example,
+  idParams,
   ref,
 } from '../../schemas.ts';
+import * as ex from '../../examples.ts';
 import { pageRequest, sendJsonText, writable } from '../../helpers.ts';
 import { clientCredits, clientDetail, createClient, editClient, listClients } from '../../../services/clients.ts';
 
 // The bodies are the record's writable fields (src/domain/records.ts), dni required on creation;
 // read-only fields sent back are accepted and ignored.
 const Fields = Type.Partial(Type.Omit(Client, READ_ONLY_KEYS)).properties;
-const CreateBody = Type.Object(
-  { ...Fields, dni: Client.properties.dni, ...ReadOnlyFields },
-  { additionalProperties: false },
+const CreateBody = example(
+  Type.Object({ ...Fields, dni: Client.properties.dni, ...ReadOnlyFields }, { additionalProperties: false }),
+  ex.clientInput,
 );
-const UpdateBody = Type.Object({ ...Fields, ...ReadOnlyFields }, { additionalProperties: false });
+const UpdateBody = example(Type.Object({ ...Fields, ...ReadOnlyFields }, { additionalProperties: false }), {
+  phone: '+54 11 5555-9876',
+  street: 'Av. Rivadavia',
+  street_number: '4500',
+});
 
-const ClientIdParams = Type.Object({ clientId: Uuid });
+const IdParams = idParams(ex.ids.client);
+const ClientIdParams = Type.Object({ clientId: UuidParam(ex.ids.client) });
 
 export default async function clientRoutes(app: App) {
   app.get(
     '/clients',
     {
       schema: {
+        operationId: 'listClients',
         tags: ['clients'],
         summary: 'List clients (newest first); q matches a dni prefix or a name or email fragment',
         querystring: Type.Object(
-          { q: Type.Optional(Type.String({ maxLength: 100 })), ...PageQuery },
+          { q: Type.Optional(Type.String({ maxLength: 100, examples: ['garc'] })), ...PageQuery },
           { additionalProperties: false },
         ),
-        response: { 200: Page(ref(Client)) },
+        response: { 200: documented(Page(ref(Client)), 'A page of clients', ex.page([ex.client])) },
       },
     },
     async (req) => listClients(app.db, req.auth, { q: req.query.q, ...pageRequest(req.query) }),
@@ -48,10 +57,11 @@ export default async function clientRoutes(app: App) {
     '/clients',
     {
       schema: {
+        operationId: 'createClient',
         tags: ['clients'],
         summary: 'Create a client',
         body: CreateBody,
-        response: { 201: ref(Client), ...errors(409) },
+        response: { 201: documented(ref(Client), 'The client created', ex.client), ...errors(409) },
       },
     },
     async (req, reply) => reply.status(201).send(await createClient(app.db, req.auth, writable(req.body))),
@@ -61,10 +71,17 @@ export default async function clientRoutes(app: App) {
     '/clients/:id',
     {
       schema: {
+        operationId: 'getClient',
         tags: ['clients'],
         summary: 'Read a client with its credits, installments, ledger entries and files (contract 1)',
         params: IdParams,
-        response: { 200: ref(ClientDetail) },
+        response: {
+          200: documented(
+            ref(ClientDetail),
+            'The client with its credits, their installments and ledger entries, and its files',
+            ex.clientDetail,
+          ),
+        },
       },
     },
     async (req, reply) => sendJsonText(reply, await clientDetail(app.db, req.auth, req.params.id)),
@@ -74,11 +91,21 @@ export default async function clientRoutes(app: App) {
     '/clients/:id',
     {
       schema: {
+        operationId: 'updateClient',
         tags: ['clients'],
         summary: 'Edit a client (partial update: only the fields sent change)',
         params: IdParams,
         body: UpdateBody,
-        response: { 200: ref(Client), ...errors(409) },
+        response: {
+          200: documented(ref(Client), 'The client as it is now', {
+            ...ex.client,
+            phone: '+54 11 5555-9876',
+            street: 'Av. Rivadavia',
+            street_number: '4500',
+            updated_at: '2026-03-20T15:41:10.480Z',
+          }),
+          ...errors(409),
+        },
       },
     },
     async (req) => editClient(app.db, req.auth, req.params.id, writable(req.body ?? {})),
@@ -88,10 +115,11 @@ export default async function clientRoutes(app: App) {
     '/clients/:clientId/credits',
     {
       schema: {
+        operationId: 'listClientCredits',
         tags: ['credits'],
         summary: "List a client's credits (contract 2)",
         params: ClientIdParams,
-        response: { 200: Type.Array(ref(Credit)) },
+        response: { 200: documented(Type.Array(ref(Credit)), "The client's credits", [ex.credit]) },
       },
     },
     async (req, reply) => sendJsonText(reply, await clientCredits(app.db, req.auth, req.params.clientId)),

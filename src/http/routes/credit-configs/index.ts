@@ -4,32 +4,41 @@ import {
   CalendarDate,
   CreditConfig,
   DateInput,
-  IdParams,
   MoneyInput,
   READ_ONLY_KEYS,
   ReadOnlyFields,
+  documented,
   errors,
+  example,
+  idParams,
   ref,
 } from '../../schemas.ts';
+import * as ex from '../../examples.ts';
 import { sendJsonText, writable } from '../../helpers.ts';
 import { createPlan, editPlan, getPlan, listPlans, simulate } from '../../../services/creditPlans.ts';
 
 // The record's writable fields with their limits and defaults (src/domain/records.ts), name
 // required on creation; read-only fields sent back are accepted and ignored.
 const Fields = Type.Partial(Type.Omit(CreditConfig, READ_ONLY_KEYS)).properties;
-const CreateBody = Type.Object(
-  { ...Fields, name: CreditConfig.properties.name, ...ReadOnlyFields },
-  { additionalProperties: false },
+const CreateBody = example(
+  Type.Object({ ...Fields, name: CreditConfig.properties.name, ...ReadOnlyFields }, { additionalProperties: false }),
+  ex.planInput,
 );
-const UpdateBody = Type.Object({ ...Fields, ...ReadOnlyFields }, { additionalProperties: false });
+const UpdateBody = example(Type.Object({ ...Fields, ...ReadOnlyFields }, { additionalProperties: false }), {
+  is_active: false,
+});
 
-const SimulateBody = Type.Object(
-  {
-    amount: MoneyInput('> 0 (422 otherwise, as for a credit), at most 2 decimals'),
-    start_date: Type.Optional(DateInput()),
-  },
-  { additionalProperties: false },
+const SimulateBody = example(
+  Type.Object(
+    {
+      amount: MoneyInput('> 0 (422 otherwise, as for a credit), at most 2 decimals'),
+      start_date: Type.Optional(DateInput()),
+    },
+    { additionalProperties: false },
+  ),
+  { amount: 100000, start_date: '2026-01-15' },
 );
+const IdParams = idParams(ex.ids.plan);
 const Simulation = Type.Object({
   installments: Type.Array(Type.Object({ number: Type.Integer(), amount: Type.Number(), due_date: CalendarDate })),
   total: Type.Number(),
@@ -40,9 +49,12 @@ export default async function creditConfigRoutes(app: App) {
     '/credit-configs',
     {
       schema: {
+        operationId: 'listCreditConfigs',
         tags: ['credit plans'],
         summary: 'List the credit plans (contract 4)',
-        response: { 200: Type.Array(ref(CreditConfig)) },
+        response: {
+          200: documented(Type.Array(ref(CreditConfig)), 'Every credit plan of the business', [ex.plan]),
+        },
       },
     },
     async (req, reply) => sendJsonText(reply, await listPlans(app.db, req.auth)),
@@ -52,10 +64,11 @@ export default async function creditConfigRoutes(app: App) {
     '/credit-configs',
     {
       schema: {
+        operationId: 'createCreditConfig',
         tags: ['credit plans'],
         summary: 'Create a credit plan (contract 5); omitted fields take the defaults',
         body: CreateBody,
-        response: { 201: ref(CreditConfig) },
+        response: { 201: documented(ref(CreditConfig), 'The plan created, every field filled in', ex.plan) },
       },
     },
     async (req, reply) => reply.status(201).send(await createPlan(app.db, req.auth, writable(req.body))),
@@ -65,10 +78,11 @@ export default async function creditConfigRoutes(app: App) {
     '/credit-configs/:id',
     {
       schema: {
+        operationId: 'getCreditConfig',
         tags: ['credit plans'],
         summary: 'Read a credit plan',
         params: IdParams,
-        response: { 200: ref(CreditConfig) },
+        response: { 200: documented(ref(CreditConfig), 'The plan', ex.plan) },
       },
     },
     async (req) => getPlan(app.db, req.auth, req.params.id),
@@ -78,12 +92,19 @@ export default async function creditConfigRoutes(app: App) {
     '/credit-configs/:id',
     {
       schema: {
+        operationId: 'updateCreditConfig',
         tags: ['credit plans'],
         summary:
           'Edit a credit plan (contract 6): only the fields sent change; credits already created keep their terms',
         params: IdParams,
         body: UpdateBody,
-        response: { 200: ref(CreditConfig) },
+        response: {
+          200: documented(ref(CreditConfig), 'The whole plan as it is now', {
+            ...ex.plan,
+            is_active: false,
+            updated_at: '2026-06-01T12:00:00.000Z',
+          }),
+        },
       },
     },
     async (req) => editPlan(app.db, req.auth, req.params.id, writable(req.body ?? {})),
@@ -93,11 +114,15 @@ export default async function creditConfigRoutes(app: App) {
     '/credit-configs/:id/simulate',
     {
       schema: {
+        operationId: 'simulateCredit',
         tags: ['credit plans'],
         summary: 'The schedule a credit of this amount would get; nothing is stored',
         params: IdParams,
         body: SimulateBody,
-        response: { 200: Simulation, ...errors(422) },
+        response: {
+          200: documented(Simulation, 'The installments and total a credit of this amount would have', ex.simulation),
+          ...errors(422),
+        },
       },
     },
     async (req) =>

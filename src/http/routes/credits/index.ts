@@ -5,7 +5,6 @@ import {
   Credit,
   CreditStatus,
   DateInput,
-  IdParams,
   MoneyInput,
   Installment,
   LedgerEntry,
@@ -13,9 +12,14 @@ import {
   Page,
   PageQuery,
   Uuid,
+  UuidParam,
+  documented,
   errors,
+  example,
+  idParams,
   ref,
 } from '../../schemas.ts';
+import * as ex from '../../examples.ts';
 import { presentCredit, presentDetail } from '../../../services/present.ts';
 import { sendJsonText } from '../../helpers.ts';
 import { creditLedger, listCredits, readCredit } from '../../../services/credits.ts';
@@ -33,47 +37,61 @@ import { idempotent, type Answer } from './idempotency.ts';
 const Amount = MoneyInput('at most 2 decimals; must be > 0');
 const DateField = DateInput();
 
-const CreateBody = Type.Object(
-  {
-    credit_config_id: Uuid,
-    amount: Amount,
-    branch_id: Type.Optional(Nullable(Uuid)),
-    origin_transaction_reference: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-    start_date: Type.Optional(DateField),
-  },
-  { additionalProperties: false },
+const CreateBody = example(
+  Type.Object(
+    {
+      credit_config_id: Uuid,
+      amount: Amount,
+      branch_id: Type.Optional(Nullable(Uuid)),
+      origin_transaction_reference: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+      start_date: Type.Optional(DateField),
+    },
+    { additionalProperties: false },
+  ),
+  ex.creditInput,
 );
-const PaymentBody = Type.Object(
-  {
-    amount: Amount,
-    paid_on: Type.Optional(DateField),
-    branch_id: Type.Optional(
-      Type.Union([Uuid, Type.Null()], {
-        description:
-          "where the payment was taken; omitted: the credit's branch (none if it was deleted); null: no branch (e.g. a bank transfer)",
-      }),
-    ),
-  },
-  { additionalProperties: false },
+const PaymentBody = example(
+  Type.Object(
+    {
+      amount: Amount,
+      paid_on: Type.Optional(DateField),
+      branch_id: Type.Optional(
+        Type.Union([Uuid, Type.Null()], {
+          description:
+            "where the payment was taken; omitted: the credit's branch (none if it was deleted); null: no branch (e.g. a bank transfer)",
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  ex.paymentInput,
 );
-const WriteOffBody = Type.Object(
-  { reason: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' }) },
-  { additionalProperties: false },
+const WriteOffBody = example(
+  Type.Object(
+    { reason: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' }) },
+    { additionalProperties: false },
+  ),
+  { reason: 'the client cannot be reached; collection agency gave up' },
 );
-const RefinanceBody = Type.Object(
-  {
-    credit_config_id: Uuid,
-    amount: Type.Optional(Amount),
-    start_date: Type.Optional(DateField),
-    branch_id: Type.Optional(
-      Type.Union([Uuid, Type.Null()], {
-        description: "the new credit's branch; omitted: the old credit's (none if it was deleted); null: no branch",
-      }),
-    ),
-    origin_transaction_reference: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-  },
-  { additionalProperties: false },
+const RefinanceBody = example(
+  Type.Object(
+    {
+      credit_config_id: Uuid,
+      amount: Type.Optional(Amount),
+      start_date: Type.Optional(DateField),
+      branch_id: Type.Optional(
+        Type.Union([Uuid, Type.Null()], {
+          description: "the new credit's branch; omitted: the old credit's (none if it was deleted); null: no branch",
+        }),
+      ),
+      origin_transaction_reference: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    },
+    { additionalProperties: false },
+  ),
+  { credit_config_id: ex.ids.plan, amount: 80000, start_date: '2026-03-20' },
 );
+
+const IdParams = idParams(ex.ids.credit);
 
 const CreditDetail = Type.Object({
   credit: ref(Credit),
@@ -109,10 +127,17 @@ export default async function creditRoutes(app: App) {
     '/credits/:id/ledger',
     {
       schema: {
+        operationId: 'listCreditLedger',
         tags: ['credits'],
         summary: "The ledger entries of all the credit's installments, oldest first (contract 3)",
         params: IdParams,
-        response: { 200: Type.Array(ref(LedgerEntry)) },
+        response: {
+          200: documented(
+            Type.Array(ref(LedgerEntry)),
+            'The ledger entries: each installment as it was scheduled, punitory posted, and payment slices',
+            ex.ledger,
+          ),
+        },
       },
     },
     async (req, reply) => sendJsonText(reply, await creditLedger(app.db, req.auth, req.params.id)),
@@ -122,16 +147,24 @@ export default async function creditRoutes(app: App) {
     '/clients/:clientId/credits',
     {
       schema: {
+        operationId: 'createCredit',
         tags: ['credits'],
         summary:
           "Grant a credit to the client on a plan: the schedule is built, the plan's terms are kept on the credit",
         description:
           'Flat interest: total = amount × (1 + interest_rate); every installment round(total / n) and the last one the remainder. ' +
           'Optional Idempotency-Key header: the same key and body replay the first answer; the same key with another body is 409.',
-        params: Type.Object({ clientId: Uuid }),
+        params: Type.Object({ clientId: UuidParam(ex.ids.client) }),
         headers: IdempotencyHeaders,
         body: CreateBody,
-        response: { 201: CreditDetail, ...errors(409, 422) },
+        response: {
+          201: documented(
+            CreditDetail,
+            'The credit created, with its installments and the ledger entries of its schedule',
+            ex.creditCreated,
+          ),
+          ...errors(409, 422),
+        },
       },
     },
     async (req, reply) => {
@@ -164,10 +197,11 @@ export default async function creditRoutes(app: App) {
     '/credits',
     {
       schema: {
+        operationId: 'listCredits',
         tags: ['credits'],
         summary: 'List credits, newest first, optionally by status, client or branch',
         querystring: ListQuery,
-        response: { 200: Page(ref(Credit)) },
+        response: { 200: documented(Page(ref(Credit)), 'A page of credits', ex.page([ex.credit])) },
       },
     },
     async (req) => {
@@ -188,10 +222,17 @@ export default async function creditRoutes(app: App) {
     '/credits/:id',
     {
       schema: {
+        operationId: 'getCredit',
         tags: ['credits'],
         summary: 'Read a credit with its installments (delinquency as of the business’s today) and ledger entries',
         params: IdParams,
-        response: { 200: CreditDetail },
+        response: {
+          200: documented(
+            CreditDetail,
+            'The credit, its installments and ledger entries, and its balance as of today',
+            ex.creditDetail,
+          ),
+        },
       },
     },
     async (req) => presentDetail(await readCredit(app.db.kysely, req.auth.businessId, req.params.id), req.auth),
@@ -201,6 +242,7 @@ export default async function creditRoutes(app: App) {
     '/credits/:id/payments',
     {
       schema: {
+        operationId: 'registerPayment',
         tags: ['credits'],
         summary:
           'Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount',
@@ -211,7 +253,14 @@ export default async function creditRoutes(app: App) {
         params: IdParams,
         headers: IdempotencyHeaders,
         body: PaymentBody,
-        response: { 201: PaymentResult, ...errors(409, 422) },
+        response: {
+          201: documented(
+            PaymentResult,
+            'The credit after the payment, with the ledger entries the payment created',
+            ex.paymentResult,
+          ),
+          ...errors(409, 422),
+        },
       },
     },
     async (req, reply) => {
@@ -242,12 +291,22 @@ export default async function creditRoutes(app: App) {
     '/credits/:id/write-off',
     {
       schema: {
+        operationId: 'writeOffCredit',
         tags: ['credits'],
         summary:
           'Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries)',
         params: IdParams,
         body: WriteOffBody,
-        response: { 200: ref(Credit), ...errors(409) },
+        response: {
+          200: documented(ref(Credit), 'The credit, written off', {
+            ...ex.credit,
+            status: 'written_off',
+            updated_at: '2026-09-01T12:00:00.000Z',
+            written_off_at: '2026-09-01T12:00:00.000Z',
+            write_off_reason: 'the client cannot be reached; collection agency gave up',
+          }),
+          ...errors(409),
+        },
       },
     },
     async (req) => presentCredit(await writeOffCredit(app.db.kysely, req.auth, req.params.id, req.body.reason.trim())),
@@ -257,6 +316,7 @@ export default async function creditRoutes(app: App) {
     '/credits/:id/refinance',
     {
       schema: {
+        operationId: 'refinanceCredit',
         tags: ['credits'],
         summary:
           'Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created',
@@ -265,7 +325,10 @@ export default async function creditRoutes(app: App) {
           "(an unknown or deleted branch is 422), none when branch_id is null, otherwise the old credit's branch (unless deleted since).",
         params: IdParams,
         body: RefinanceBody,
-        response: { 201: CreditDetail, ...errors(409, 422) },
+        response: {
+          201: documented(CreditDetail, 'The new credit, with its installments and schedule entries', ex.refinanced),
+          ...errors(409, 422),
+        },
       },
     },
     async (req, reply) => {
@@ -286,11 +349,19 @@ export default async function creditRoutes(app: App) {
     '/credits/:id/cancel',
     {
       schema: {
+        operationId: 'cancelCredit',
         tags: ['credits'],
         summary:
           'Cancel an active credit with no payment: status inactive; its installments stay as history and leave every outstanding figure',
         params: IdParams,
-        response: { 200: ref(Credit), ...errors(409) },
+        response: {
+          200: documented(ref(Credit), 'The credit, cancelled (status inactive)', {
+            ...ex.credit,
+            status: 'inactive',
+            updated_at: '2026-01-15T13:10:00.000Z',
+          }),
+          ...errors(409),
+        },
       },
     },
     async (req) => presentCredit(await cancelCredit(app.db.kysely, req.auth, req.params.id)),

@@ -3,7 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
-import { ClientFile, IdParams, UploadSession, Uuid, errors, ref } from '../../schemas.ts';
+import { ClientFile, UploadSession, UuidParam, documented, errors, example, idParams, ref } from '../../schemas.ts';
+import * as ex from '../../examples.ts';
 import { presentFile, presentUploadSession } from '../../../services/present.ts';
 import { attachmentDisposition } from '../../../domain/fileNames.ts';
 import {
@@ -23,27 +24,34 @@ import {
 import { UploadBody, receiveFile, registerMultipart } from './multipart.ts';
 import { proxyTrust, publicBase } from '../../origin.ts';
 
-const FileParams = Type.Object({ id: Uuid, fileId: Uuid });
-const SessionParams = Type.Object({ id: Uuid, sessionId: Uuid });
+const IdParams = idParams(ex.ids.client);
+const FileParams = Type.Object({ id: UuidParam(ex.ids.client), fileId: UuidParam(ex.ids.file) });
+const SessionParams = Type.Object({ id: UuidParam(ex.ids.client), sessionId: UuidParam(ex.ids.session) });
 // a name longer than any stored one (255 UTF-8 bytes) names nothing; the handler says 404
-const DownloadParams = Type.Object({ clientId: Uuid, filename: Type.String({ minLength: 1, maxLength: 500 }) });
+const DownloadParams = Type.Object({
+  clientId: UuidParam(ex.ids.client),
+  filename: Type.String({ minLength: 1, maxLength: 500, examples: [ex.clientFile.file_name] }),
+});
 
 // the body is optional: no body (or an empty one) takes the defaults
-const CreateSessionBody = Type.Union([
-  Type.Object(
-    {
-      expires_in_hours: Type.Optional(
-        Type.Integer({
-          minimum: 1,
-          maximum: MAX_LINK_HOURS,
-          description: `hours until the link expires; default ${DEFAULT_LINK_HOURS}, at most ${MAX_LINK_HOURS} (30 days)`,
-        }),
-      ),
-    },
-    { additionalProperties: false },
-  ),
-  Type.Null(),
-]);
+const CreateSessionBody = example(
+  Type.Union([
+    Type.Object(
+      {
+        expires_in_hours: Type.Optional(
+          Type.Integer({
+            minimum: 1,
+            maximum: MAX_LINK_HOURS,
+            description: `hours until the link expires; default ${DEFAULT_LINK_HOURS}, at most ${MAX_LINK_HOURS} (30 days)`,
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ]),
+  { expires_in_hours: 48 },
+);
 const CreatedSession = Type.Object({
   session: ref(UploadSession),
   upload_url: Type.String({ description: 'where the client uploads: POST multipart, field "file", no API key' }),
@@ -51,8 +59,10 @@ const CreatedSession = Type.Object({
 });
 
 const Binary = {
-  description: "the file's bytes, with Content-Type = its file_type and Content-Disposition: attachment",
-  content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+  description: "The file's bytes, with Content-Type = its file_type and Content-Disposition: attachment",
+  content: {
+    'application/octet-stream': { schema: { type: 'string', format: 'binary' }, example: '%PDF-1.7 …' },
+  },
 };
 
 export default async function fileRoutes(app: App) {
@@ -63,10 +73,11 @@ export default async function fileRoutes(app: App) {
     '/clients/:id/files',
     {
       schema: {
+        operationId: 'listClientFiles',
         tags: ['files'],
         summary: "List a client's files, oldest first",
         params: IdParams,
-        response: { 200: Type.Array(ref(ClientFile)) },
+        response: { 200: documented(Type.Array(ref(ClientFile)), "The client's files", [ex.clientFile]) },
       },
     },
     async (req) => (await listClientFiles(app.db.kysely, req.auth.businessId, req.params.id)).map(presentFile),
@@ -79,6 +90,7 @@ export default async function fileRoutes(app: App) {
       '/clients/:id/files',
       {
         schema: {
+          operationId: 'uploadClientFile',
           tags: ['files'],
           summary: 'Upload a file for a client (multipart, field "file")',
           description:
@@ -86,7 +98,7 @@ export default async function fileRoutes(app: App) {
             'The name is made safe and unique per client: a clash gets a numbered suffix, "dni (1).pdf".',
           params: IdParams,
           body: UploadBody,
-          response: { 201: ref(ClientFile), ...errors(409) },
+          response: { 201: documented(ref(ClientFile), 'The file stored', ex.clientFile), ...errors(409) },
         },
       },
       async (req, reply) => {
@@ -102,10 +114,11 @@ export default async function fileRoutes(app: App) {
     '/clients/:id/files/:fileId',
     {
       schema: {
+        operationId: 'deleteClientFile',
         tags: ['files'],
         summary: 'Delete a client file: its record and its bytes (contract 9); answers the deleted record',
         params: FileParams,
-        response: { 200: ref(ClientFile) },
+        response: { 200: documented(ref(ClientFile), 'The record of the file deleted', ex.clientFile) },
       },
     },
     async (req) => presentFile(await removeClientFile(deps(req), req.auth, req.params.id, req.params.fileId)),
@@ -115,6 +128,7 @@ export default async function fileRoutes(app: App) {
     '/files/:clientId/:filename',
     {
       schema: {
+        operationId: 'downloadClientFile',
         tags: ['files'],
         summary: 'Download a client file by client id and file name (contract 11)',
         description: "The name is the file's file_name, percent-encoded as in its file_url.",
@@ -145,12 +159,15 @@ export default async function fileRoutes(app: App) {
     '/clients/:id/upload-sessions',
     {
       schema: {
+        operationId: 'createUploadSession',
         tags: ['files'],
         summary: 'Create an upload link for a client; the token is shown once',
         description: `The link accepts up to 20 files until it expires (default ${DEFAULT_LINK_HOURS} hours, at most ${MAX_LINK_HOURS}) or is revoked.`,
         params: IdParams,
         body: CreateSessionBody,
-        response: { 201: CreatedSession },
+        response: {
+          201: documented(CreatedSession, 'The link: where to upload, and its token (shown this once)', ex.uploadLink),
+        },
       },
     },
     async (req, reply) => {
@@ -172,10 +189,13 @@ export default async function fileRoutes(app: App) {
     '/clients/:id/upload-sessions',
     {
       schema: {
+        operationId: 'listUploadSessions',
         tags: ['files'],
         summary: "List a client's upload links, oldest first (never their tokens)",
         params: IdParams,
-        response: { 200: Type.Array(ref(UploadSession)) },
+        response: {
+          200: documented(Type.Array(ref(UploadSession)), "The client's upload links", [ex.uploadSession]),
+        },
       },
     },
     async (req) => (await listUploadLinks(app.db.kysely, req.auth.businessId, req.params.id)).map(presentUploadSession),
@@ -185,11 +205,17 @@ export default async function fileRoutes(app: App) {
     '/clients/:id/upload-sessions/:sessionId',
     {
       schema: {
+        operationId: 'revokeUploadSession',
         tags: ['files'],
         summary:
           'Revoke an upload link (contract 10); revoking again answers the same record, with the first revoked_at',
         params: SessionParams,
-        response: { 200: ref(UploadSession) },
+        response: {
+          200: documented(ref(UploadSession), 'The link, revoked', {
+            ...ex.uploadSession,
+            revoked_at: '2026-03-20T16:00:00.000Z',
+          }),
+        },
       },
     },
     async (req) =>

@@ -41,6 +41,8 @@ export const UploadBody = {
             description: 'the file: JPEG, PNG, WebP or PDF, detected from its content',
           },
         },
+        // the document's example; the route reads the stream, never a parsed form
+        examples: [{ file: '(the bytes of dni.pdf)' }],
       }),
     },
   },

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { Page, PageQuery, Uuid, WorklistItem } from '../../schemas.ts';
+import { Page, PageQuery, Uuid, WorklistItem, documented } from '../../schemas.ts';
+import * as ex from '../../examples.ts';
 import { collectionsWorklist } from '../../../services/credits.ts';
 
 const Query = Type.Object(
@@ -23,12 +24,19 @@ export default async function installmentRoutes(app: App) {
     '/installments',
     {
       schema: {
+        operationId: 'listInstallments',
         tags: ['credits'],
         summary: 'The collections worklist: installments, most days late first, each with its client and credit number',
         description:
           'Delinquency is computed for the business’s today. Installments of cancelled (inactive) credits are left out; written-off credits stay (recoveries).',
         querystring: Query,
-        response: { 200: Page(WorklistItem) },
+        response: {
+          200: documented(
+            Page(WorklistItem),
+            'A page of installments, each with its client and credit number',
+            ex.page([ex.worklistItem]),
+          ),
+        },
       },
     },
     async (req) => {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { AuditLogEntry, Nullable, Page, PageQuery, Uuid, ref } from '../../schemas.ts';
+import { AuditLogEntry, Nullable, Page, PageQuery, Uuid, documented, ref } from '../../schemas.ts';
+import * as ex from '../../examples.ts';
 import { pageRequest } from '../../helpers.ts';
 import { listAudit } from '../../../services/audit.ts';
 import { auditPageJson } from '../../../services/present.ts';
@@ -25,6 +26,7 @@ export default async function logRoutes(app: App) {
     '/logs',
     {
       schema: {
+        operationId: 'listAuditLog',
         tags: ['audit'],
         summary: 'The audit log, newest first (contract 7)',
         description:
@@ -46,7 +48,12 @@ export default async function logRoutes(app: App) {
           },
           { additionalProperties: false },
         ),
-        response: { 200: AuditPage },
+        response: {
+          200: documented(AuditPage, 'A page of audit entries, newest first, and the cursor of the next page', {
+            ...ex.page([ex.auditEntry], 214, 1),
+            next_cursor: 'WyJhMSIsIlU4VmRkVFhIQ1h6WkZjNVkiLCIyMDI2LTAxLTE1VDEzOjAyOjAyLjExNFoiXQ',
+          }),
+        },
       },
     },
     async (req, reply) => {

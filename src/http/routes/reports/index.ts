@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
 import { AppError, invalid } from '../../../domain/errors.ts';
-import { CalendarDate, DateInput, Money, Nullable, Uuid } from '../../schemas.ts';
+import { CalendarDate, DateInput, Money, Nullable, Uuid, documented } from '../../schemas.ts';
+import * as ex from '../../examples.ts';
 import { compareDates } from '../../../domain/index.ts';
 import {
   BOUND_PATTERN,
@@ -72,6 +73,7 @@ export default async function reportRoutes(app: App) {
     '/reports/summary',
     {
       schema: {
+        operationId: 'getPortfolioSummary',
         tags: ['reports'],
         summary: 'Portfolio figures as of a date (default: the business today), optionally for one branch',
         querystring: Type.Object(
@@ -81,7 +83,7 @@ export default async function reportRoutes(app: App) {
           },
           { additionalProperties: false },
         ),
-        response: { 200: Summary },
+        response: { 200: documented(Summary, 'The portfolio figures', ex.summary) },
       },
     },
     async (req) => {
@@ -103,10 +105,16 @@ export default async function reportRoutes(app: App) {
     '/reports/exports/:dataset.csv',
     {
       schema: {
+        operationId: 'exportDataset',
         tags: ['reports'],
         summary:
           'A dataset as CSV (RFC 4180, header row first), streamed; from/to filter on created_at (changed_at for logs)',
-        params: Type.Object({ dataset: Type.Union(DATASETS.map((d) => Type.Literal(d))) }),
+        params: Type.Object({
+          dataset: Type.Union(
+            DATASETS.map((d) => Type.Literal(d)),
+            { examples: ['credits'] },
+          ),
+        }),
         querystring: Type.Object(
           { from: Type.Optional(BoundParam), to: Type.Optional(BoundParam) },
           { additionalProperties: false },
@@ -114,7 +122,7 @@ export default async function reportRoutes(app: App) {
         response: {
           200: Type.Unsafe<unknown>({
             description: 'CSV (RFC 4180), columns in the order of the record in the contract',
-            content: { 'text/csv': { schema: { type: 'string' } } },
+            content: { 'text/csv': { schema: { type: 'string' }, example: ex.creditsCsv } },
           }),
         },
       },

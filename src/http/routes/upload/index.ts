@@ -2,12 +2,13 @@
 // business, the client and the session; the audit log names the session as the actor.
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../types.ts';
-import { ClientFile, errors, ref } from '../../schemas.ts';
+import { ClientFile, documented, errors, ref } from '../../schemas.ts';
+import * as ex from '../../examples.ts';
 import { presentFile } from '../../../services/present.ts';
 import { UPLOAD_TOKEN_PATTERN, uploadThroughLink } from '../../../services/uploadLinks.ts';
 import { UploadBody, receiveFile, registerMultipart } from '../files/multipart.ts';
 
-const TokenParams = Type.Object({ token: Type.String({ pattern: UPLOAD_TOKEN_PATTERN }) });
+const TokenParams = Type.Object({ token: Type.String({ pattern: UPLOAD_TOKEN_PATTERN, examples: [ex.ids.token] }) });
 
 export default async function uploadRoutes(app: App) {
   await registerMultipart(app);
@@ -15,6 +16,7 @@ export default async function uploadRoutes(app: App) {
     '/upload/:token',
     {
       schema: {
+        operationId: 'uploadFileThroughLink',
         tags: ['files'],
         summary: 'Upload a file through an upload link (public: the token is the credential; multipart, field "file")',
         description:
@@ -22,7 +24,7 @@ export default async function uploadRoutes(app: App) {
         security: [],
         params: TokenParams,
         body: UploadBody,
-        response: { 201: ref(ClientFile), ...errors(409, 410) },
+        response: { 201: documented(ref(ClientFile), 'The file stored', ex.clientFile), ...errors(409, 410) },
       },
     },
     async (req, reply) => {

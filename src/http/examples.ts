@@ -1,0 +1,394 @@
+// The examples of the OpenAPI document: one small story told by every operation, so the ids agree
+// from one example to the next. Business "Demo" (time zone America/Argentina/Buenos_Aires) opens
+// branch Centro and plan "Monthly 3" (3 monthly installments, 20 % flat interest, 0.2 % a day of
+// punitory after 3 days of grace) on 2026-01-15, registers client Ana García and grants her a
+// credit of 100,000; on 2026-03-20, 10 days after the first due date, she pays 45,000: 800 of
+// punitory is posted, installment 1 is paid and 4,200 goes to installment 2. Reads are as of
+// 2026-03-20 (the worklist's on 2026-04-22). The values were taken from the service's own answers to those requests;
+// test/http/openapi.test.ts validates every example against the schema it illustrates.
+const BUSINESS = '67d44529-a9ad-4a69-8019-ebe2ac7645a8';
+const KEY = 'api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c';
+const BRANCH = 'ff64392d-cf5a-4e5a-88dd-c757c3926e1f';
+const PLAN = '0e5dd6fd-5823-49a5-a280-d455f8c471c3';
+const CLIENT = '5c705512-bb76-4e74-b3db-e2af6cdd0999';
+const CREDIT = '90b211a7-894f-4d93-a1de-56f2118c5b92';
+const INSTALLMENTS = [
+  'b37dca0c-234a-410c-8a83-c5132d4db8dc',
+  'b025b530-ac75-48f9-938f-8426223892ae',
+  'ada7b2a1-d59e-48e6-82ff-16745a9f26d1',
+] as const;
+const FILE = '3f1c2a9e-6b7d-4e21-9c55-0d8e2f4a7b16';
+const SESSION = '852d5fef-909f-427c-904b-a34e015d22e5';
+const TOKEN = 'ul_RVGLmkKieZcx1D-p-26NPswim9n6XPS-152RsssxHMg';
+
+const OPENED = '2026-01-15T13:02:03.121Z';
+const PAID = '2026-03-20T15:40:05.100Z';
+
+export const ids = {
+  business: BUSINESS,
+  branch: BRANCH,
+  plan: PLAN,
+  client: CLIENT,
+  credit: CREDIT,
+  file: FILE,
+  session: SESSION,
+  token: TOKEN,
+};
+
+export const branch = {
+  id: BRANCH,
+  business_id: BUSINESS,
+  name: 'Centro',
+  address: 'Av. Corrientes 1234',
+  phone: '+54 11 4555-0000',
+  created_at: '2026-01-15T13:02:00.100Z',
+  updated_at: '2026-01-15T13:02:00.100Z',
+  deleted_at: null,
+};
+
+export const branchInput = { name: 'Centro', address: 'Av. Corrientes 1234', phone: '+54 11 4555-0000' };
+
+export const planInput = {
+  name: 'Monthly 3',
+  installments_count: 3,
+  cut_type: 'monthly' as const,
+  payment_day: 10,
+  interest_rate: 0.2,
+  daily_punitory_rate: 0.002,
+  grace_days: 3,
+};
+
+export const plan = {
+  id: PLAN,
+  business_id: BUSINESS,
+  name: 'Monthly 3',
+  is_active: true,
+  installments_count: 3,
+  days_until_first_payment: 30,
+  cut_type: 'monthly' as const,
+  daily_punitory_rate: 0.002,
+  interest_rate: 0.2,
+  payment_day: 10,
+  grace_days: 3,
+  punitory_mode: 'simple_outstanding' as const,
+  max_punitory_days: 0,
+  punitory_cap_pct: 0,
+  write_off_days: 0,
+  created_at: '2026-01-15T13:02:01.107Z',
+  updated_at: '2026-01-15T13:02:01.107Z',
+};
+
+export const simulation = {
+  installments: [
+    { number: 1, amount: 40000, due_date: '2026-03-10' },
+    { number: 2, amount: 40000, due_date: '2026-04-10' },
+    { number: 3, amount: 40000, due_date: '2026-05-10' },
+  ],
+  total: 120000,
+};
+
+export const clientInput = {
+  dni: '30123456',
+  first_name: 'Ana',
+  last_name: 'García',
+  email: 'ana.garcia@example.com',
+  phone: '+54 11 5555-1234',
+  city: 'Buenos Aires',
+};
+
+export const client = {
+  id: CLIENT,
+  business_id: BUSINESS,
+  first_name: 'Ana',
+  last_name: 'García',
+  dni: '30123456',
+  sex: null,
+  street: null,
+  street_number: null,
+  floor: null,
+  apartment: null,
+  city: 'Buenos Aires',
+  state: null,
+  country: null,
+  zip_code: null,
+  phone: '+54 11 5555-1234',
+  alt_phone: null,
+  email: 'ana.garcia@example.com',
+  created_at: '2026-01-15T13:02:02.114Z',
+  updated_at: '2026-01-15T13:02:02.114Z',
+};
+
+export const creditInput = { credit_config_id: PLAN, amount: 100000, branch_id: BRANCH, start_date: '2026-01-15' };
+
+export const credit = {
+  id: CREDIT,
+  client_id: CLIENT,
+  credit_config_id: PLAN,
+  amount: 100000,
+  status: 'active' as const,
+  refinanced_from_id: null,
+  created_by: KEY,
+  origin_transaction_reference: null,
+  branch_id: BRANCH,
+  sequential_id: 1,
+  created_at: OPENED,
+  updated_at: OPENED,
+  written_off_at: null,
+  write_off_reason: null,
+  total: 120000,
+  start_date: '2026-01-15',
+};
+
+const DUE = ['2026-03-10', '2026-04-10', '2026-05-10'];
+
+/** The installments the day the credit was granted. */
+const newInstallments = INSTALLMENTS.map((id, i) => ({
+  id,
+  credit_id: CREDIT,
+  number: i + 1,
+  amount: 40000,
+  due_date: DUE[i]!,
+  status: 'pending' as 'pending' | 'partial' | 'paid',
+  overdue: false,
+  days_late: 0,
+  created_at: OPENED,
+  updated_at: OPENED,
+  punitory_posted: 0,
+  punitory_accrued: 0,
+  paid: 0,
+  outstanding: 40000,
+}));
+
+/** The installments after the payment of 2026-03-20. */
+const paidInstallments = [
+  {
+    ...newInstallments[0]!,
+    status: 'paid' as const,
+    days_late: 10,
+    updated_at: PAID,
+    punitory_posted: 800,
+    paid: 40800,
+    outstanding: 0,
+  },
+  { ...newInstallments[1]!, status: 'partial' as const, updated_at: PAID, paid: 4200, outstanding: 35800 },
+  newInstallments[2]!,
+];
+
+const scheduleEntries = INSTALLMENTS.map((installment_id, i) => ({
+  id: [
+    'fe38cdf5-3d31-44e7-b0b2-284a6ea606ea',
+    '2f38c936-47e6-4206-8341-3c6f9ef79a47',
+    'c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b',
+  ][i]!,
+  installment_id,
+  type: 'installment' as 'installment' | 'punitory' | 'payment',
+  amount: 40000,
+  branch_id: BRANCH,
+  created_by: KEY,
+  created_at: OPENED,
+  credit_id: CREDIT,
+  effective_date: '2026-01-15',
+}));
+
+const paymentEntries = [
+  {
+    id: '1b2d723c-29af-4bc0-a3de-06b76b795445',
+    installment_id: INSTALLMENTS[0],
+    type: 'punitory' as const,
+    amount: 800,
+    branch_id: BRANCH,
+    created_by: KEY,
+    created_at: PAID,
+    credit_id: CREDIT,
+    effective_date: '2026-03-20',
+  },
+  {
+    id: '8e5c5842-bf3a-4d57-816d-193b7a4a33e4',
+    installment_id: INSTALLMENTS[0],
+    type: 'payment' as const,
+    amount: 40800,
+    branch_id: BRANCH,
+    created_by: KEY,
+    created_at: PAID,
+    credit_id: CREDIT,
+    effective_date: '2026-03-20',
+  },
+  {
+    id: 'e685f5cb-e5ae-4b93-881e-eb411005699b',
+    installment_id: INSTALLMENTS[1],
+    type: 'payment' as const,
+    amount: 4200,
+    branch_id: BRANCH,
+    created_by: KEY,
+    created_at: PAID,
+    credit_id: CREDIT,
+    effective_date: '2026-03-20',
+  },
+];
+
+export const ledger = [...scheduleEntries, ...paymentEntries];
+
+/** POST /api/clients/{clientId}/credits: the credit the day it was granted. */
+export const creditCreated = {
+  credit,
+  installments: newInstallments,
+  ledgerEntries: scheduleEntries,
+  balance: { punitory_posted: 0, punitory_accrued: 0, paid: 0, outstanding: 120000 },
+};
+
+export const paymentInput = { amount: 45000, paid_on: '2026-03-20' };
+
+const balanceAfterPayment = { punitory_posted: 800, punitory_accrued: 0, paid: 45000, outstanding: 75800 };
+
+/** POST /api/credits/{id}/payments: only the entries the payment created. */
+export const paymentResult = {
+  credit,
+  installments: paidInstallments,
+  ledgerEntries: paymentEntries,
+  balance: balanceAfterPayment,
+};
+
+/** GET /api/credits/{id} after the payment. */
+export const creditDetail = {
+  credit,
+  installments: paidInstallments,
+  ledgerEntries: ledger,
+  balance: balanceAfterPayment,
+};
+
+export const clientFile = {
+  id: FILE,
+  client_id: CLIENT,
+  file_name: 'dni.pdf',
+  file_url: `/api/files/${CLIENT}/dni.pdf`,
+  file_type: 'application/pdf',
+  file_size: 182044,
+  created_at: '2026-01-15T13:05:41.220Z',
+};
+
+export const clientDetail = {
+  client,
+  credits: [credit],
+  installments: paidInstallments,
+  ledgerEntries: ledger,
+  files: [clientFile],
+};
+
+export const uploadSession = {
+  id: SESSION,
+  business_id: BUSINESS,
+  client_id: CLIENT,
+  created_by: KEY,
+  created_at: PAID,
+  expires_at: '2026-03-22T15:40:05.100Z',
+  revoked_at: null,
+  last_used_at: null,
+  upload_count: 0,
+  max_uploads: 20,
+};
+
+export const uploadLink = {
+  session: uploadSession,
+  upload_url: `https://lending.example.com/upload/${TOKEN}`,
+  token: TOKEN,
+};
+
+export const auditEntry = {
+  id: 'abafe6e5-0945-4f5a-9335-26733a61325e',
+  table_name: 'clients',
+  action: 'INSERT' as const,
+  record_id: CLIENT,
+  old_data: null,
+  new_data: { ...client, created_at: '2026-01-15T13:02:02.114+00:00', updated_at: '2026-01-15T13:02:02.114+00:00' },
+  business_id: BUSINESS,
+  branch_id: null,
+  changed_at: '2026-01-15T13:02:02.114Z',
+  impersonated_by: null,
+  actor: KEY,
+};
+
+/** The collections worklist read on 2026-04-22, 12 days after installment 2 fell due. */
+export const worklistItem = {
+  ...paidInstallments[1]!,
+  status: 'partial' as const,
+  overdue: true,
+  days_late: 12,
+  punitory_accrued: 859.2,
+  outstanding: 36659.2,
+  client_id: CLIENT,
+  credit_sequential_id: 1,
+};
+
+const zero = { amount: 0, ratio: 0 };
+export const summary = {
+  as_of: '2026-03-20',
+  clients: 1,
+  credits: { active: 1, refinanced: 0, closed: 0, written_off: 0, inactive: 0 },
+  disbursed: 100000,
+  outstanding: 75800,
+  written_off_outstanding: 0,
+  overdue: 0,
+  par: { par1: zero, par30: zero, par60: zero, par90: zero },
+  situations: {
+    '1': { clients: 1, outstanding: 75800 },
+    '2': { clients: 0, outstanding: 0 },
+    '3': { clients: 0, outstanding: 0 },
+    '4': { clients: 0, outstanding: 0 },
+    '5': { clients: 0, outstanding: 0 },
+  },
+  collected: { day: 45000, month: 45000 },
+  branches: [{ branch_id: BRANCH, name: 'Centro', outstanding: 75800, overdue: 0, par30: zero }],
+};
+
+export const creditsCsv =
+  'id,client_id,credit_config_id,amount,status,refinanced_from_id,created_by,origin_transaction_reference,branch_id,sequential_id,created_at,updated_at,written_off_at,write_off_reason,total,start_date\r\n' +
+  `${CREDIT},${CLIENT},${PLAN},100000.00,active,,${KEY},,${BRANCH},1,${OPENED},${OPENED},,,120000.00,2026-01-15\r\n`;
+
+/** A page of a list. */
+export const page = <T>(items: T[], total = items.length, limit = 50, offset = 0) => ({ items, total, limit, offset });
+
+const NEW_CREDIT = '4d0f6b8e-2a19-4c7e-9f31-b5a6c7d8e9f0';
+const NEW_INSTALLMENTS = [
+  '6e1a2b3c-4d5e-4f60-8172-839405162738',
+  '7f2b3c4d-5e6f-4071-9283-94a516273849',
+  '803c4d5e-6f70-4182-a394-a5b62738495a',
+] as const;
+const REFINANCED_AT = '2026-03-20T16:02:44.310Z';
+
+/** POST /api/credits/{id}/refinance: a new credit of 80,000 on the same plan settles the 75,800 owed. */
+export const refinanced = {
+  credit: {
+    ...credit,
+    id: NEW_CREDIT,
+    amount: 80000,
+    refinanced_from_id: CREDIT,
+    sequential_id: 2,
+    created_at: REFINANCED_AT,
+    updated_at: REFINANCED_AT,
+    total: 96000,
+    start_date: '2026-03-20',
+  },
+  installments: NEW_INSTALLMENTS.map((id, i) => ({
+    ...newInstallments[i]!,
+    id,
+    credit_id: NEW_CREDIT,
+    amount: 32000,
+    due_date: ['2026-05-10', '2026-06-10', '2026-07-10'][i]!,
+    created_at: REFINANCED_AT,
+    updated_at: REFINANCED_AT,
+    outstanding: 32000,
+  })),
+  ledgerEntries: NEW_INSTALLMENTS.map((installment_id, i) => ({
+    ...scheduleEntries[i]!,
+    id: [
+      '914d5e6f-7081-4293-b4a5-b6c738495a6b',
+      'a25e6f70-8192-43a4-85b6-c7d8495a6b7c',
+      'b36f7081-92a3-44b5-96c7-d8e95a6b7c8d',
+    ][i]!,
+    installment_id,
+    created_at: REFINANCED_AT,
+    credit_id: NEW_CREDIT,
+    effective_date: '2026-03-20',
+  })),
+  balance: { punitory_posted: 0, punitory_accrued: 0, paid: 0, outstanding: 96000 },
+};

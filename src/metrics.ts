@@ -1,0 +1,123 @@
+// Prometheus metrics (prom-client), served on their own listener (METRICS_PORT on HOST) so the
+// API port never exposes them. One registry per server instance, not prom-client's global one:
+// tests run several servers in one process.
+//
+// Series (docs/deployment.md#observability):
+// - lending_http_request_duration_seconds{route,method,status}: histogram; route is the pattern
+//   (/api/clients/:id), "(unmatched)" when no route matched, so ids never become labels
+// - lending_db_pool_connections{state=total|idle|waiting}: the PostgreSQL pool; embedded, its one
+//   session (total 1, idle 0 while a query or transaction holds it) and the queries queued for it
+// - lending_job_duration_seconds{job,outcome}, lending_job_entries_total{job},
+//   lending_job_failures_total{job}, lending_job_last_success_timestamp_seconds{job}
+// - prom-client's defaults: process memory and CPU, heap, GC, event loop lag (nodejs_eventloop_lag_*)
+import { createServer, type Server } from 'node:http';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+export interface JobRun {
+  ms: number;
+  ok: boolean;
+  /** what the run wrote or removed (ledger entries, files), when it says */
+  entries?: number;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly http: Histogram<'route' | 'method' | 'status'>;
+  private readonly jobDuration: Histogram<'job' | 'outcome'>;
+  private readonly jobEntries: Counter<'job'>;
+  private readonly jobFailures: Counter<'job'>;
+  private readonly jobLastSuccess: Gauge<'job'>;
+
+  constructor(opts: { pool?: () => PoolStats } = {}) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.http = new Histogram({
+      name: 'lending_http_request_duration_seconds',
+      help: 'HTTP requests by route pattern, method and status: time from the request to the end of its response',
+      labelNames: ['route', 'method', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    const pool = opts.pool;
+    new Gauge({
+      name: 'lending_db_pool_connections',
+      help: 'database connections by state (embedded: its one session); waiting counts queries queued for one',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        if (!pool) return;
+        const s = pool();
+        this.set({ state: 'total' }, s.total);
+        this.set({ state: 'idle' }, s.idle);
+        this.set({ state: 'waiting' }, s.waiting);
+      },
+    });
+    this.jobDuration = new Histogram({
+      name: 'lending_job_duration_seconds',
+      help: 'scheduled job runs by job and outcome (ok, failed)',
+      labelNames: ['job', 'outcome'],
+      buckets: [0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600],
+      registers,
+    });
+    this.jobEntries = new Counter({
+      name: 'lending_job_entries_total',
+      help: 'what scheduled job runs wrote or removed (accrual: ledger entries; file sweep: files)',
+      labelNames: ['job'],
+      registers,
+    });
+    this.jobFailures = new Counter({
+      name: 'lending_job_failures_total',
+      help: 'scheduled job runs that failed',
+      labelNames: ['job'],
+      registers,
+    });
+    this.jobLastSuccess = new Gauge({
+      name: 'lending_job_last_success_timestamp_seconds',
+      help: 'when each scheduled job last finished without failure (Unix time)',
+      labelNames: ['job'],
+      registers,
+    });
+  }
+
+  request(route: string | undefined, method: string, status: number, ms: number) {
+    this.http.observe({ route: route ?? '(unmatched)', method, status: String(status) }, ms / 1000);
+  }
+
+  job(job: string, run: JobRun) {
+    this.jobDuration.observe({ job, outcome: run.ok ? 'ok' : 'failed' }, run.ms / 1000);
+    if (run.entries) this.jobEntries.inc({ job }, run.entries);
+    if (run.ok) this.jobLastSuccess.set({ job }, Date.now() / 1000);
+    else this.jobFailures.inc({ job });
+  }
+}
+
+/** Serves GET /metrics (the Prometheus text format) on its own port; anything else is 404. */
+export function startMetricsServer(metrics: Metrics, port: number, host: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: GET /metrics\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'content-type': metrics.registry.contentType });
+        res.end(req.method === 'HEAD' ? undefined : text);
+      },
+      () => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics failed\n'),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
