@@ -20,12 +20,18 @@ const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o
 const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-const targets = [{ name: 'embedded (PGlite)', env: { TEST_DB: 'pglite' } }];
-if (process.env.TEST_DATABASE_URL) targets.push({ name: 'PostgreSQL', env: { TEST_DB: 'postgres' } });
-
 // spec to the terminal and the coverage of src/ to a JSON file (test-reporter.mjs), TAP to a file
 // whose totals make the closing line
 const outDir = mkdtempSync(join(tmpdir(), 'lending-test-'));
+
+// one migrated embedded database for the run: each test process copies it instead of an initdb
+const image = join(outDir, 'pglite.tar');
+const made = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/image.ts', image], { stdio: 'inherit' });
+if (made.status !== 0) process.exit(made.status ?? 1);
+
+const targets = [{ name: 'embedded (PGlite)', env: { TEST_DB: 'pglite', TEST_PGLITE_IMAGE: image } }];
+if (process.env.TEST_DATABASE_URL) targets.push({ name: 'PostgreSQL', env: { TEST_DB: 'postgres' } });
+
 const reporter = new URL('./test-reporter.mjs', import.meta.url).href;
 const totals = { pass: 0, fail: 0, skipped: 0 };
 const coverage = new Map();

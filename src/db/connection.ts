@@ -234,13 +234,18 @@ async function listenPostgres(connectionString: string, channel: string, on: Lis
   };
 }
 
-/** dataDir null: in memory (tests). Otherwise the directory is locked for this process. */
-export async function openEmbedded(dataDir: string | null): Promise<Database> {
+/**
+ * dataDir null: in memory (tests). Otherwise the directory is locked for this process. `image`
+ * (a dumpDataDir tarball) starts a new database as a copy of it instead of an initdb, which is
+ * most of an in-memory database's start (the tests open one per process from a migrated image).
+ */
+export async function openEmbedded(dataDir: string | null, opts: { image?: Blob } = {}): Promise<Database> {
   const unlock = dataDir ? await lockDataDir(dataDir) : null;
   let pglite: PGlite;
   try {
     pglite = await PGlite.create({
       ...(dataDir ? { dataDir: `${dataDir}/pgdata` } : {}),
+      ...(opts.image ? { loadDataDir: opts.image } : {}),
       parsers: { [DATE]: asIs, [NUMERIC]: asIs, [INT8]: Number },
     });
   } catch (err) {

@@ -11,6 +11,7 @@ import type { KeyCache } from '../services/apiKeys.ts';
 import type { Metrics } from '../metrics.ts';
 import errors, { clientErrorHandler, frameworkErrors, notFoundHandler } from './plugins/errors.ts';
 import { installValidation } from './plugins/validation.ts';
+import { installSerialization } from './plugins/serialization.ts';
 import jsonBody from './plugins/jsonBody.ts';
 import securityHeaders from './plugins/securityHeaders.ts';
 import openapi from './plugins/openapi.ts';
@@ -25,7 +26,7 @@ import bodyDrain from './plugins/bodyDrain.ts';
 import { safeLogger } from './plugins/logging.ts';
 import requestId, { requestIdOf } from './plugins/requestId.ts';
 import { proxyTrust } from './origin.ts';
-import { MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from './schemas.ts';
+import { SHARED_SCHEMAS } from './schemas.ts';
 import { apiRoutes, publicRoutes } from './routes/index.ts';
 import type { App } from './types.ts';
 
@@ -50,9 +51,6 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     bodyLimit: JSON_BODY_LIMIT,
     // path params are checked by their schemas; a malformed uuid answers 404
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
-    // the records carry the input formats (their limits are the bodies'); the serializer only needs to know their names
-    serializerOpts: { ajv: { formats: { [MONEY_FORMAT]: true, [RATE_FORMAT]: true } } },
     // X-Request-Id (plugins/requestId.ts): kept when acceptable, and the key of every request's log lines
     genReqId: requestIdOf,
     requestIdHeader: false,
@@ -88,7 +86,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(connectionLimit);
   await app.register(timeouts);
   await app.register(bodyDrain);
-  installValidation(app, SHARED_SCHEMAS);
+  installValidation(app);
+  installSerialization(app);
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
   await app.register(jsonBody);
   await app.register(securityHeaders);

@@ -2,6 +2,7 @@
 // default) or the PostgreSQL of TEST_DATABASE_URL (TEST_DB=postgres). Migrated once per process;
 // tests isolate themselves by creating their own businesses, as tenants do.
 import { after } from 'node:test';
+import { readFileSync } from 'node:fs';
 import { openEmbedded, openPostgres, type Database } from '../../src/db/connection.ts';
 import { migrate } from '../../src/db/migrate.ts';
 
@@ -20,9 +21,16 @@ export function testDatabaseUrl(): string {
   return url;
 }
 
-/** A fresh, migrated database connection (the caller closes it). */
+/**
+ * A fresh, migrated database connection (the caller closes it). In memory, from the migrated image
+ * of TEST_PGLITE_IMAGE when the runner made one (test/helpers/image.ts), else from an initdb.
+ */
 export async function openTestDb(): Promise<Database> {
-  const db = testDbKind() === 'postgres' ? await openPostgres(testDatabaseUrl()) : await openEmbedded(null);
+  const image = process.env.TEST_PGLITE_IMAGE;
+  const db =
+    testDbKind() === 'postgres'
+      ? await openPostgres(testDatabaseUrl())
+      : await openEmbedded(null, image ? { image: new Blob([readFileSync(image)]) } : {});
   await migrate(db);
   return db;
 }

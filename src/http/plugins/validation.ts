@@ -3,11 +3,12 @@
 // they keep type coercion (limit=10 is the number 10), and nothing is removed anywhere.
 // The input formats of src/domain/records.ts (date, money, rate, uuid) are registered here, so every
 // input rule is a schema keyword the OpenAPI document shows.
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import { hasAtMostDecimals, isUuid, isValidDate } from '../../domain/index.ts';
 import { DATE_FORMAT, MONEY_FORMAT, RATE_FORMAT, UUID_FORMAT } from '../../domain/records.ts';
+import { SHARED_SCHEMAS } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 // ajv-formats is CommonJS: its function is the default export at run time, .default in its types
@@ -28,12 +29,31 @@ export function makeAjv(opts: Options) {
   return ajv;
 }
 
-export function installValidation(app: App, shared: TSchema[]) {
-  const body = makeAjv({ coerceTypes: false });
-  const text = makeAjv({ coerceTypes: 'array' });
-  for (const s of shared) {
-    body.addSchema(s);
-    text.addSchema(s);
+// One validator per distinct schema and kind of input, for the whole process: the shared schemas
+// and the options are this module's constants, so a validator compiled for one app instance is the
+// same for the next (the tests build many; compiling every route's schemas took most of a build).
+let compilers: { body: Ajv; text: Ajv } | null = null;
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(schema: TSchema, kind: 'body' | 'text'): ValidateFunction {
+  if (!compilers) {
+    compilers = { body: makeAjv({ coerceTypes: false }), text: makeAjv({ coerceTypes: 'array' }) };
+    for (const s of SHARED_SCHEMAS) {
+      compilers.body.addSchema(s);
+      compilers.text.addSchema(s);
+    }
   }
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema));
+  const key = `${kind} ${JSON.stringify(schema)}`;
+  let v = validators.get(key);
+  if (!v) {
+    v = compilers[kind].compile(schema);
+    validators.set(key, v);
+  }
+  return v;
+}
+
+export function installValidation(app: App) {
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    validatorFor(schema as TSchema, httpPart === 'body' ? 'body' : 'text'),
+  );
 }

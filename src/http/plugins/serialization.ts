@@ -1,0 +1,30 @@
+// Response bodies are written by fast-json-stringify from the route's response schemas, as Fastify
+// does by default, with one serializer per distinct schema for the whole process: every route
+// declares the same Error responses (declaredErrors.ts), and the tests build the app many times.
+// Compiling them once per route and status took most of an app's start. Sharing is safe because
+// the external schemas (SHARED_SCHEMAS) and the options are this module's constants.
+import fastJson, { type Options, type Schema } from 'fast-json-stringify';
+import { MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from '../schemas.ts';
+import type { App } from '../types.ts';
+
+const externals = Object.fromEntries(SHARED_SCHEMAS.map((s) => [s.$id as string, s])) as Record<string, Schema>;
+// the records carry the input formats (their limits are the bodies'); the serializer only needs to know their names
+const ajv: Options['ajv'] = { formats: { [MONEY_FORMAT]: true, [RATE_FORMAT]: true } };
+const serializers = new Map<string, (doc: unknown) => string>();
+
+function serializerFor(schema: Schema): (doc: unknown) => string {
+  const key = JSON.stringify(schema);
+  let s = serializers.get(key);
+  if (!s) {
+    // a response that is itself a shared schema must not also come in as an external one
+    const id = (schema as { $id?: string }).$id;
+    const { [id ?? '']: _self, ...others } = externals;
+    s = fastJson(schema, { schema: id ? others : externals, ajv });
+    serializers.set(key, s);
+  }
+  return s;
+}
+
+export function installSerialization(app: App) {
+  app.setSerializerCompiler(({ schema }) => serializerFor(schema as Schema));
+}
