@@ -103,14 +103,14 @@ try {
   const inst = await sql<{ id: string }>`
     INSERT INTO installments (business_id, credit_id, number, amount, due_date)
     VALUES (${bid}, ${creditId}, 1, 1000, ${today}::date + 30) RETURNING id`.execute(db.kysely);
-  await sql`ALTER TABLE ledger DISABLE TRIGGER audit`.execute(db.kysely);
+  await sql`ALTER TABLE ledger DISABLE TRIGGER audit_insert`.execute(db.kysely);
   await sql`
     INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, payment_id, branch_id, created_by)
     SELECT ${bid}::uuid, ${creditId}::uuid, ${inst.rows[0]!.id}::uuid,
            CASE WHEN g % 3 = 0 THEN 'payment' ELSE 'punitory' END, (g % 10000) / 100.0 + 0.01,
            ${today}::date - (g % 365), CASE WHEN g % 3 = 0 THEN gen_random_uuid() END, NULL, 'api_key:' || gen_random_uuid()
       FROM generate_series(1, ${ROWS}::int) g`.execute(db.kysely);
-  await sql`ALTER TABLE ledger ENABLE TRIGGER audit`.execute(db.kysely);
+  await sql`ALTER TABLE ledger ENABLE TRIGGER audit_insert`.execute(db.kysely);
   await sql`ANALYZE ledger`.execute(db.kysely);
   console.log(`seeded ${ROWS.toLocaleString('en')} ledger rows in schema ${SCHEMA}: ${secs(t0)}`);
   await db.close();
@@ -148,11 +148,13 @@ try {
     server = spawn(process.execPath, ['bin/lending.js', 'serve'], {
       cwd: root,
       env: { ...env, PORT: '0', HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      // the banner (with the address) is on stderr, the JSON log lines on stdout
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
     const baseUrl = await new Promise<string>((resolve, reject) => {
       let out = '';
-      server!.stdout!.on('data', (b: Buffer) => {
+      server!.stderr!.on('data', (b: Buffer) => {
+        process.stderr.write(b);
         out += b.toString();
         const m = /listening on (http:\/\/\S+)/.exec(out);
         if (m) resolve(m[1]!);
