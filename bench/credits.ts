@@ -30,6 +30,7 @@ await runBench<Target>({
       scripts: [{ name: 'document', text: lookup(targets.length) + DOCUMENT }],
     },
   ],
+  bare: true,
   sameDocument: async (c, book, t, appBody) => {
     const r = await c.query<{ body: string }>(DOCUMENT_STATEMENTS.client_credits, [book.business_id, t.client_id]);
     const same = isDeepStrictEqual(JSON.parse(r.rows[0]!.body), appBody);

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { drive, type LoadResult } from './lib/load.ts';
-import { startServer } from './lib/server.ts';
+import { startBare, startServer } from './lib/server.ts';
 
 const { values: o } = parseArgs({
   args: process.argv.slice(2),
@@ -130,25 +130,13 @@ try {
   }
 
   // ---- the ceiling: a bare Fastify + PGlite route, the same statement
-  const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bareEmbedded.ts', dataDir], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const bareUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    bare.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    bare.on('exit', (c) => reject(new Error(`bare server exited ${c}: ${out}`)));
-  });
+  const bare = await startBare(['bench/lib/bareEmbedded.ts', dataDir]);
   let ceiling: LoadResult;
   try {
-    await reads(bareUrl, 3);
-    ceiling = await reads(bareUrl);
+    await reads(bare.baseUrl, 3);
+    ceiling = await reads(bare.baseUrl);
   } finally {
-    bare.kill('SIGTERM');
+    await bare.stop();
   }
 
   const ms = (v: number) => v.toFixed(1);

@@ -31,6 +31,7 @@ await runBench<Target>({
       scripts: [{ name: 'document', text: lookup(targets.length) + CREDIT_LEDGER_DOCUMENT }],
     },
   ],
+  bare: true,
   sameDocument: async (c, book, t, appBody) => {
     const r = await c.query<{ body: string }>(DOCUMENT_STATEMENTS.credit_ledger, [book.business_id, t.credit_id]);
     const same = isDeepStrictEqual(JSON.parse(r.rows[0]!.body), appBody);

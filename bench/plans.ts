@@ -17,6 +17,7 @@ await runBench<{ k: number }>({
   targets: 'SELECT 1 AS k WHERE $1::uuid IS NOT NULL AND $2::int > 0',
   request: () => ({ method: 'GET', path: '/api/credit-configs' }),
   ceilings: () => [{ label: "the app's statement building the JSON", scripts: [{ name: 'document', text: DOCUMENT }] }],
+  bare: true,
   sameDocument: async (c, book, _t, appBody) => {
     const r = await c.query<{ body: string }>(DOCUMENT_STATEMENTS.plans, [book.business_id]);
     const same = isDeepStrictEqual(JSON.parse(r.rows[0]!.body), appBody);

@@ -62,6 +62,7 @@ await runBench<Target>({
       ],
     },
   ],
+  bare: true,
   sameDocument: async (c, book, t, appBody) => {
     const today = todayIn(book.timezone);
     const r = await c.query<{ body: string }>(DOCUMENT_STATEMENTS.client, [

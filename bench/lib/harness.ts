@@ -12,7 +12,7 @@ import type pg from 'pg';
 import { benchUrl, databaseName, requireBook, withClient, type BookInfo } from './db.ts';
 import { drive, probe, type HttpTarget, type LoadResult } from './load.ts';
 import { pgbench, type CeilingResult, type Script } from './pgbench.ts';
-import { startServer } from './server.ts';
+import { startBare, startServer } from './server.ts';
 
 export interface Ceiling {
   label: string;
@@ -42,6 +42,11 @@ export interface Bench<T> {
   request: (t: T, book: BookInfo) => HttpTarget;
   /** the database-only runs, on the same targets (pgbench reads them from the targets table) */
   ceilings: (book: BookInfo, targets: T[]) => Ceiling[];
+  /**
+   * a read served by bench/lib/barePostgres.ts: also measure that bare HTTP route around the same
+   * statement (same targets, same load), the ceiling of an HTTP route on this machine
+   */
+  bare?: boolean;
   /** optional: compare the app's answer for a target with a ceiling statement's result (same document?) */
   sameDocument?: (c: pg.Client, book: BookInfo, t: T, appBody: unknown) => Promise<string>;
   /** checks after the load and again after the ceilings: name → figure; a bad_… figure other than 0 fails the run */
@@ -115,6 +120,18 @@ export async function runBench<T extends Record<string, unknown>>(bench: Bench<T
       await server.stop();
     }
     const rss = server.peakRssMiB();
+
+    // ---- a bare HTTP route around the same statement, same targets and load
+    let bare: LoadResult | null = null;
+    if (bench.bare) {
+      const b = await startBare(['bench/lib/barePostgres.ts', url, book.business_id, book.timezone]);
+      try {
+        if (warmup > 0) await drive({ baseUrl: b.baseUrl, key, next: pick, connections, seconds: warmup });
+        bare = await drive({ baseUrl: b.baseUrl, key, next: pick, connections, seconds });
+      } finally {
+        await b.stop();
+      }
+    }
     const ctx: BenchContext = { url, book, c, since, okAnswers: app.ok + (warm?.ok ?? 0) + 1, connections };
     const afterApp = bench.check ? await bench.check(ctx) : {};
 
@@ -144,6 +161,12 @@ export async function runBench<T extends Record<string, unknown>>(bench: Bench<T
     console.log(
       `${`app: ${bench.work}`.padEnd(34)} ${app.rps.toFixed(1).padStart(9)} ${ms(app.p50).padStart(8)} ${ms(app.p99).padStart(8)}`,
     );
+    if (bare) {
+      const ratio = `${((100 * app.rps) / bare.rps).toFixed(1)} %`;
+      console.log(
+        `${'http: bare Fastify + pg, same statement'.padEnd(34)} ${bare.rps.toFixed(1).padStart(9)} ${ms(bare.p50).padStart(8)} ${ms(bare.p99).padStart(8)}   ${ratio.padStart(11)}`,
+      );
+    }
     for (const x of ceilings) {
       const ratio = `${((100 * app.rps) / x.rps).toFixed(1)} %`;
       console.log(
@@ -178,6 +201,16 @@ export async function runBench<T extends Record<string, unknown>>(bench: Bench<T
             errors: app.errors,
             rss_mib: round(rss, 0),
           },
+          ...(bare
+            ? {
+                bare_http: {
+                  rps: round(bare.rps),
+                  p50_ms: round(bare.p50),
+                  p99_ms: round(bare.p99),
+                  ratio: round(app.rps / bare.rps, 3),
+                },
+              }
+            : {}),
           ceilings: ceilings.map((x) => ({
             label: x.label,
             rps: round(x.rps),

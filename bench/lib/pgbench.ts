@@ -58,7 +58,9 @@ export async function pgbench(o: {
     const out = await run([
       '-n', // no vacuum of pgbench's own tables: there are none
       '-M',
-      'prepared',
+      // prepared, as the app's reads are; PGBENCH_PROTOCOL=extended parses and plans every statement
+      // again, as Kysely's statements in a transaction are (docs/benchmarks.md, Payments)
+      process.env.PGBENCH_PROTOCOL ?? 'prepared',
       '-c',
       String(o.clients),
       '-j',

@@ -88,3 +88,30 @@ export async function startServer(databaseUrl: string | null, extraEnv: Record<s
     },
   };
 }
+
+/** A bare route of bench/lib (barePostgres.ts, bareEmbedded.ts) as a child process: `args` after `node --import tsx`. */
+export async function startBare(args: string[]): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then((code) => reject(new Error(`${args[0]} exited (${code}) before listening: ${out}`)));
+  });
+  return {
+    baseUrl,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
