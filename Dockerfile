@@ -32,4 +32,8 @@ EXPOSE 3000 9464
 # No curl in slim images: Node's fetch asks /readyz (200 once the database answers).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "bin/lending.js", "serve"]
+# --liftoff-only: on Node 24, V8 compiles the embedded database's WebAssembly again in the
+# background a second after start, a transient peak near 900 MiB; its baseline compiler alone keeps
+# the peak near 430 MiB (a 512 MiB container) for embedded queries about 30 % slower. It changes
+# nothing with DATABASE_URL (no WebAssembly). docs/deployment.md, "Memory".
+CMD ["node", "--liftoff-only", "bin/lending.js", "serve"]

@@ -1,6 +1,8 @@
 // One database interface over two engines: PostgreSQL through a pg pool (DATABASE_URL), or the
 // embedded PGlite in a data directory. The same SQL, migrations and triggers run on both.
 import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
@@ -235,6 +237,19 @@ async function listenPostgres(connectionString: string, channel: string, on: Lis
 }
 
 /**
+ * The image of a new, migrated embedded database that `npm run build` writes next to the built
+ * module (scripts/build.mjs). A data directory without a database starts as a copy of it instead of
+ * PGlite's initdb, which peaks at 800 MiB or more and takes seconds; the migrations then find
+ * nothing to apply. Absent (running from src/, or a build that could not make it): initdb.
+ */
+export const EMPTY_DATABASE_IMAGE = 'empty-database.tar.gz';
+
+function emptyDatabaseImage(): Blob | undefined {
+  const file = new URL(`./${EMPTY_DATABASE_IMAGE}`, import.meta.url);
+  return existsSync(file) ? new Blob([readFileSync(file)]) : undefined;
+}
+
+/**
  * dataDir null: in memory (tests). Otherwise the directory is locked for this process. `image`
  * (a dumpDataDir tarball) starts a new database as a copy of it instead of an initdb, which is
  * most of an in-memory database's start (the tests open one per process from a migrated image).
@@ -243,9 +258,11 @@ export async function openEmbedded(dataDir: string | null, opts: { image?: Blob 
   const unlock = dataDir ? await lockDataDir(dataDir) : null;
   let pglite: PGlite;
   try {
+    const pgdata = dataDir ? join(dataDir, 'pgdata') : null;
+    const image = opts.image ?? (pgdata && !existsSync(join(pgdata, 'PG_VERSION')) ? emptyDatabaseImage() : undefined);
     pglite = await PGlite.create({
-      ...(dataDir ? { dataDir: `${dataDir}/pgdata` } : {}),
-      ...(opts.image ? { loadDataDir: opts.image } : {}),
+      ...(pgdata ? { dataDir: pgdata } : {}),
+      ...(image ? { loadDataDir: image } : {}),
       parsers: { [DATE]: asIs, [NUMERIC]: asIs, [INT8]: Number },
     });
   } catch (err) {
