@@ -1,10 +1,28 @@
 // The records of the contract (contract-1.0.0.md, "Resources and their fields") and the scalar
 // types of every input, declared once as JSON Schema (TypeBox): validation, response
 // serialisation, the OpenAPI document and the CSV exports all come from these.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from 'typebox';
+
+/** The JSON Schema keywords the code reads off a schema (TypeBox 1.x types them on the kinds only). */
+export interface JsonSchema {
+  $id?: string;
+  type?: string;
+  format?: string;
+  anyOf?: JsonSchema[];
+  default?: unknown;
+}
 
 /** A reference to a shared schema (registered once with addSchema), typed as the schema itself. */
-export const ref = <T extends TSchema>(t: T) => Type.Unsafe<Static<T>>({ $ref: `${t.$id}#` });
+export const ref = <T extends TSchema>(t: T) => Type.Unsafe<Static<T>>({ $ref: `${(t as JsonSchema).$id}#` });
+
+/** One of the strings given (an anyOf of constants in the document), typed as their union. */
+export const OneOf = <const V extends string>(values: readonly V[], options: Record<string, unknown> = {}) =>
+  Type.Unsafe<V>(
+    Type.Union(
+      values.map((v) => Type.Literal(v)),
+      options,
+    ),
+  );
 
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 /** Checked by isUuid (src/domain/uuid.ts; the validator registers it). */
@@ -66,9 +84,7 @@ export const Client = Type.Object(
   { $id: 'Client', title: 'Client' },
 );
 
-export const CreditStatus = Type.Union(
-  ['active', 'refinanced', 'closed', 'written_off', 'inactive'].map((s) => Type.Literal(s)),
-);
+export const CreditStatus = OneOf(['active', 'refinanced', 'closed', 'written_off', 'inactive']);
 
 export const Credit = Type.Object(
   {

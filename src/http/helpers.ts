@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { JsonText } from '../services/context.ts';
-import { PageQuery, READ_ONLY_KEYS } from './schemas.ts';
+import { type JsonSchema, PageQuery, READ_ONLY_KEYS } from './schemas.ts';
 
 /** Drops read-only fields sent back in a body (id, business_id, created_at, updated_at). */
 export function writable<T extends object>(body: T): Omit<T, (typeof READ_ONLY_KEYS)[number]> {
@@ -11,8 +11,8 @@ export function writable<T extends object>(body: T): Omit<T, (typeof READ_ONLY_K
 
 /** The page a list query asks for; the validator has filled PageQuery's defaults, this tells TypeScript so. */
 export const pageRequest = (q: { limit?: number; offset?: number }) => ({
-  limit: q.limit ?? (PageQuery.limit.default as number),
-  offset: q.offset ?? (PageQuery.offset.default as number),
+  limit: q.limit ?? ((PageQuery.limit as JsonSchema).default as number),
+  offset: q.offset ?? ((PageQuery.offset as JsonSchema).default as number),
 });
 
 /**

@@ -1,6 +1,6 @@
 // HTTP-only schema pieces: references to the shared records (src/domain/records.ts), the Error
 // body, pages, path parameters and the error responses of a route.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { ERROR_CODES } from '../domain/errors.ts';
 import {
   AuditLogEntry,
@@ -15,6 +15,7 @@ import {
   UploadSession,
   UUID_FORMAT,
   Uuid,
+  OneOf,
   ref,
 } from '../domain/records.ts';
 
@@ -23,10 +24,9 @@ export * from '../domain/records.ts';
 export const ErrorBody = Type.Object(
   {
     error: Type.String({ description: 'what went wrong, in a sentence a person can act on' }),
-    code: Type.Union(
-      ERROR_CODES.map((c) => Type.Literal(c)),
-      { description: 'stable machine code; the HTTP status goes with it (src/domain/errors.ts)' },
-    ),
+    code: OneOf(ERROR_CODES, {
+      description: 'stable machine code; the HTTP status goes with it (src/domain/errors.ts)',
+    }),
     details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
     request_id: Type.Optional(
       Type.String({ description: "the response's X-Request-Id: quote it when reporting a problem" }),

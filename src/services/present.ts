@@ -6,7 +6,7 @@
 // Clients need none of this: the API sends their rows and the response schema (the same record)
 // picks the fields. Audit entries come written as JSON by the database, field by field from the
 // same record (services/audit.ts); auditPageJson puts the page around them.
-import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from 'typebox';
 import type {
   Branch as BranchRow,
   ClientFile as ClientFileRow,
@@ -24,6 +24,7 @@ import {
   CreditConfig,
   Delinquency,
   Installment,
+  type JsonSchema,
   LedgerEntry,
   Money,
   UploadSession,
@@ -41,7 +42,11 @@ type Kind = 'money' | 'number' | 'as-is';
 
 // money: a property declared with records.ts's Money
 const kindOf = (s: TSchema): Kind =>
-  s === Money ? 'money' : s.type === 'integer' || s.type === 'number' ? 'number' : 'as-is';
+  s === Money
+    ? 'money'
+    : (s as JsonSchema).type === 'integer' || (s as JsonSchema).type === 'number'
+      ? 'number'
+      : 'as-is';
 
 function convert(kind: Kind, v: unknown, moneyAs: MoneyAs): unknown {
   if (kind === 'money') return moneyAs === 'number' ? toMoneyNumber(money(v as string)) : v;

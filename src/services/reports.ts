@@ -2,7 +2,7 @@
 // in SQL, turned into JSON numbers here) and the CSV exports (rows one batch at a time, quoted by
 // csv-stringify). Decisions: docs/reports.md.
 import { stringify } from 'csv-stringify/sync';
-import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Database } from './context.ts';
@@ -18,7 +18,7 @@ import {
   type ExportRow,
   type SummaryQuery,
 } from '../db/repositories/reports.ts';
-import { AuditLogEntry, Client, Credit, Installment, LedgerEntry } from '../domain/records.ts';
+import { AuditLogEntry, Client, Credit, Installment, type JsonSchema, LedgerEntry } from '../domain/records.ts';
 import { notFound } from '../domain/errors.ts';
 import { isValidDate, money, toMoneyNumber } from '../domain/index.ts';
 import { installmentDelinquency, recordBuilder, type Computed } from './present.ts';
@@ -141,8 +141,10 @@ const cell = (v: unknown): Cell =>
   v instanceof Date ? v.toISOString() : typeof v === 'boolean' ? (v ? 'true' : 'false') : (v as Cell);
 
 /** Whether a record field holds a number (money, counts), possibly null: its cells are figures. */
-const isNumeric = (s: TSchema): boolean =>
-  s.type === 'number' || s.type === 'integer' || (Array.isArray(s.anyOf) && s.anyOf.some(isNumeric));
+const isNumeric = (t: TSchema | JsonSchema): boolean => {
+  const s = t as JsonSchema;
+  return s.type === 'number' || s.type === 'integer' || (Array.isArray(s.anyOf) && s.anyOf.some(isNumeric));
+};
 
 // A spreadsheet runs a cell that starts with one of these as a formula (CSV injection): a text
 // cell that does gets a leading apostrophe, as OWASP recommends, so it shows as text. Figures are

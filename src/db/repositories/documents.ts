@@ -9,8 +9,17 @@
 // Balance with the punitory accrued since the last posting through punitory_cumulative (migration
 // 004, kept equal to src/domain/punitory.ts by test/domain/punitory-sql.test.ts).
 // test/http/documents.test.ts compares both paths on random books.
-import type { TObject, TSchema } from '@sinclair/typebox';
-import { Branch, Client, ClientFile, Credit, CreditConfig, Installment, LedgerEntry } from '../../domain/records.ts';
+import type { TObject, TSchema } from 'typebox';
+import {
+  Branch,
+  Client,
+  ClientFile,
+  Credit,
+  CreditConfig,
+  Installment,
+  type JsonSchema,
+  LedgerEntry,
+} from '../../domain/records.ts';
 import type { Database } from '../connection.ts';
 
 // timestamps as the API writes them (Date#toISOString: UTC, milliseconds, Z); the colons are put
@@ -18,8 +27,10 @@ import type { Database } from '../connection.ts';
 const isoTime = (col: string) =>
   `translate(to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24~MI~SS.MS"Z"'), '~', ':')`;
 
-const isDateTime = (s: TSchema): boolean =>
-  s.format === 'date-time' || (Array.isArray(s.anyOf) && s.anyOf.some((x: TSchema) => x.format === 'date-time'));
+const isDateTime = (t: TSchema): boolean => {
+  const s = t as JsonSchema;
+  return s.format === 'date-time' || (Array.isArray(s.anyOf) && s.anyOf.some((x) => x.format === 'date-time'));
+};
 
 /**
  * json_build_object of a record: each property is the column of that name of `alias`, or the

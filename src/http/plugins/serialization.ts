@@ -4,10 +4,13 @@
 // Compiling them once per route and status took most of an app's start. Sharing is safe because
 // the external schemas (SHARED_SCHEMAS) and the options are this module's constants.
 import fastJson, { type Options, type Schema } from 'fast-json-stringify';
-import { MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from '../schemas.ts';
+import { type JsonSchema, MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from '../schemas.ts';
 import type { App } from '../types.ts';
 
-const externals = Object.fromEntries(SHARED_SCHEMAS.map((s) => [s.$id as string, s])) as Record<string, Schema>;
+const externals = Object.fromEntries(SHARED_SCHEMAS.map((s) => [(s as JsonSchema).$id as string, s])) as Record<
+  string,
+  Schema
+>;
 // the records carry the input formats (their limits are the bodies'); the serializer only needs to know their names
 const ajv: Options['ajv'] = { formats: { [MONEY_FORMAT]: true, [RATE_FORMAT]: true } };
 const serializers = new Map<string, (doc: unknown) => string>();

@@ -5,7 +5,7 @@
 // input rule is a schema keyword the OpenAPI document shows.
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { TSchema } from '@sinclair/typebox';
+import type { TSchema } from 'typebox';
 import { hasAtMostDecimals, isUuid, isValidDate } from '../../domain/index.ts';
 import { DATE_FORMAT, MONEY_FORMAT, RATE_FORMAT, UUID_FORMAT } from '../../domain/records.ts';
 import { SHARED_SCHEMAS } from '../schemas.ts';

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { sql } from 'kysely';
 import type { App } from '../types.ts';
 import { AppError } from '../../domain/errors.ts';

@@ -1,6 +1,6 @@
 // Client files (contract 9 and 11, API.md extensions) and upload links (contract 10). Uploads
 // are multipart and streamed (multipart.ts); the download streams the stored bytes.
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
 import { ClientFile, UploadSession, UuidParam, documented, errors, example, idParams, ref } from '../../schemas.ts';

@@ -5,7 +5,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { AppError, invalid } from '../../../domain/errors.ts';
 import type { IncomingFile } from '../../../services/files.ts';
 import type { App } from '../../types.ts';

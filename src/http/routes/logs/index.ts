@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { App } from '../../types.ts';
 import { AuditLogEntry, Nullable, Page, PageQuery, Uuid, documented, ref } from '../../schemas.ts';
 import * as ex from '../../examples.ts';

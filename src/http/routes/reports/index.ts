@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { App } from '../../types.ts';
 import { AppError, invalid } from '../../../domain/errors.ts';
-import { CalendarDate, DateInput, Money, Nullable, Uuid, documented } from '../../schemas.ts';
+import { CalendarDate, DateInput, Money, Nullable, OneOf, Uuid, documented } from '../../schemas.ts';
 import * as ex from '../../examples.ts';
 import { compareDates } from '../../../domain/index.ts';
 import {
@@ -110,10 +110,7 @@ export default async function reportRoutes(app: App) {
         summary:
           'A dataset as CSV (RFC 4180, header row first), streamed; from/to filter on created_at (changed_at for logs)',
         params: Type.Object({
-          dataset: Type.Union(
-            DATASETS.map((d) => Type.Literal(d)),
-            { examples: ['credits'] },
-          ),
+          dataset: OneOf(DATASETS, { examples: ['credits'] }),
         }),
         querystring: Type.Object(
           { from: Type.Optional(BoundParam), to: Type.Optional(BoundParam) },

@@ -1,6 +1,6 @@
 // The public end of an upload link: POST /upload/{token}, no API key. The token alone names the
 // business, the client and the session; the audit log names the session as the actor.
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { App } from '../../types.ts';
 import { ClientFile, documented, errors, ref } from '../../schemas.ts';
 import * as ex from '../../examples.ts';
