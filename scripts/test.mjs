@@ -24,10 +24,9 @@ if (build.status !== 0) process.exit(build.status ?? 1);
 // whose totals make the closing line
 const outDir = mkdtempSync(join(tmpdir(), 'lending-test-'));
 
-// one migrated embedded database for the run: each test process copies it instead of an initdb
-const image = join(outDir, 'pglite.tar');
-const made = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/image.ts', image], { stdio: 'inherit' });
-if (made.status !== 0) process.exit(made.status ?? 1);
+// the migrated empty database the build wrote (scripts/empty-database.mjs): each test process
+// starts its in-memory database as a copy of it instead of an initdb
+const image = join(process.cwd(), 'dist/db/empty-database.tar.gz');
 
 const targets = [{ name: 'embedded (PGlite)', env: { TEST_DB: 'pglite', TEST_PGLITE_IMAGE: image } }];
 if (process.env.TEST_DATABASE_URL) targets.push({ name: 'PostgreSQL', env: { TEST_DB: 'postgres' } });

@@ -23,7 +23,8 @@ export function testDatabaseUrl(): string {
 
 /**
  * A fresh, migrated database connection (the caller closes it). In memory, from the migrated image
- * of TEST_PGLITE_IMAGE when the runner made one (test/helpers/image.ts), else from an initdb.
+ * of TEST_PGLITE_IMAGE when the runner gives one (the build's dist/db/empty-database.tar.gz), else
+ * from an initdb.
  */
 export async function openTestDb(): Promise<Database> {
   const image = process.env.TEST_PGLITE_IMAGE;
