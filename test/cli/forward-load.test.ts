@@ -90,9 +90,11 @@ test('a command forwarded to an embedded server under load answers about as fast
         `idle ${ms(idleExchange)} ms, under load ${ms(busyExchange)} ms; the load's requests: median ${Math.round(request)} ms`,
     );
     // the server's part: the command neither waits for the loop to come back to its socket nor
-    // queues behind the requests (before: longer than the requests themselves)
+    // queues behind the requests (before: longer than the requests themselves). The bound is the
+    // requests' own time, not a fraction of it: with the suite's other file on the same two cores
+    // the exchange once took 250-447 ms against requests of 396 ms (13-45 ms on a quieter run)
     assert.ok(
-      median(busyExchange) < request / 4,
+      median(busyExchange) < request,
       `under load the exchange took ${ms(busyExchange)} ms, the requests ${Math.round(request)} ms`,
     );
     // As a person sees it, process start included, the times are shown, not asserted: the 48
