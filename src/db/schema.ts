@@ -68,6 +68,9 @@ export interface ClientsTable {
 export type CutType = 'fixed' | 'monthly';
 export type PunitoryMode = 'simple_outstanding' | 'compound' | 'full_amount';
 
+export type Amortization = 'flat' | 'french';
+export type BusinessDayRule = 'none' | 'next';
+
 export interface CreditConfigsTable {
   business_id: string;
   id: Generated<string>;
@@ -84,6 +87,9 @@ export interface CreditConfigsTable {
   max_punitory_days: Generated<number>;
   punitory_cap_pct: ColumnType<string, string | number | undefined, string | number>;
   write_off_days: Generated<number>;
+  amortization: Generated<Amortization>;
+  vat_rate: ColumnType<string, string | number | undefined, string | number>;
+  business_day_rule: Generated<BusinessDayRule>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -115,6 +121,9 @@ export interface CreditsTable {
   max_punitory_days: number;
   punitory_cap_pct: Numeric;
   write_off_days: number;
+  amortization: Generated<Amortization>;
+  vat_rate: ColumnType<string, string | number | undefined, string | number>;
+  business_day_rule: Generated<BusinessDayRule>;
   created_at: CreatedAt;
   updated_at: Timestamp;
   written_off_at: Date | null;
@@ -141,9 +150,17 @@ export interface InstallmentsTable {
   paid_date: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** the parts of amount (migration 008): principal + interest + vat = amount */
+  principal: Numeric;
+  interest: Numeric;
+  vat: Numeric;
+  /** days from a due date that is not a business day to the next business day */
+  tolerance_days: ColumnType<number, number | undefined, number>;
 }
 
 export type LedgerType = 'installment' | 'punitory' | 'payment';
+/** Why an entry exists (migration 008). */
+export type LedgerOrigin = 'schedule' | 'payment' | 'accrual' | 'reversal' | 'rebate' | 'refinance' | 'correction';
 
 export interface LedgerTable {
   business_id: string;
@@ -153,11 +170,29 @@ export interface LedgerTable {
   type: LedgerType;
   amount: Numeric;
   punitory_part: ColumnType<string, string | number | undefined, never>;
+  vat_part: ColumnType<string, string | number | undefined, never>;
+  interest_part: ColumnType<string, string | number | undefined, never>;
+  origin: LedgerOrigin;
   effective_date: DateStr;
   payment_id: string | null;
   branch_id: string | null;
   created_by: string;
   created_at: CreatedAt;
+}
+
+/** One payment request: the group of its ledger slices (migration 008). */
+export interface PaymentsTable {
+  business_id: string;
+  id: Generated<string>;
+  credit_id: string;
+  amount: Numeric;
+  paid_on: DateStr;
+  branch_id: string | null;
+  created_by: string;
+  created_at: CreatedAt;
+  reversed_at: Date | null;
+  reversal_reason: string | null;
+  reversed_by: string | null;
 }
 
 export interface UploadSessionsTable {
@@ -230,6 +265,7 @@ export interface DB {
   credit_accruals: CreditAccrualsTable;
   installments: InstallmentsTable;
   ledger: LedgerTable;
+  payments: PaymentsTable;
   upload_sessions: UploadSessionsTable;
   client_files: ClientFilesTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -247,6 +283,7 @@ export type CreditConfig = Selectable<CreditConfigsTable>;
 export type Credit = Selectable<CreditsTable>;
 export type Installment = Selectable<InstallmentsTable>;
 export type LedgerEntry = Selectable<LedgerTable>;
+export type Payment = Selectable<PaymentsTable>;
 export type UploadSession = Selectable<UploadSessionsTable>;
 export type ClientFile = Selectable<ClientFilesTable>;
 export type AuditLogEntry = Selectable<AuditLogTable>;

@@ -6,17 +6,25 @@ export interface InstallmentBalance {
   id: string;
   number: number;
   amount: Decimal;
+  /** what is paid of `amount` (all but punitory: its VAT, interest and principal) */
   principalPaid: Decimal;
   /** Posted punitory − punitory paid; negative when a negative posting left a credit. */
   punitoryOwed: Decimal;
+  /** the VAT and interest in `amount` still unpaid (absent: none), paid before its principal */
+  vatDue?: Decimal;
+  interestDue?: Decimal;
 }
 
 export interface PaymentSlice {
   installmentId: string;
   /** principal + punitory */
   amount: Decimal;
+  /** the part applied to the installment's amount: its VAT, interest and principal proper */
   principal: Decimal;
   punitory: Decimal;
+  /** of `principal`, what went to the installment's VAT and to its interest (in that order, first) */
+  vat: Decimal;
+  interest: Decimal;
 }
 
 export interface Allocation {
@@ -43,8 +51,9 @@ export function installmentDue(i: Pick<InstallmentBalance, 'amount' | 'principal
 }
 
 /**
- * Splits a payment over installments in order of `number`; within one, unpaid punitory first,
- * then unpaid amount. One slice per installment touched; never more than owed.
+ * Splits a payment over installments in order of `number`; within one, unpaid punitory (with its
+ * VAT) first, then unpaid amount: its VAT, its interest, its principal. One slice per installment
+ * touched; never more than owed.
  */
 export function allocatePayment(amount: Decimal, installments: InstallmentBalance[]): Allocation {
   let left = round2(new Dec(amount));
@@ -58,7 +67,10 @@ export function allocatePayment(amount: Decimal, installments: InstallmentBalanc
     const principal = Dec.min(left, due.principal);
     left = left.minus(principal);
     if (punitory.gt(0) || principal.gt(0)) {
-      slices.push({ installmentId: inst.id, amount: punitory.plus(principal), principal, punitory });
+      // inside the amount: VAT, then interest, then principal (DOMAIN.md "Interest methods")
+      const vat = Dec.min(principal, max0(inst.vatDue ?? ZERO));
+      const interest = Dec.min(principal.minus(vat), max0(inst.interestDue ?? ZERO));
+      slices.push({ installmentId: inst.id, amount: punitory.plus(principal), principal, punitory, vat, interest });
     }
   }
   return { slices, unallocated: max0(left) };

@@ -90,9 +90,10 @@ function accruedPunitory(input: PunitoryInput, terms: PunitoryTerms): Decimal | 
   let fullyPaidDay: number | null = null;
   {
     let paid = new Dec(0);
-    for (const p of pays) {
+    for (const [j, p] of pays.entries()) {
       paid = paid.plus(p.principal);
-      if (paid.gte(amount)) {
+      // judged on a day's net sum: a reversal or correction may follow a slice on the same day
+      if (paid.gte(amount) && pays[j + 1]?.day !== p.day) {
         fullyPaidDay = p.day;
         break;
       }

@@ -105,6 +105,8 @@ export const Credit = Type.Object(
     // extensions
     total: Money,
     start_date: CalendarDate,
+    amortization: OneOf(['flat', 'french'], { description: "the plan's interest method when the credit was granted" }),
+    vat_rate: Type.Number({ description: 'VAT on interest and punitory, a fraction (0.21 = 21 %)' }),
   },
   { $id: 'Credit', title: 'Credit' },
 );
@@ -140,9 +142,53 @@ export const Installment = Type.Object(
     created_at: DateTime,
     updated_at: DateTime,
     // extensions
+    principal: Money,
+    interest: Money,
+    vat: Money,
     ...Balance.properties,
   },
   { $id: 'Installment', title: 'Installment' },
+);
+
+/** A credit's balance as of today: its installments' parts and figures summed. */
+export const CreditBalance = Type.Object(
+  { principal: Money, interest: Money, vat: Money, ...Balance.properties },
+  {
+    description:
+      'as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid ' +
+      '(paid counts payments and early-payoff rebates)',
+  },
+);
+
+/** The disclosed cost (DOMAIN.md "Interest methods, VAT and disclosed cost"): fractions to 6 decimals. */
+export const Cost = Type.Object(
+  {
+    tna: Type.Number({ description: 'nominal annual rate' }),
+    tea: Type.Number({ description: 'effective annual rate: (1 + tna/12)^12 − 1' }),
+    cft_tea: Nullable(
+      Type.Number({
+        description:
+          'total financial cost as an effective annual rate: VAT included, actual days over 365 (null when no rate ' +
+          'equates them: what falls due on the start date already repays more than was lent)',
+      }),
+    ),
+  },
+  { $id: 'Cost', title: 'Cost' },
+);
+
+/** One payment request (the group of its ledger slices). */
+export const Payment = Type.Object(
+  {
+    id: Uuid,
+    amount: Money,
+    paid_on: CalendarDate,
+    branch_id: Nullable(Uuid),
+    created_by: Type.String(),
+    created_at: DateTime,
+    reversed_at: Nullable(DateTime),
+    reversal_reason: Nullable(Type.String()),
+  },
+  { $id: 'Payment', title: 'Payment' },
 );
 
 /** An item of the collections worklist (an extension): the installment, its client and its credit's number. */
@@ -164,6 +210,13 @@ export const LedgerEntry = Type.Object(
     // extensions
     credit_id: Uuid,
     effective_date: CalendarDate,
+    origin: OneOf(['schedule', 'payment', 'accrual', 'reversal', 'rebate', 'refinance', 'correction'], {
+      description:
+        'why it exists: schedule (an installment), accrual (punitory posted), payment (cash), reversal (cancels a ' +
+        'reversed payment), correction (a payment allocated again, or punitory recomputed), rebate (interest not owed ' +
+        'at an early payoff), refinance (the settlement of a refinanced credit; no cash)',
+    }),
+    payment_id: Nullable(Uuid),
   },
   { $id: 'LedgerEntry', title: 'LedgerEntry' },
 );
@@ -226,6 +279,16 @@ export const CreditConfig = Type.Object(
     write_off_days: Days('days late that write a credit off in the daily run; 0 = never; default 0'),
     created_at: DateTime,
     updated_at: DateTime,
+    // extensions
+    amortization: OneOf(['flat', 'french'], {
+      description:
+        'flat (interest_rate is a flat fraction over the whole credit) or french (declining balance, equal ' +
+        'installments; interest_rate is the nominal annual rate); default flat',
+    }),
+    vat_rate: RateInput('VAT on interest and punitory, a fraction: 0.21 = 21 %; default 0'),
+    business_day_rule: OneOf(['none', 'next'], {
+      description: 'next: a due date on a weekend or holiday moves to the next business day; default none',
+    }),
   },
   { $id: 'CreditConfig', title: 'CreditConfig' },
 );

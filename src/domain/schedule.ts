@@ -83,7 +83,24 @@ function flatParts(amount: Decimal, rate: Decimal, vatRate: Decimal, n: number):
     const vat = vatOf(k);
     parts.push({ amount: amountOf(k), principal: amountOf(k).minus(interest).minus(vat), interest, vat });
   }
-  return parts;
+  if (parts.every((p) => p.principal.gte(0) && p.interest.gte(0) && p.vat.gte(0))) return parts;
+  // a tiny credit (2.88 at 7.3 % over 12: installments of 0.26 and 0.23, interest 0.02 each
+  // leaving −0.01 on the last) cannot split its interest evenly: each installment then carries the
+  // interest and VAT in proportion to its amount, so that no part is negative
+  const total = amount.plus(interestTotal).plus(vatTotal);
+  let soFar = new Dec(0);
+  let interestBefore = new Dec(0);
+  let vatBefore = new Dec(0);
+  return parts.map((p) => {
+    soFar = soFar.plus(p.amount);
+    const interestThrough = round2(interestTotal.times(soFar).div(total));
+    const vatThrough = round2(vatTotal.times(soFar).div(total));
+    const interest = interestThrough.minus(interestBefore);
+    const vat = vatThrough.minus(vatBefore);
+    interestBefore = interestThrough;
+    vatBefore = vatThrough;
+    return { amount: p.amount, principal: p.amount.minus(interest).minus(vat), interest, vat };
+  });
 }
 
 /**

@@ -23,6 +23,10 @@ const TOKEN = 'ul_RVGLmkKieZcx1D-p-26NPswim9n6XPS-152RsssxHMg';
 
 const OPENED = '2026-01-15T13:02:03.121Z';
 const PAID = '2026-03-20T15:40:05.100Z';
+const PAYMENT = '5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f';
+/** The disclosed cost of the example credit (100,000 at 20 % flat in 3 monthly installments). */
+const COST = { tna: 0.162162, tea: 0.174204, cft_tea: 0.193552 };
+type LedgerOrigin = 'schedule' | 'payment' | 'accrual' | 'reversal' | 'rebate' | 'refinance' | 'correction';
 
 export const ids = {
   business: BUSINESS,
@@ -76,6 +80,9 @@ export const plan = {
   write_off_days: 0,
   created_at: '2026-01-15T13:02:01.107Z',
   updated_at: '2026-01-15T13:02:01.107Z',
+  amortization: 'flat' as const,
+  vat_rate: 0,
+  business_day_rule: 'none' as const,
 };
 
 export const simulation = {
@@ -137,6 +144,8 @@ export const credit = {
   write_off_reason: null,
   total: 120000,
   start_date: '2026-01-15',
+  amortization: 'flat' as const,
+  vat_rate: 0,
 };
 
 const DUE = ['2026-03-10', '2026-04-10', '2026-05-10'];
@@ -153,6 +162,9 @@ const newInstallments = INSTALLMENTS.map((id, i) => ({
   days_late: 0,
   created_at: OPENED,
   updated_at: OPENED,
+  principal: [33333.33, 33333.33, 33333.34][i]!,
+  interest: [6666.67, 6666.67, 6666.66][i]!,
+  vat: 0,
   punitory_posted: 0,
   punitory_accrued: 0,
   paid: 0,
@@ -188,6 +200,8 @@ const scheduleEntries = INSTALLMENTS.map((installment_id, i) => ({
   created_at: OPENED,
   credit_id: CREDIT,
   effective_date: '2026-01-15',
+  origin: 'schedule' as LedgerOrigin,
+  payment_id: null as string | null,
 }));
 
 const paymentEntries = [
@@ -201,6 +215,8 @@ const paymentEntries = [
     created_at: PAID,
     credit_id: CREDIT,
     effective_date: '2026-03-20',
+    origin: 'accrual' as LedgerOrigin,
+    payment_id: null,
   },
   {
     id: '8e5c5842-bf3a-4d57-816d-193b7a4a33e4',
@@ -212,6 +228,8 @@ const paymentEntries = [
     created_at: PAID,
     credit_id: CREDIT,
     effective_date: '2026-03-20',
+    origin: 'payment' as LedgerOrigin,
+    payment_id: PAYMENT,
   },
   {
     id: 'e685f5cb-e5ae-4b93-881e-eb411005699b',
@@ -223,6 +241,8 @@ const paymentEntries = [
     created_at: PAID,
     credit_id: CREDIT,
     effective_date: '2026-03-20',
+    origin: 'payment' as LedgerOrigin,
+    payment_id: PAYMENT,
   },
 ];
 
@@ -233,12 +253,50 @@ export const creditCreated = {
   credit,
   installments: newInstallments,
   ledgerEntries: scheduleEntries,
-  balance: { punitory_posted: 0, punitory_accrued: 0, paid: 0, outstanding: 120000 },
+  balance: {
+    principal: 100000,
+    interest: 20000,
+    vat: 0,
+    punitory_posted: 0,
+    punitory_accrued: 0,
+    paid: 0,
+    outstanding: 120000,
+  },
+  cost: COST,
 };
 
 export const paymentInput = { amount: 45000, paid_on: '2026-03-20' };
 
-const balanceAfterPayment = { punitory_posted: 800, punitory_accrued: 0, paid: 45000, outstanding: 75800 };
+const balanceAfterPayment = {
+  principal: 100000,
+  interest: 20000,
+  vat: 0,
+  punitory_posted: 800,
+  punitory_accrued: 0,
+  paid: 45000,
+  outstanding: 75800,
+};
+
+/** GET /api/credits/{id}/payments */
+export const payments = [
+  {
+    id: PAYMENT,
+    amount: 45000,
+    paid_on: '2026-03-20',
+    branch_id: BRANCH,
+    created_by: KEY,
+    created_at: PAID,
+    reversed_at: null as string | null,
+    reversal_reason: null as string | null,
+  },
+];
+
+/** GET /api/credits/{id}/payoff on 2026-04-01: installment 2's interest pro rata (12 of 31 days), none of installment 3's. */
+export const payoff = {
+  as_of: '2026-04-01',
+  amount: 68780.65,
+  breakdown: { due: 0, punitory: 0, principal: 66666.67, interest: 2113.98, vat: 0, rebate: 11219.35 },
+};
 
 /** POST /api/credits/{id}/payments: only the entries the payment created. */
 export const paymentResult = {
@@ -246,6 +304,7 @@ export const paymentResult = {
   installments: paidInstallments,
   ledgerEntries: paymentEntries,
   balance: balanceAfterPayment,
+  cost: COST,
 };
 
 /** GET /api/credits/{id} after the payment. */
@@ -254,6 +313,7 @@ export const creditDetail = {
   installments: paidInstallments,
   ledgerEntries: ledger,
   balance: balanceAfterPayment,
+  cost: COST,
 };
 
 export const clientFile = {
@@ -325,6 +385,7 @@ export const summary = {
   clients: 1,
   credits: { active: 1, refinanced: 0, closed: 0, written_off: 0, inactive: 0 },
   disbursed: 100000,
+  disbursed_refinanced: 0,
   outstanding: 75800,
   written_off_outstanding: 0,
   overdue: 0,
@@ -373,6 +434,8 @@ export const refinanced = {
     id,
     credit_id: NEW_CREDIT,
     amount: 32000,
+    principal: [26666.67, 26666.67, 26666.66][i]!,
+    interest: [5333.33, 5333.33, 5333.34][i]!,
     due_date: ['2026-05-10', '2026-06-10', '2026-07-10'][i]!,
     created_at: REFINANCED_AT,
     updated_at: REFINANCED_AT,
@@ -390,5 +453,14 @@ export const refinanced = {
     credit_id: NEW_CREDIT,
     effective_date: '2026-03-20',
   })),
-  balance: { punitory_posted: 0, punitory_accrued: 0, paid: 0, outstanding: 96000 },
+  balance: {
+    principal: 80000,
+    interest: 16000,
+    vat: 0,
+    punitory_posted: 0,
+    punitory_accrued: 0,
+    paid: 0,
+    outstanding: 96000,
+  },
+  cost: COST,
 };

@@ -10,8 +10,10 @@ import {
   ClientFile,
   Credit,
   CreditConfig,
+  Cost,
   Installment,
   LedgerEntry,
+  Payment,
   UploadSession,
   UUID_FORMAT,
   Uuid,
@@ -48,6 +50,8 @@ export const SHARED_SCHEMAS = [
   AuditLogEntry,
   Branch,
   UploadSession,
+  Payment,
+  Cost,
 ];
 
 export const Page = <T extends TSchema>(item: T) =>

@@ -135,18 +135,20 @@ function batchPostings(
     const states = insts.map((i) => stateFromHistory(i, historyOf.get(i.id)));
     const { postings, atStorableMax } = punitoryPostings(states, creditTerms(c), o.asOf, stopDate(c, o.timezone));
     if (atStorableMax.length > 0) out.clamped.push(c.id);
-    for (const { state, amount } of postings) {
+    for (const { state, amount, vat } of postings) {
       out.rows.push({
         credit_id: c.id,
         installment_id: state.id,
         type: 'punitory',
+        origin: amount.lt(0) ? 'correction' : 'accrual',
         amount: toMoneyString(amount),
+        vat_part: toMoneyString(vat),
         effective_date: o.asOf,
         branch_id: c.branch_id,
         created_by: o.actor,
       });
       out.total = out.total.plus(amount);
-      addPunitory(state, amount);
+      addPunitory(state, amount, vat);
       // only a correction (negative) could change a status; kept general
       const before = byId.get(state.id)!;
       const next = statusOf(state);

@@ -4,6 +4,8 @@
 import type { Credit, CreditStatus, LedgerEntry } from '../db/schema.ts';
 import {
   Dec,
+  STORABLE_MAX,
+  round2,
   atStorableMax,
   cumulativePunitory,
   installmentStatus,
@@ -22,6 +24,10 @@ export interface InstallmentLike {
   number: number;
   amount: string;
   due_date: string;
+  /** the parts of amount; absent (a test's bare row): all principal */
+  interest?: string;
+  vat?: string;
+  tolerance_days?: number;
 }
 
 export interface InstallmentState {
@@ -29,8 +35,18 @@ export interface InstallmentState {
   number: number;
   dueDate: string;
   amount: Decimal;
+  /** the VAT and interest in amount */
+  vat: Decimal;
+  interest: Decimal;
+  /** days after a due date that is not a business day before it can be late (src/domain/businessDays.ts) */
+  toleranceDays: number;
+  /** what is paid of amount (VAT, interest and principal), and of it the VAT and the interest */
   principalPaid: Decimal;
+  vatPaid: Decimal;
+  interestPaid: Decimal;
+  /** punitory posted, VAT included, and the VAT in it */
   punitoryPosted: Decimal;
+  punitoryVatPosted: Decimal;
   punitoryPaid: Decimal;
   /** this installment's payment slices, in date order */
   payments: InstallmentPayment[];
@@ -39,16 +55,23 @@ export interface InstallmentState {
 type TermsSource = Pick<
   Credit,
   'daily_punitory_rate' | 'punitory_mode' | 'grace_days' | 'max_punitory_days' | 'punitory_cap_pct'
->;
+> &
+  Partial<Pick<Credit, 'vat_rate'>>;
+
+/** The punitory terms snapshotted on the credit, and the VAT rate its punitory carries. */
+export interface CreditTerms extends PunitoryTerms {
+  vatRate: Decimal;
+}
 
 /** The punitory terms snapshotted on the credit. */
-export function creditTerms(c: TermsSource): PunitoryTerms {
+export function creditTerms(c: TermsSource): CreditTerms {
   return {
     dailyRate: money(c.daily_punitory_rate),
     mode: c.punitory_mode,
     graceDays: c.grace_days,
     maxDays: c.max_punitory_days,
     capPct: money(c.punitory_cap_pct),
+    vatRate: money(String(c.vat_rate ?? 0)),
   };
 }
 
@@ -63,46 +86,67 @@ function emptyState(i: InstallmentLike): InstallmentState {
     number: i.number,
     dueDate: i.due_date,
     amount: money(i.amount),
+    vat: money(i.vat ?? 0),
+    interest: money(i.interest ?? 0),
+    toleranceDays: i.tolerance_days ?? 0,
     principalPaid: new Dec(0),
+    vatPaid: new Dec(0),
+    interestPaid: new Dec(0),
     punitoryPosted: new Dec(0),
+    punitoryVatPosted: new Dec(0),
     punitoryPaid: new Dec(0),
     payments: [],
   };
 }
 
-/** Punitory posted on the installment (a negative amount is a correction). */
-export function addPunitory(s: InstallmentState, amount: Decimal) {
+/** Punitory posted on the installment, VAT included (a negative amount is a correction). */
+export function addPunitory(s: InstallmentState, amount: Decimal, vat: Decimal = new Dec(0)) {
   s.punitoryPosted = s.punitoryPosted.plus(amount);
+  s.punitoryVatPosted = s.punitoryVatPosted.plus(vat);
 }
 
 /** One payment slice on the installment; slices come in date order. */
-export function addPayment(s: InstallmentState, p: InstallmentPayment) {
+export function addPayment(s: InstallmentState, p: InstallmentPayment & { vat?: Decimal; interest?: Decimal }) {
   s.principalPaid = s.principalPaid.plus(p.principal);
   s.punitoryPaid = s.punitoryPaid.plus(p.punitory);
-  s.payments.push(p);
+  if (p.vat) s.vatPaid = s.vatPaid.plus(p.vat);
+  if (p.interest) s.interestPaid = s.interestPaid.plus(p.interest);
+  s.payments.push({ paidOn: p.paidOn, principal: p.principal, punitory: p.punitory });
 }
 
+type EntryLike = Pick<LedgerEntry, 'type' | 'amount' | 'punitory_part' | 'effective_date'> &
+  Partial<Pick<LedgerEntry, 'vat_part' | 'interest_part'>>;
+
 /** Applies one ledger entry (punitory or payment) to the state of its installment. */
-export function applyEntry(
-  s: InstallmentState,
-  e: Pick<LedgerEntry, 'type' | 'amount' | 'punitory_part' | 'effective_date'>,
-) {
+export function applyEntry(s: InstallmentState, e: EntryLike) {
   if (e.type === 'punitory') {
-    addPunitory(s, money(e.amount));
+    addPunitory(s, money(e.amount), money(e.vat_part ?? 0));
   } else if (e.type === 'payment') {
     const punitory = money(e.punitory_part);
-    addPayment(s, { paidOn: e.effective_date, principal: money(e.amount).minus(punitory), punitory });
+    addPayment(s, {
+      paidOn: e.effective_date,
+      principal: money(e.amount).minus(punitory),
+      punitory,
+      vat: money(e.vat_part ?? 0),
+      interest: money(e.interest_part ?? 0),
+    });
   }
 }
 
 /** The installment's state from its aggregated history (the daily run reads it in one query, not entry by entry). */
 export function stateFromHistory(
   i: InstallmentLike,
-  h: { punitory_posted: string; payments: [paidOn: string, principal: string, punitory: string][] | null } | undefined,
+  h:
+    | {
+        punitory_posted: string;
+        punitory_vat_posted?: string;
+        payments: [paidOn: string, principal: string, punitory: string][] | null;
+      }
+    | undefined,
 ): InstallmentState {
   const s = emptyState(i);
   if (!h) return s;
-  addPunitory(s, money(h.punitory_posted));
+  addPunitory(s, money(h.punitory_posted), money(h.punitory_vat_posted ?? 0));
   for (const [paidOn, principal, punitory] of h.payments ?? [])
     addPayment(s, { paidOn, principal: money(principal), punitory: money(punitory) });
   return s;
@@ -110,7 +154,7 @@ export function stateFromHistory(
 
 export function buildStates(
   installments: InstallmentLike[],
-  ledger: Pick<LedgerEntry, 'installment_id' | 'type' | 'amount' | 'punitory_part' | 'effective_date' | 'created_at'>[],
+  ledger: (EntryLike & Pick<LedgerEntry, 'installment_id' | 'created_at'>)[],
 ): InstallmentState[] {
   const states = installments.map(emptyState).sort((a, b) => a.number - b.number);
   const byId = new Map(states.map((s) => [s.id, s]));
@@ -126,18 +170,31 @@ export function buildStates(
   return states;
 }
 
-/** Cumulative punitory of one installment as of a date, from its payment history. */
-export function cumulativeOf(s: InstallmentState, terms: PunitoryTerms, asOf: string, stop: string | null): Decimal {
+/** Cumulative punitory of one installment as of a date, before VAT, from its payment history. */
+export function netCumulativeOf(s: InstallmentState, terms: PunitoryTerms, asOf: string, stop: string | null): Decimal {
   if (terms.dailyRate.lte(0)) return new Dec(0);
+  // a due date that is not a business day cannot be late before the next business day
+  const graceDays = Math.max(terms.graceDays, s.toleranceDays);
   return cumulativePunitory(
     { amount: s.amount, dueDate: s.dueDate, payments: s.payments, asOf, stopDate: stop },
-    terms,
+    graceDays === terms.graceDays ? terms : { ...terms, graceDays },
   );
 }
 
+/** The punitory owed with its VAT, from the net figure: rounded, never past the storable maximum. */
+export function withVat(net: Decimal, vatRate: Decimal): Decimal {
+  if (vatRate.isZero() || net.isZero()) return net;
+  return Dec.min(round2(net.times(vatRate.plus(1))), STORABLE_MAX);
+}
+
+/** Cumulative punitory of one installment as of a date, VAT included, from its payment history. */
+export function cumulativeOf(s: InstallmentState, terms: CreditTerms, asOf: string, stop: string | null): Decimal {
+  return withVat(netCumulativeOf(s, terms, asOf, stop), terms.vatRate);
+}
+
 export interface Postings {
-  /** per installment, what to post so the posted total equals the cumulative figure (zeros left out) */
-  postings: { state: InstallmentState; amount: Decimal }[];
+  /** per installment, what to post so the posted total equals the cumulative figure (zeros left out), and the VAT in it */
+  postings: { state: InstallmentState; amount: Decimal; vat: Decimal }[];
   /** the installments whose cumulative figure stopped at the storable maximum */
   atStorableMax: InstallmentState[];
 }
@@ -145,16 +202,18 @@ export interface Postings {
 /** What to post so each installment's posted total equals its cumulative figure as of asOf. */
 export function punitoryPostings(
   states: InstallmentState[],
-  terms: PunitoryTerms,
+  terms: CreditTerms,
   asOf: string,
   stop: string | null,
 ): Postings {
   const out: Postings = { postings: [], atStorableMax: [] };
   for (const s of states) {
-    const cumulative = cumulativeOf(s, terms, asOf, stop);
+    const net = netCumulativeOf(s, terms, asOf, stop);
+    const cumulative = withVat(net, terms.vatRate);
     if (atStorableMax(cumulative)) out.atStorableMax.push(s);
     const diff = punitoryToPost(cumulative, s.punitoryPosted);
-    if (!diff.isZero()) out.postings.push({ state: s, amount: diff });
+    if (!diff.isZero())
+      out.postings.push({ state: s, amount: diff, vat: cumulative.minus(net).minus(s.punitoryVatPosted) });
   }
   return out;
 }
@@ -167,6 +226,8 @@ export function balanceOf(s: InstallmentState, punitoryOwed?: Decimal): Installm
     amount: s.amount,
     principalPaid: s.principalPaid,
     punitoryOwed: punitoryOwed ?? s.punitoryPosted.minus(s.punitoryPaid),
+    vatDue: s.vat.minus(s.vatPaid),
+    interestDue: s.interest.minus(s.interestPaid),
   };
 }
 

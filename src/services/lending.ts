@@ -5,19 +5,23 @@
 import type { Kysely, Transaction } from 'kysely';
 import { withActor } from '../db/connection.ts';
 import type { ActorContext } from './context.ts';
-import type { Credit, DB, Installment, LedgerEntry } from '../db/schema.ts';
+import type { Credit, DB, Installment, LedgerEntry, Payment } from '../db/schema.ts';
 import { getClient } from '../db/repositories/clients.ts';
-import { insertNumberedCredit, lockCredit, sharePlan, updateCredit } from '../db/repositories/credits.ts';
+import { getCredit, insertNumberedCredit, lockCredit, sharePlan, updateCredit } from '../db/repositories/credits.ts';
 import { insertSchedule, installmentsOfCredit } from '../db/repositories/installments.ts';
-import { hasPayments, ledgerOfCredit } from '../db/repositories/ledger.ts';
+import { ledgerOfCredit } from '../db/repositories/ledger.ts';
+import { paymentsOfCredit } from '../db/repositories/payments.ts';
 import { postedThrough } from '../db/repositories/creditAccruals.ts';
 import { applyCreditChanges, type CreditChanges, type StagedEntry } from '../db/repositories/creditChanges.ts';
 import {
   allocatePayment,
   scheduleFor,
   compareDates,
+  daysBetween,
+  Dec,
   money,
   outstanding,
+  round2,
   STORABLE_MAX,
   toMoneyString,
   type Decimal,
@@ -25,6 +29,7 @@ import {
 } from '../domain/index.ts';
 import { conflict, notFound, unprocessable } from '../domain/errors.ts';
 import {
+  addPayment,
   applyEntry,
   balanceOf,
   buildStates,
@@ -36,6 +41,12 @@ import {
   type InstallmentState,
 } from './ledgerState.ts';
 import { chosenBranch, inheritedBranch, usableBranch } from './branches.ts';
+import { nextBusinessDay, toleranceDays } from '../domain/businessDays.ts';
+
+// TEMPORARY until the holidays stream merges (services/holidays.ts holidaySet)
+async function holidaySet(_trx: Transaction<DB>, _businessId: string): Promise<Set<string>> {
+  return new Set();
+}
 
 /** Who acts, for which business, in which time zone (its "today"). */
 export type LendingContext = ActorContext;
@@ -85,6 +96,21 @@ async function createCreditIn(
 
   const schedule = scheduleFor(plan, amount, startDate);
   if (schedule.total.gt(STORABLE_MAX)) throw unprocessable('the credit total (amount plus interest) is too large');
+  // a due date on a weekend or holiday: moved to the next business day under the `next` rule;
+  // either way it cannot be late before the end of the next business day (tolerance_days)
+  const holidays = await holidaySet(trx, bid);
+  const rows = schedule.installments.map((i) => {
+    const dueDate = plan.business_day_rule === 'next' ? nextBusinessDay(i.dueDate, holidays) : i.dueDate;
+    return {
+      number: i.number,
+      amount: toMoneyString(i.amount),
+      principal: toMoneyString(i.principal),
+      interest: toMoneyString(i.interest),
+      vat: toMoneyString(i.vat),
+      due_date: dueDate,
+      tolerance_days: toleranceDays(dueDate, holidays),
+    };
+  });
 
   const credit = await insertNumberedCredit(trx, bid, {
     client_id: input.clientId,
@@ -108,14 +134,15 @@ async function createCreditIn(
     max_punitory_days: plan.max_punitory_days,
     punitory_cap_pct: plan.punitory_cap_pct,
     write_off_days: plan.write_off_days,
+    amortization: plan.amortization,
+    vat_rate: plan.vat_rate,
+    business_day_rule: plan.business_day_rule,
   });
-  const { installments, entries: ledgerEntries } = await insertSchedule(
-    trx,
-    bid,
-    credit.id,
-    schedule.installments.map((i) => ({ number: i.number, amount: toMoneyString(i.amount), due_date: i.dueDate })),
-    { effective_date: startDate, branch_id: branchId, created_by: ctx.actor },
-  );
+  const { installments, entries: ledgerEntries } = await insertSchedule(trx, bid, credit.id, rows, {
+    effective_date: startDate,
+    branch_id: branchId,
+    created_by: ctx.actor,
+  });
   return { credit, installments, ledgerEntries };
 }
 
@@ -154,125 +181,262 @@ export async function creditDetail(
 interface Loaded {
   credit: Credit;
   installments: Installment[];
-  states: InstallmentState[];
   ledger: LedgerEntry[];
+  /** every payment of the credit, reversed ones included, in the order they apply */
+  payments: Payment[];
   /** the date punitory is posted through (credit_accruals), null when never */
   postedThrough: string | null;
   /** an installment's punitory stopped at the storable maximum in a posting of this use case */
   atStorableMax: boolean;
-  /** what this use case has decided to write, applied to `states` already; written by `flush` */
-  staged: { entries: StagedEntry[]; accruedThrough: string | null };
+  /** what this use case has decided to write; written by `flush` */
+  staged: {
+    entries: StagedEntry[];
+    accruedThrough: string | null;
+    payment: CreditChanges['payment'];
+    reversal: CreditChanges['reversal'];
+  };
 }
 
 async function loadLocked(trx: Transaction<DB>, ctx: LendingContext, creditId: string): Promise<Loaded> {
   const credit = await lockCredit(trx, ctx.businessId, creditId);
   if (!credit) throw notFound('credit');
   // read after the lock: every writer of these holds it
-  const [installments, ledger, posted] = await Promise.all([
+  const [installments, ledger, payments, posted] = await Promise.all([
     installmentsOfCredit(trx, ctx.businessId, credit.id),
     ledgerOfCredit(trx, ctx.businessId, credit.id),
+    paymentsOfCredit(trx, ctx.businessId, credit.id),
     postedThrough(trx, ctx.businessId, [credit.id]),
   ]);
   return {
     credit,
     installments,
     ledger,
-    states: buildStates(installments, ledger),
+    payments,
     postedThrough: posted.get(credit.id) ?? null,
     atStorableMax: false,
-    staged: { entries: [], accruedThrough: null },
+    staged: { entries: [], accruedThrough: null, payment: null, reversal: null },
   };
 }
 
-/** Posts punitory up to `date` unless it is already posted that far, and moves the watermark. */
-function accrueTo(ctx: LendingContext, l: Loaded, date: string): void {
-  if (l.postedThrough !== null && compareDates(date, l.postedThrough) <= 0) return;
-  postPunitory(ctx, l, date);
-  l.staged.accruedThrough = date;
-  l.postedThrough = date;
+/** The installments' states from the ledger as written plus what is staged. */
+function statesOf(l: Loaded): InstallmentState[] {
+  // staged entries sort after the written ones of the same effective date
+  const at = new Date(8.64e15);
+  return buildStates(l.installments, [
+    ...l.ledger,
+    ...l.staged.entries.map((e) => ({
+      ...e,
+      amount: String(e.amount),
+      punitory_part: String(e.punitory_part ?? 0),
+      vat_part: String(e.vat_part ?? 0),
+      interest_part: String(e.interest_part ?? 0),
+      created_at: at,
+    })),
+  ]);
 }
 
-/** Posts the punitory owed as of asOf (idempotent: cumulative − posted), effective asOf. */
+/**
+ * Posts the punitory owed as of asOf (idempotent: cumulative − posted), effective asOf, and moves
+ * the watermark there (never backwards): a posting at an event.
+ */
 function postPunitory(ctx: LendingContext, l: Loaded, asOf: string): void {
   const { postings, atStorableMax } = punitoryPostings(
-    l.states,
+    statesOf(l),
     creditTerms(l.credit),
     asOf,
     stopDate(l.credit, ctx.timezone),
   );
   if (atStorableMax.length > 0) l.atStorableMax = true;
-  stage(
-    l,
-    postings.map((p) => ({
+  for (const p of postings)
+    l.staged.entries.push({
+      id: crypto.randomUUID(),
       installment_id: p.state.id,
       type: 'punitory',
+      origin: p.amount.lt(0) ? 'correction' : 'accrual',
       amount: toMoneyString(p.amount),
+      vat_part: toMoneyString(p.vat),
       effective_date: asOf,
       branch_id: l.credit.branch_id,
       created_by: ctx.actor,
-    })),
-  );
-}
-
-/** Stages the entries (written by `flush`) and applies them to the installments' states now. */
-function stage(l: Loaded, rows: Omit<StagedEntry, 'id'>[]): void {
-  for (const r of rows) {
-    const e = { ...r, id: crypto.randomUUID() };
-    l.staged.entries.push(e);
-    applyEntry(l.states.find((s) => s.id === e.installment_id)!, {
-      type: e.type,
-      amount: String(e.amount),
-      punitory_part: String(e.punitory_part ?? 0),
-      effective_date: e.effective_date,
     });
+  if (l.postedThrough === null || compareDates(asOf, l.postedThrough) > 0) {
+    l.staged.accruedThrough = asOf;
+    l.postedThrough = asOf;
   }
 }
 
-/** One payment: an allocation's slices as payment entries of the credit under one payment id. */
-function postPayment(
+type SliceOrigin = 'payment' | 'correction' | 'reversal' | 'rebate' | 'refinance';
+
+/** One entry per slice, of the payment paymentId, effective paidOn. */
+function stageSlices(
   ctx: LendingContext,
   l: Loaded,
   slices: PaymentSlice[],
-  o: { paidOn: string; branchId: string | null },
+  o: { origin: SliceOrigin; paymentId: string; paidOn: string; branchId: string | null },
 ): void {
-  const paymentId = crypto.randomUUID();
-  stage(
-    l,
-    slices.map((s) => ({
+  for (const s of slices)
+    l.staged.entries.push({
+      id: crypto.randomUUID(),
       installment_id: s.installmentId,
-      type: 'payment' as const,
+      type: 'payment',
+      origin: o.origin,
       amount: toMoneyString(s.amount),
       punitory_part: toMoneyString(s.punitory),
+      vat_part: toMoneyString(s.vat),
+      interest_part: toMoneyString(s.interest),
       effective_date: o.paidOn,
-      payment_id: paymentId,
+      payment_id: o.paymentId,
       branch_id: o.branchId,
       created_by: ctx.actor,
-    })),
-  );
+    });
+}
+
+const ZERO = new Dec(0);
+const zeroSlice = (installmentId: string): PaymentSlice => ({
+  installmentId,
+  amount: ZERO,
+  principal: ZERO,
+  punitory: ZERO,
+  vat: ZERO,
+  interest: ZERO,
+});
+const addSlice = (a: PaymentSlice, b: PaymentSlice, sign = 1): PaymentSlice => ({
+  installmentId: a.installmentId,
+  amount: a.amount.plus(b.amount.times(sign)),
+  principal: a.principal.plus(b.principal.times(sign)),
+  punitory: a.punitory.plus(b.punitory.times(sign)),
+  vat: a.vat.plus(b.vat.times(sign)),
+  interest: a.interest.plus(b.interest.times(sign)),
+});
+const sliceOf = (e: LedgerEntry): PaymentSlice => {
+  const punitory = money(e.punitory_part);
+  return {
+    installmentId: e.installment_id,
+    amount: money(e.amount),
+    principal: money(e.amount).minus(punitory),
+    punitory,
+    vat: money(e.vat_part),
+    interest: money(e.interest_part),
+  };
+};
+const isZeroSlice = (s: PaymentSlice) =>
+  s.amount.isZero() && s.punitory.isZero() && s.vat.isZero() && s.interest.isZero();
+
+/** Per installment, the net of these entries (in installment order of first appearance). */
+function netSlices(entries: LedgerEntry[]): Map<string, PaymentSlice> {
+  const out = new Map<string, PaymentSlice>();
+  for (const e of entries)
+    out.set(e.installment_id, addSlice(out.get(e.installment_id) ?? zeroSlice(e.installment_id), sliceOf(e)));
+  return out;
+}
+
+/** A payment as the allocation replays it. */
+interface Replayed {
+  id: string;
+  amount: Decimal;
+  paidOn: string;
+  /** the new payment (its refusal names its own amount) */
+  isNew: boolean;
+}
+
+/**
+ * Allocates these payments again from the schedule alone, in order, each against what was owed on
+ * its date (punitory as of that date, given the payments before it), as if no other payment had
+ * ever been made: what a reversal or a payment dated before others leaves (DOMAIN.md "Payment
+ * reversal"). A payment's early-payoff rebate applies just before it. Throws 422 when a payment no
+ * longer fits (a backdated payment that, with the later ones, would pay more than is owed).
+ */
+function replay(ctx: LendingContext, l: Loaded, payments: Replayed[]): Map<string, PaymentSlice[]> {
+  const terms = creditTerms(l.credit);
+  const stop = stopDate(l.credit, ctx.timezone);
+  const states = buildStates(l.installments, []);
+  const byId = new Map(states.map((s) => [s.id, s]));
+  const rebates = [...l.ledger, ...(l.staged.entries as unknown as LedgerEntry[])].filter((e) => e.origin === 'rebate');
+  const out = new Map<string, PaymentSlice[]>();
+  for (const p of payments) {
+    for (const e of rebates)
+      if (e.payment_id === p.id) applyEntry(byId.get(e.installment_id)!, { ...e, amount: String(e.amount) });
+    const balances = states.map((s) => balanceOf(s, cumulativeOf(s, terms, p.paidOn, stop).minus(s.punitoryPaid)));
+    const allocation = allocatePayment(p.amount, balances);
+    if (allocation.unallocated.gt(0)) {
+      const owed = outstanding(balances);
+      if (p.isNew)
+        throw unprocessable(
+          `amount ${toMoneyString(p.amount)} is more than the outstanding balance ${toMoneyString(owed)} as of ${p.paidOn}`,
+          [{ path: '/amount', message: `at most ${toMoneyString(owed)}` }],
+        );
+      throw unprocessable(
+        `with the payments made after it, the credit would be paid ${toMoneyString(allocation.unallocated)} more than it owes (the payment of ${p.paidOn} no longer fits)`,
+        [{ path: '/amount', message: `at most ${toMoneyString(p.amount.minus(allocation.unallocated))} less` }],
+      );
+    }
+    for (const sl of allocation.slices) addPayment(byId.get(sl.installmentId)!, { paidOn: p.paidOn, ...sl });
+    out.set(p.id, allocation.slices);
+  }
+  return out;
+}
+
+/**
+ * Brings every active payment's entries in line with the replay: a correction entry (effective on
+ * the payment's date) per installment whose slice changed. Nothing written is edited.
+ */
+function stageCorrections(ctx: LendingContext, l: Loaded, replayed: Map<string, PaymentSlice[]>, skip: string | null) {
+  for (const p of l.payments) {
+    if (p.reversed_at !== null || p.id === skip) continue;
+    const desired = replayed.get(p.id) ?? [];
+    const written = netSlices(
+      l.ledger.filter((e) => e.payment_id === p.id && (e.origin === 'payment' || e.origin === 'correction')),
+    );
+    const diffs: PaymentSlice[] = [];
+    const seen = new Set<string>();
+    for (const d of desired) {
+      seen.add(d.installmentId);
+      const diff = addSlice(d, written.get(d.installmentId) ?? zeroSlice(d.installmentId), -1);
+      if (!isZeroSlice(diff)) diffs.push(diff);
+    }
+    for (const [id, w] of written) {
+      if (seen.has(id) || isZeroSlice(w)) continue;
+      diffs.push(addSlice(zeroSlice(id), w, -1));
+    }
+    const order = new Map(l.installments.map((i) => [i.id, i.number]));
+    diffs.sort((a, b) => order.get(a.installmentId)! - order.get(b.installmentId)!);
+    stageSlices(ctx, l, diffs, { origin: 'correction', paymentId: p.id, paidOn: p.paid_on, branchId: p.branch_id });
+  }
+}
+
+/** The active payments in the order they apply, as the replay takes them. */
+function activePayments(l: Loaded): Replayed[] {
+  return l.payments
+    .filter((p) => p.reversed_at === null)
+    .map((p) => ({ id: p.id, amount: money(p.amount), paidOn: p.paid_on, isNew: false }));
 }
 
 /**
  * Writes what is staged in one statement, with every installment's status and paid_date brought in
- * line with its sums and a fully paid active credit closed; `l` then holds the rows as written.
- * Returns the entries written (what the use case created).
+ * line with its sums, a fully paid active credit closed and a closed one that owes again reopened;
+ * `l` then holds the rows as written. Returns the entries written (what the use case created).
  */
 async function flush(trx: Transaction<DB>, ctx: LendingContext, l: Loaded): Promise<LedgerEntry[]> {
+  const states = statesOf(l);
   const moved: CreditChanges['installments'] = [];
   for (const inst of l.installments) {
-    const next = statusOf(l.states.find((x) => x.id === inst.id)!);
+    const next = statusOf(states.find((x) => x.id === inst.id)!);
     if (next.status !== inst.status || next.paidDate !== inst.paid_date)
       moved.push({ id: inst.id, status: next.status, paid_date: next.paidDate });
   }
-  const allPaid = l.states.every((s) => statusOf(s).status === 'paid');
-  const creditStatus = allPaid && l.credit.status === 'active' ? 'closed' : null;
+  const allPaid = states.every((s) => statusOf(s).status === 'paid');
+  const creditStatus =
+    allPaid && l.credit.status === 'active' ? 'closed' : !allPaid && l.credit.status === 'closed' ? 'active' : null;
   const { entries, now } = await applyCreditChanges(trx, ctx.businessId, {
     creditId: l.credit.id,
     entries: l.staged.entries,
     accruedThrough: l.staged.accruedThrough,
     installments: moved,
     creditStatus,
+    payment: l.staged.payment,
+    reversal: l.staged.reversal,
   });
-  l.staged = { entries: [], accruedThrough: null };
+  l.staged = { entries: [], accruedThrough: null, payment: null, reversal: null };
   // the rows as a re-read would give them, without the re-read
   const byId = new Map(moved.map((m) => [m.id, m]));
   l.installments = l.installments.map((i) => {
@@ -282,13 +446,6 @@ async function flush(trx: Transaction<DB>, ctx: LendingContext, l: Loaded): Prom
   if (creditStatus) l.credit = { ...l.credit, status: creditStatus, updated_at: now };
   l.ledger = [...l.ledger, ...entries];
   return entries;
-}
-
-function lastPaymentDate(ledger: LedgerEntry[]): string | null {
-  let last: string | null = null;
-  for (const e of ledger)
-    if (e.type === 'payment' && (last === null || e.effective_date > last)) last = e.effective_date;
-  return last;
 }
 
 // ---------------------------------------------------------------- payments
@@ -303,6 +460,8 @@ export interface PaymentInput {
 export interface PaymentResult extends CreditDetailRows {
   /** only the entries this payment created: punitory posted, payment slices, corrections */
   created: LedgerEntry[];
+  /** the payment recorded */
+  paymentId: string;
   /** some installment's punitory stopped at the storable maximum (the route logs it) */
   punitoryAtStorableMax: boolean;
 }
@@ -336,39 +495,42 @@ export async function registerPayment(
       throw unprocessable(`paid_on ${paidOn} is before the credit's start date ${credit.start_date}`, [
         { path: '/paid_on', message: 'before start_date' },
       ]);
-    const lastPaid = lastPaymentDate(l.ledger);
-    if (lastPaid && compareDates(paidOn, lastPaid) < 0)
-      throw unprocessable(`paid_on ${paidOn} is before the credit's last payment (${lastPaid})`, [
-        { path: '/paid_on', message: 'before the last payment' },
-      ]);
     const branchId = await chosenBranch(trx, credit, input.branchId);
+    const paymentId = crypto.randomUUID();
+    // 0. punitory up to the payment's date, before anything is allocated (a payment counts from
+    //    the next day, so this does not depend on it)
+    if (l.postedThrough === null || compareDates(paidOn, l.postedThrough) > 0) postPunitory(ctx, l, paidOn);
+    const active = activePayments(l);
+    const latest = active.every((p) => compareDates(p.paidOn, paidOn) <= 0);
 
-    const postedThrough = l.postedThrough;
-    const backdated = postedThrough !== null && compareDates(paidOn, postedThrough) < 0;
-    const terms = creditTerms(credit);
-    const stop = stopDate(credit, ctx.timezone);
-
-    // 1. punitory up to the payment's date, before anything is allocated
-    if (!backdated) accrueTo(ctx, l, paidOn);
-
-    // 2. allocation against what was owed on paid_on. A backdated payment (before punitory
-    //    already posted) owes the punitory of its own date, not the later posting.
-    const balances = l.states.map((s) =>
-      backdated ? balanceOf(s, cumulativeOf(s, terms, paidOn, stop).minus(s.punitoryPaid)) : balanceOf(s),
-    );
-    const owed = outstanding(balances);
-    const allocation = allocatePayment(amount, balances);
-    if (allocation.unallocated.gt(0)) {
-      throw unprocessable(
-        `amount ${toMoneyString(amount)} is more than the outstanding balance ${toMoneyString(owed)} as of ${paidOn}`,
-        [{ path: '/amount', message: `at most ${toMoneyString(owed)}` }],
-      );
+    // 1. an early payoff: a payment of exactly the payoff amount, dated on or after every other,
+    //    first writes off the interest not owed (the rebate)
+    if (latest) {
+      const quote = payoffOf(ctx, l, paidOn);
+      if (quote.breakdown.rebate.gt(0) && amount.eq(quote.amount))
+        stageSlices(ctx, l, quote.rebates, { origin: 'rebate', paymentId, paidOn, branchId });
     }
-    postPayment(ctx, l, allocation.slices, { paidOn, branchId });
 
-    // 3. a backdated payment changed the history: recompute up to the latest posting and post
-    //    the difference (negative when too much had been charged)
-    if (backdated) postPunitory(ctx, l, postedThrough!);
+    // 2. every active payment and this one allocated in date order (this one after those of its
+    //    date); unchanged earlier payments give no entry
+    const list = [...active, { id: paymentId, amount, paidOn, isNew: true }].sort(
+      (a, b) => compareDates(a.paidOn, b.paidOn) || Number(a.isNew) - Number(b.isNew),
+    );
+    const replayed = replay(ctx, l, list);
+    stageCorrections(ctx, l, replayed, null);
+    stageSlices(ctx, l, replayed.get(paymentId)!, { origin: 'payment', paymentId, paidOn, branchId });
+    l.staged.payment = {
+      id: paymentId,
+      amount: toMoneyString(amount),
+      paid_on: paidOn,
+      branch_id: branchId,
+      created_by: ctx.actor,
+    };
+
+    // 3. a payment dated before punitory already posted changed the history: the punitory up to
+    //    the latest posting, computed again, and the difference posted (negative when too much had
+    //    been charged); nothing otherwise
+    postPunitory(ctx, l, l.postedThrough!);
 
     const created = await flush(trx, ctx, l);
     const result = {
@@ -376,6 +538,7 @@ export async function registerPayment(
       installments: l.installments,
       ledgerEntries: l.ledger,
       created,
+      paymentId,
       punitoryAtStorableMax: l.atStorableMax,
     };
     await beforeCommit?.(trx, result);
@@ -383,7 +546,170 @@ export async function registerPayment(
   });
 }
 
+/** A credit's payments, reversed ones included, in the order they apply. */
+export async function listPayments(db: Kysely<DB>, ctx: LendingContext, creditId: string): Promise<Payment[]> {
+  const credit = await getCredit(db, ctx.businessId, creditId);
+  if (!credit) throw notFound('credit');
+  return paymentsOfCredit(db, ctx.businessId, creditId);
+}
+
+/**
+ * Undoes one payment: entries cancelling its slices (and its rebate), then every later payment
+ * allocated again as if it had never been made, punitory recomputed up to today, statuses after.
+ */
+export async function reversePayment(
+  db: Kysely<DB>,
+  ctx: LendingContext,
+  creditId: string,
+  paymentId: string,
+  reason: string,
+  beforeCommit?: BeforeCommit<CreditDetailRows>,
+): Promise<CreditDetailRows> {
+  return withActor(db, ctx.actor, async (trx) => {
+    const l = await loadLocked(trx, ctx, creditId);
+    const payment = l.payments.find((p) => p.id === paymentId);
+    if (!payment) throw notFound('payment');
+    if (payment.reversed_at !== null)
+      throw conflict(`the payment was already reversed (${new Date(payment.reversed_at).toISOString()})`);
+    if (l.credit.status === 'refinanced' || l.credit.status === 'inactive')
+      throw conflict(`the credit is ${l.credit.status}: its payments can no longer be reversed`);
+
+    // what it owes up to today with the history as it stands, then the history without the payment
+    postThrough(ctx, l, ctx.today);
+    const own = netSlices(l.ledger.filter((e) => e.payment_id === paymentId));
+    stageSlices(
+      ctx,
+      l,
+      [...own.values()].filter((s) => !isZeroSlice(s)).map((s) => addSlice(zeroSlice(s.installmentId), s, -1)),
+      { origin: 'reversal', paymentId, paidOn: payment.paid_on, branchId: payment.branch_id },
+    );
+    l.staged.reversal = { paymentId, reason, by: ctx.actor };
+    const rest = activePayments(l).filter((p) => p.id !== paymentId);
+    stageCorrections(ctx, l, replay(ctx, l, rest), paymentId);
+    postPunitory(ctx, l, l.postedThrough!);
+    await flush(trx, ctx, l);
+    const result = { credit: l.credit, installments: l.installments, ledgerEntries: l.ledger };
+    await beforeCommit?.(trx, result);
+    return result;
+  });
+}
+
+// ---------------------------------------------------------------- early payoff
+
+export interface Payoff {
+  asOf: string;
+  amount: Decimal;
+  breakdown: {
+    /** the amount still owed of installments due on or before asOf */
+    due: Decimal;
+    /** their punitory, posted and accrued, less what is paid of it */
+    punitory: Decimal;
+    /** of installments due later: the principal, and the interest and VAT accrued in the current period */
+    principal: Decimal;
+    interest: Decimal;
+    vat: Decimal;
+    /** interest and VAT not owed: written off by a payment of exactly `amount` */
+    rebate: Decimal;
+  };
+  /** per installment due later, the interest and VAT written off */
+  rebates: PaymentSlice[];
+}
+
+/** What settles the credit on asOf (DOMAIN.md "Early payoff"), from the ledger as it stands. */
+function payoffOf(ctx: LendingContext, l: Loaded, asOf: string): Payoff {
+  const terms = creditTerms(l.credit);
+  const stop = stopDate(l.credit, ctx.timezone);
+  const states = statesOf(l);
+  const b = { due: ZERO, punitory: ZERO, principal: ZERO, interest: ZERO, vat: ZERO, rebate: ZERO };
+  const rebates: PaymentSlice[] = [];
+  let prevDue = l.credit.start_date;
+  for (const s of states) {
+    if (compareDates(s.dueDate, asOf) <= 0) {
+      const amountPart = s.amount.minus(s.principalPaid);
+      const punitory = cumulativeOf(s, terms, asOf, stop).minus(s.punitoryPaid);
+      b.due = b.due.plus(amountPart);
+      b.punitory = b.punitory.plus(punitory);
+    } else {
+      const principal = s.amount
+        .minus(s.vat)
+        .minus(s.interest)
+        .minus(s.principalPaid.minus(s.vatPaid).minus(s.interestPaid));
+      // the current period earns interest pro rata to its days elapsed; later periods none
+      const period = daysBetween(prevDue, s.dueDate);
+      const elapsed = compareDates(prevDue, asOf) < 0 ? daysBetween(prevDue, asOf) : 0;
+      const share = period > 0 ? new Dec(elapsed).div(period) : ZERO;
+      const accruedInterest = round2(s.interest.times(share));
+      const accruedVat = round2(s.vat.times(share));
+      const interest = Dec.max(accruedInterest.minus(s.interestPaid), ZERO);
+      const vat = Dec.max(accruedVat.minus(s.vatPaid), ZERO);
+      const rebateInterest = Dec.max(s.interest.minus(Dec.max(s.interestPaid, accruedInterest)), ZERO);
+      const rebateVat = Dec.max(s.vat.minus(Dec.max(s.vatPaid, accruedVat)), ZERO);
+      b.principal = b.principal.plus(Dec.max(principal, ZERO));
+      b.interest = b.interest.plus(interest);
+      b.vat = b.vat.plus(vat);
+      b.rebate = b.rebate.plus(rebateInterest).plus(rebateVat);
+      if (rebateInterest.gt(0) || rebateVat.gt(0))
+        rebates.push({
+          installmentId: s.id,
+          amount: rebateInterest.plus(rebateVat),
+          principal: rebateInterest.plus(rebateVat),
+          punitory: ZERO,
+          vat: rebateVat,
+          interest: rebateInterest,
+        });
+    }
+    prevDue = s.dueDate;
+  }
+  const amount = Dec.max(b.due.plus(b.punitory).plus(b.principal).plus(b.interest).plus(b.vat), ZERO);
+  return { asOf, amount, breakdown: b, rebates };
+}
+
+/** The payoff quote of a credit as of a date (default today; not before its start, not after today). */
+export async function payoffQuote(
+  db: Kysely<DB>,
+  ctx: LendingContext,
+  creditId: string,
+  asOf?: string,
+): Promise<Payoff> {
+  const date = asOf ?? ctx.today;
+  return withActor(db, ctx.actor, async (trx) => {
+    const credit = await getCredit(trx, ctx.businessId, creditId);
+    if (!credit) throw notFound('credit');
+    if (compareDates(date, ctx.today) > 0)
+      throw unprocessable(`as_of ${date} is in the future (today is ${ctx.today})`, [
+        { path: '/as_of', message: 'in the future' },
+      ]);
+    if (compareDates(date, credit.start_date) < 0)
+      throw unprocessable(`as_of ${date} is before the credit's start date ${credit.start_date}`, [
+        { path: '/as_of', message: 'before start_date' },
+      ]);
+    const [installments, ledger, payments] = await Promise.all([
+      installmentsOfCredit(trx, ctx.businessId, credit.id),
+      ledgerOfCredit(trx, ctx.businessId, credit.id),
+      paymentsOfCredit(trx, ctx.businessId, credit.id),
+    ]);
+    const l: Loaded = {
+      credit,
+      installments,
+      ledger: ledger.filter((e) => compareDates(e.effective_date, date) <= 0 || e.type === 'installment'),
+      payments,
+      postedThrough: null,
+      atStorableMax: false,
+      staged: { entries: [], accruedThrough: null, payment: null, reversal: null },
+    };
+    if (!ACCRUES.has(credit.status)) return { ...payoffOf(ctx, l, date), amount: ZERO };
+    return payoffOf(ctx, l, date);
+  });
+}
+
+const ACCRUES = new Set(['active', 'written_off']);
+
 // ---------------------------------------------------------------- write-off, cancel, refinance
+
+/** Posts punitory up to `date`, or up to what is already posted when that is later. */
+function postThrough(ctx: LendingContext, l: Loaded, date: string): void {
+  postPunitory(ctx, l, l.postedThrough && compareDates(l.postedThrough, date) > 0 ? l.postedThrough : date);
+}
 
 export async function writeOffCredit(
   db: Kysely<DB>,
@@ -396,7 +722,7 @@ export async function writeOffCredit(
     if (l.credit.status !== 'active')
       throw conflict(`only an active credit can be written off; this one is ${l.credit.status}`);
     // what it owes on the day it is written off is posted first; nothing accrues after
-    accrueTo(ctx, l, ctx.today);
+    postThrough(ctx, l, ctx.today);
     await flush(trx, ctx, l);
     return updateCredit(trx, ctx.businessId, l.credit.id, {
       status: 'written_off',
@@ -406,14 +732,24 @@ export async function writeOffCredit(
   });
 }
 
+/**
+ * A credit granted by mistake: active, with no payment (reversed ones do not count) and no
+ * installment due yet (DOMAIN.md "Write-off, refinance, cancel"); later, the ways out are write-off
+ * and refinance.
+ */
 export async function cancelCredit(db: Kysely<DB>, ctx: LendingContext, creditId: string): Promise<Credit> {
   return withActor(db, ctx.actor, async (trx) => {
-    const credit = await lockCredit(trx, ctx.businessId, creditId);
-    if (!credit) throw notFound('credit');
+    const l = await loadLocked(trx, ctx, creditId);
+    const { credit } = l;
     if (credit.status !== 'active')
       throw conflict(`only an active credit can be cancelled; this one is ${credit.status}`);
-    if (await hasPayments(trx, ctx.businessId, credit.id))
-      throw conflict('the credit has payments and cannot be cancelled');
+    if (l.payments.some((p) => p.reversed_at === null))
+      throw conflict('the credit has payments and cannot be cancelled: write it off or refinance it');
+    const first = l.installments[0];
+    if (first && compareDates(first.due_date, ctx.today) <= 0)
+      throw conflict(
+        `the credit's first installment was due on ${first.due_date}: it can no longer be cancelled; write it off or refinance it`,
+      );
     return updateCredit(trx, ctx.businessId, credit.id, { status: 'inactive' });
   });
 }
@@ -421,6 +757,7 @@ export async function cancelCredit(db: Kysely<DB>, ctx: LendingContext, creditId
 export interface RefinanceInput {
   creditConfigId: string;
   amount?: number | string;
+  /** must be today when given: the new credit starts the day the old one is settled */
   startDate?: string;
   /** the new credit's branch: undefined = the old credit's (none if deleted since), null = no branch */
   branchId?: string | null;
@@ -428,9 +765,9 @@ export interface RefinanceInput {
 }
 
 /**
- * Punitory is posted up to today, the old credit's whole balance is settled by payment entries,
- * the old credit becomes refinanced, and a new credit for at least that balance is created for
- * the same client — one transaction.
+ * Punitory is posted up to today, the old credit's whole balance is settled by entries that say
+ * they are a refinance settlement (no cash), the old credit becomes refinanced, and a new credit
+ * for at least that balance, starting today, is created for the same client — one transaction.
  */
 export async function refinanceCredit(
   db: Kysely<DB>,
@@ -442,8 +779,14 @@ export async function refinanceCredit(
     const l = await loadLocked(trx, ctx, creditId);
     const old = l.credit;
     if (old.status !== 'active') throw conflict(`only an active credit can be refinanced; this one is ${old.status}`);
-    accrueTo(ctx, l, ctx.today);
-    const balance = outstanding(l.states.map((s) => balanceOf(s)));
+    if (input.startDate !== undefined && input.startDate !== ctx.today)
+      throw unprocessable(
+        `start_date ${input.startDate}: a refinancing credit starts today (${ctx.today}), the day the old one is settled`,
+        [{ path: '/start_date', message: `must be ${ctx.today} or omitted` }],
+      );
+    postThrough(ctx, l, ctx.today);
+    const states = statesOf(l);
+    const balance = outstanding(states.map((s) => balanceOf(s)));
     if (balance.lte(0)) throw unprocessable('the credit owes nothing: there is no balance to refinance');
     const amount = input.amount === undefined ? balance : positiveAmount(input.amount);
     if (amount.lt(balance))
@@ -456,9 +799,14 @@ export async function refinanceCredit(
     const settlementBranch = await inheritedBranch(trx, old);
     const allocation = allocatePayment(
       balance,
-      l.states.map((s) => balanceOf(s)),
+      states.map((s) => balanceOf(s)),
     );
-    postPayment(ctx, l, allocation.slices, { paidOn: ctx.today, branchId: settlementBranch });
+    stageSlices(ctx, l, allocation.slices, {
+      origin: 'refinance',
+      paymentId: crypto.randomUUID(),
+      paidOn: ctx.today,
+      branchId: settlementBranch,
+    });
     l.credit = await updateCredit(trx, ctx.businessId, old.id, { status: 'refinanced' });
     await flush(trx, ctx, l);
 
@@ -469,7 +817,7 @@ export async function refinanceCredit(
       // checked like a new credit's: an unknown or deleted branch is 422
       branchId: input.branchId === undefined ? settlementBranch : input.branchId,
       originTransactionReference: input.originTransactionReference ?? null,
-      startDate: input.startDate ?? ctx.today,
+      startDate: ctx.today,
       refinancedFromId: old.id,
     });
   });

@@ -14,6 +14,7 @@ import type {
   CreditConfig as CreditConfigRow,
   Installment as InstallmentRow,
   LedgerEntry as LedgerRow,
+  Payment as PaymentRow,
   UploadSession as UploadSessionRow,
 } from '../db/schema.ts';
 import type { WorklistRow } from '../db/repositories/installments.ts';
@@ -27,11 +28,31 @@ import {
   type JsonSchema,
   LedgerEntry,
   Money,
+  Payment,
   UploadSession,
   WorklistItem,
 } from '../domain/records.ts';
-import { delinquency, money, toMoneyNumber } from '../domain/index.ts';
-import type { CreditDetailRows } from './lending.ts';
+import { Dec, delinquency, money, toMoneyNumber } from '../domain/index.ts';
+import { creditCost } from '../domain/cost.ts';
+
+/** The disclosed cost of a credit, from its schedule as granted. */
+export function presentCost(c: CreditRow, installments: InstallmentRow[]) {
+  const cost = creditCost({
+    amount: money(c.amount),
+    startDate: c.start_date,
+    amortization: c.amortization,
+    interestRate: money(c.interest_rate),
+    installments: installments.map((i) => ({
+      dueDate: i.due_date,
+      amount: money(i.amount),
+      principal: money(i.principal),
+      interest: money(i.interest),
+      vat: money(i.vat),
+    })),
+  });
+  return { tna: cost.tna.toNumber(), tea: cost.tea.toNumber(), cft_tea: cost.cft_tea?.toNumber() ?? null };
+}
+import type { CreditDetailRows, Payoff } from './lending.ts';
 import { owedOfCredits, sumOwed, type Owed } from './ledgerState.ts';
 
 /** How money is written: a JSON number (the API), or the database's numeric text as stored ("1234.50": a CSV file, no float on the way). */
@@ -94,6 +115,22 @@ const creditConfig = recordBuilder(CreditConfig);
 const branch = recordBuilder(Branch);
 const uploadSession = recordBuilder(UploadSession);
 
+const payment = recordBuilder(Payment);
+export const presentPayment = (p: PaymentRow) => payment(p);
+
+export const presentPayoff = (p: Payoff) => ({
+  as_of: p.asOf,
+  amount: toMoneyNumber(p.amount),
+  breakdown: {
+    due: toMoneyNumber(p.breakdown.due),
+    punitory: toMoneyNumber(p.breakdown.punitory),
+    principal: toMoneyNumber(p.breakdown.principal),
+    interest: toMoneyNumber(p.breakdown.interest),
+    vat: toMoneyNumber(p.breakdown.vat),
+    rebate: toMoneyNumber(p.breakdown.rebate),
+  },
+});
+
 /** A Balance (records.ts) as JSON numbers. */
 export const presentBalance = (o: Owed) => ({
   punitory_posted: toMoneyNumber(o.punitoryPosted),
@@ -125,11 +162,25 @@ export function presentDetail(
   entries: LedgerRow[] = d.ledgerEntries,
 ) {
   const owed = owedOfCredits([d.credit], d.installments, d.ledgerEntries, at.today, at.timezone);
+  let principal = new Dec(0);
+  let interest = new Dec(0);
+  let vat = new Dec(0);
+  for (const i of d.installments) {
+    principal = principal.plus(money(i.principal));
+    interest = interest.plus(money(i.interest));
+    vat = vat.plus(money(i.vat));
+  }
   return {
     credit: presentCredit(d.credit),
     installments: d.installments.map((i) => presentInstallment(i, at.today, owed.get(i.id)!)),
     ledgerEntries: entries.map(presentLedgerEntry),
-    balance: presentBalance(sumOwed([...owed.values()])),
+    balance: {
+      principal: toMoneyNumber(principal),
+      interest: toMoneyNumber(interest),
+      vat: toMoneyNumber(vat),
+      ...presentBalance(sumOwed([...owed.values()])),
+    },
+    cost: presentCost(d.credit, d.installments),
   };
 }
 

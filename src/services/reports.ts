@@ -49,6 +49,7 @@ export async function portfolioSummary(db: Kysely<DB>, q: SummaryQuery) {
       inactive: Number(r.inactive),
     },
     disbursed: amount(r.disbursed),
+    disbursed_refinanced: amount(r.disbursed_refinanced),
     outstanding: amount(r.outstanding),
     written_off_outstanding: amount(r.written_off_outstanding),
     overdue: amount(r.overdue),

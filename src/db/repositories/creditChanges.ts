@@ -19,6 +19,10 @@ export interface CreditChanges {
   installments: { id: string; status: InstallmentStatus; paid_date: string | null }[];
   /** null: unchanged */
   creditStatus: CreditStatus | null;
+  /** a payment to record (its slices are among the entries) */
+  payment?: { id: string; amount: string; paid_on: string; branch_id: string | null; created_by: string } | null;
+  /** a payment reversed by this change */
+  reversal?: { paymentId: string; reason: string; by: string } | null;
 }
 
 export interface AppliedChanges {
@@ -30,18 +34,30 @@ export interface AppliedChanges {
 
 /**
  * $1 business, $2 credit, $3 the entries (JSON array, with ord), $4 the watermark or null, $5 the
- * installments' new statuses (JSON array), $6 the credit's new status or null. The text is
+ * installments' new statuses (JSON array), $6 the credit's new status or null, $7 a payment to
+ * record or null, $8 a payment to mark reversed or null. The text is
  * exported for the bench's database-only ceiling (bench/lib/statements.ts).
  */
 export const CREDIT_CHANGES = `
-WITH v AS (
-  SELECT * FROM json_to_recordset($3::json) AS r(ord int, id uuid, installment_id uuid, type text,
-    amount numeric, punitory_part numeric, effective_date date, payment_id uuid, branch_id uuid, created_by text)),
+WITH pay AS (
+  -- first: the slices reference it
+  INSERT INTO payments (business_id, id, credit_id, amount, paid_on, branch_id, created_by)
+  SELECT $1::uuid, p.id, $2::uuid, p.amount, p.paid_on, p.branch_id, p.created_by
+    FROM json_to_record($7::json) AS p(id uuid, amount numeric, paid_on date, branch_id uuid, created_by text)
+   WHERE $7::json IS NOT NULL),
+rev AS (
+  UPDATE payments SET reversed_at = now(), reversal_reason = r.reason, reversed_by = r.by
+    FROM json_to_record($8::json) AS r(payment_id uuid, reason text, by text)
+   WHERE $8::json IS NOT NULL AND business_id = $1::uuid AND id = r.payment_id AND reversed_at IS NULL),
+v AS (
+  SELECT * FROM json_to_recordset($3::json) AS r(ord int, id uuid, installment_id uuid, type text, origin text,
+    amount numeric, punitory_part numeric, vat_part numeric, interest_part numeric, effective_date date, payment_id uuid,
+    branch_id uuid, created_by text)),
 ins AS (
-  INSERT INTO ledger (id, business_id, credit_id, installment_id, type, amount, punitory_part, effective_date,
-                      payment_id, branch_id, created_by)
-  SELECT v.id, $1::uuid, $2::uuid, v.installment_id, v.type, v.amount, v.punitory_part, v.effective_date,
-         v.payment_id, v.branch_id, v.created_by
+  INSERT INTO ledger (id, business_id, credit_id, installment_id, type, origin, amount, punitory_part, vat_part,
+                      interest_part, effective_date, payment_id, branch_id, created_by)
+  SELECT v.id, $1::uuid, $2::uuid, v.installment_id, v.type, v.origin, v.amount, v.punitory_part, v.vat_part,
+         v.interest_part, v.effective_date, v.payment_id, v.branch_id, v.created_by
     FROM v ORDER BY v.ord
   RETURNING *),
 acc AS (
@@ -68,8 +84,11 @@ export async function applyCreditChanges(db: Executor, businessId: string, ch: C
       id: e.id,
       installment_id: e.installment_id,
       type: e.type,
+      origin: e.origin,
       amount: String(e.amount),
       punitory_part: e.punitory_part === undefined ? '0' : String(e.punitory_part),
+      vat_part: e.vat_part === undefined ? '0' : String(e.vat_part),
+      interest_part: e.interest_part === undefined ? '0' : String(e.interest_part),
       effective_date: e.effective_date,
       payment_id: e.payment_id ?? null,
       branch_id: e.branch_id ?? null,
@@ -78,7 +97,18 @@ export async function applyCreditChanges(db: Executor, businessId: string, ch: C
   );
   const states = JSON.stringify(ch.installments);
   const r = await db.executeQuery<LedgerEntry & { ord: number | null; tx_now: Date }>(
-    CompiledQuery.raw(CREDIT_CHANGES, [businessId, ch.creditId, entries, ch.accruedThrough, states, ch.creditStatus]),
+    CompiledQuery.raw(CREDIT_CHANGES, [
+      businessId,
+      ch.creditId,
+      entries,
+      ch.accruedThrough,
+      states,
+      ch.creditStatus,
+      ch.payment ? JSON.stringify(ch.payment) : null,
+      ch.reversal
+        ? JSON.stringify({ payment_id: ch.reversal.paymentId, reason: ch.reversal.reason, by: ch.reversal.by })
+        : null,
+    ]),
   );
   const now = r.rows[0]!.tx_now;
   const written = r.rows[0]!.ord === null ? [] : r.rows;

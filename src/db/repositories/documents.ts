@@ -76,9 +76,9 @@ pay AS (
 ib AS (
   SELECT i.*, coalesce(p.punitory_posted, 0) AS punitory_posted, coalesce(p.paid, 0) AS paid,
     CASE WHEN k.status IN ('active', 'written_off') AND coalesce(p.principal_paid, 0) < i.amount AND k.daily_punitory_rate > 0
-      THEN punitory_cumulative(i.amount, i.due_date, $3::date, (k.written_off_at AT TIME ZONE $4::text)::date,
-             k.daily_punitory_rate, k.punitory_mode, k.grace_days, k.max_punitory_days, k.punitory_cap_pct,
-             p.paid_on, p.principal, p.punitory) - coalesce(p.punitory_posted, 0)
+      THEN punitory_with_vat(punitory_cumulative(i.amount, i.due_date, $3::date, (k.written_off_at AT TIME ZONE $4::text)::date,
+             k.daily_punitory_rate, k.punitory_mode, greatest(k.grace_days, i.tolerance_days), k.max_punitory_days,
+             k.punitory_cap_pct, p.paid_on, p.principal, p.punitory), k.vat_rate) - coalesce(p.punitory_posted, 0)
       ELSE 0 END AS punitory_accrued
   FROM installments i
   JOIN k ON k.id = i.credit_id

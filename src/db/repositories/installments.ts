@@ -33,27 +33,30 @@ export async function insertSchedule(
   db: Executor,
   businessId: string,
   creditId: string,
-  rows: Pick<NewInstallment, 'number' | 'amount' | 'due_date'>[],
+  rows: Pick<NewInstallment, 'number' | 'amount' | 'due_date' | 'principal' | 'interest' | 'vat' | 'tolerance_days'>[],
   entry: { effective_date: string; branch_id: string | null; created_by: string },
 ): Promise<{ installments: Installment[]; entries: LedgerEntry[] }> {
   if (rows.length === 0) return { installments: [], entries: [] };
   // each row: the installment's columns, and its entry's under l_ names
   const r = await sql<Record<string, unknown>>`
     WITH i AS (
-      INSERT INTO installments (business_id, credit_id, number, amount, due_date)
-      SELECT ${businessId}::uuid, ${creditId}::uuid, r.number, r.amount, r.due_date
-        FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(number int, amount numeric, due_date date)
+      INSERT INTO installments (business_id, credit_id, number, amount, due_date, principal, interest, vat, tolerance_days)
+      SELECT ${businessId}::uuid, ${creditId}::uuid, r.number, r.amount, r.due_date, r.principal, r.interest, r.vat,
+             coalesce(r.tolerance_days, 0)
+        FROM json_to_recordset(${JSON.stringify(rows)}::json)
+          AS r(number int, amount numeric, due_date date, principal numeric, interest numeric, vat numeric, tolerance_days int)
        ORDER BY r.number
       RETURNING *),
     l AS (
-      INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, branch_id, created_by)
-      SELECT i.business_id, i.credit_id, i.id, 'installment', i.amount, ${entry.effective_date}::date,
+      INSERT INTO ledger (business_id, credit_id, installment_id, type, origin, amount, effective_date, branch_id, created_by)
+      SELECT i.business_id, i.credit_id, i.id, 'installment', 'schedule', i.amount, ${entry.effective_date}::date,
              ${entry.branch_id}::uuid, ${entry.created_by}::text
         FROM i ORDER BY i.number
       RETURNING *)
     SELECT i.*, l.business_id AS l_business_id, l.id AS l_id, l.credit_id AS l_credit_id,
            l.installment_id AS l_installment_id, l.type AS l_type, l.amount AS l_amount,
-           l.punitory_part AS l_punitory_part, l.effective_date AS l_effective_date, l.payment_id AS l_payment_id,
+           l.punitory_part AS l_punitory_part, l.vat_part AS l_vat_part, l.interest_part AS l_interest_part,
+           l.origin AS l_origin, l.effective_date AS l_effective_date, l.payment_id AS l_payment_id,
            l.branch_id AS l_branch_id, l.created_by AS l_created_by, l.created_at AS l_created_at
       FROM i JOIN l ON l.installment_id = i.id
      ORDER BY i.number`.execute(db);
@@ -157,7 +160,7 @@ export async function listInstallments(
 
 export type AccrualInstallment = Pick<
   Installment,
-  'id' | 'credit_id' | 'number' | 'amount' | 'due_date' | 'status' | 'paid_date'
+  'id' | 'credit_id' | 'number' | 'amount' | 'due_date' | 'status' | 'paid_date' | 'interest' | 'vat' | 'tolerance_days'
 >;
 
 /** The installments of these credits that can still accrue (not paid). */
@@ -169,7 +172,18 @@ export async function accrualInstallments(
   if (creditIds.length === 0) return [];
   return db
     .selectFrom('installments')
-    .select(['id', 'credit_id', 'number', 'amount', 'due_date', 'status', 'paid_date'])
+    .select([
+      'id',
+      'credit_id',
+      'number',
+      'amount',
+      'due_date',
+      'status',
+      'paid_date',
+      'interest',
+      'vat',
+      'tolerance_days',
+    ])
     .where('business_id', '=', businessId)
     .where('credit_id', '=', sql<string>`ANY(${sql.val(creditIds)}::uuid[])`)
     .where('status', '<>', 'paid')

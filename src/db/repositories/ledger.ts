@@ -6,6 +6,8 @@ import type { LedgerEntry, LedgerTable } from '../schema.ts';
 
 export type NewLedgerEntry = Omit<Insertable<LedgerTable>, 'business_id' | 'id' | 'created_at'> & {
   punitory_part?: string | number;
+  vat_part?: string | number;
+  interest_part?: string | number;
 };
 
 /** One multi-row INSERT; entries come back in the order given (created_at is clock_timestamp()). */
@@ -44,7 +46,8 @@ export async function postPunitoryThrough(
   const ids = sql.val(creditIds);
   const r = await sql<{ entries: number; total: string; at_max: string[] | null }>`
     WITH inst AS (
-      SELECT i.id, i.credit_id, i.amount, i.due_date, c.branch_id, c.daily_punitory_rate, c.punitory_mode, c.grace_days,
+      SELECT i.id, i.credit_id, i.amount, i.due_date, c.branch_id, c.daily_punitory_rate, c.punitory_mode,
+             greatest(c.grace_days, i.tolerance_days) AS grace_days, c.vat_rate,
              c.max_punitory_days, c.punitory_cap_pct, (c.written_off_at AT TIME ZONE ${o.timezone})::date AS stop_date
         FROM installments i
         JOIN credits c ON c.business_id = i.business_id AND c.id = i.credit_id
@@ -53,6 +56,7 @@ export async function postPunitoryThrough(
     h AS (
       SELECT l.installment_id,
              coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0) AS posted,
+             coalesce(sum(l.vat_part) FILTER (WHERE l.type = 'punitory'), 0) AS vat_posted,
              array_agg(l.effective_date ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS paid_on,
              array_agg(l.amount - l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
              array_agg(l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS punitory
@@ -60,14 +64,19 @@ export async function postPunitoryThrough(
        WHERE l.business_id = ${businessId} AND l.credit_id = ANY(${ids}::uuid[]) AND l.type <> 'installment'
        GROUP BY l.installment_id),
     p AS (
-      SELECT inst.id, inst.credit_id, inst.branch_id, coalesce(h.posted, 0) AS posted,
-             punitory_cumulative(inst.amount, inst.due_date, ${o.asOf}::date, inst.stop_date, inst.daily_punitory_rate,
-               inst.punitory_mode, inst.grace_days, inst.max_punitory_days, inst.punitory_cap_pct,
-               h.paid_on, h.principal, h.punitory) AS cumulative
-        FROM inst LEFT JOIN h ON h.installment_id = inst.id),
+      SELECT n.*, punitory_with_vat(n.net, n.vat_rate) AS cumulative
+        FROM (SELECT inst.id, inst.credit_id, inst.branch_id, inst.vat_rate, coalesce(h.posted, 0) AS posted,
+                     coalesce(h.vat_posted, 0) AS vat_posted,
+                     punitory_cumulative(inst.amount, inst.due_date, ${o.asOf}::date, inst.stop_date, inst.daily_punitory_rate,
+                       inst.punitory_mode, inst.grace_days, inst.max_punitory_days, inst.punitory_cap_pct,
+                       h.paid_on, h.principal, h.punitory) AS net
+                FROM inst LEFT JOIN h ON h.installment_id = inst.id) n),
     ins AS (
-      INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, branch_id, created_by)
-      SELECT ${businessId}::uuid, p.credit_id, p.id, 'punitory', p.cumulative - p.posted, ${o.asOf}::date, p.branch_id,
+      -- the punitory with its VAT (vat_part: the VAT in it), as src/services/ledgerState.ts posts it
+      INSERT INTO ledger (business_id, credit_id, installment_id, type, origin, amount, vat_part, effective_date,
+                          branch_id, created_by)
+      SELECT ${businessId}::uuid, p.credit_id, p.id, 'punitory', CASE WHEN p.cumulative < p.posted THEN 'correction' ELSE 'accrual' END,
+             p.cumulative - p.posted, (p.cumulative - p.net) - p.vat_posted, ${o.asOf}::date, p.branch_id,
              ${o.createdBy}::text
         FROM p WHERE p.cumulative <> p.posted
       RETURNING amount)
@@ -122,6 +131,7 @@ export async function hasPayments(db: Executor, businessId: string, creditId: st
 export interface InstallmentHistory {
   installment_id: string;
   punitory_posted: string;
+  punitory_vat_posted: string;
   /** [effective_date, principal, punitory] of each payment slice, as text (never a float) */
   payments: [string, string, string][] | null;
 }
@@ -150,6 +160,7 @@ async function histories(db: Executor, businessId: string, which: RawBuilder<unk
   const r = await sql<InstallmentHistory>`
     SELECT l.installment_id,
            coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0)::text AS punitory_posted,
+           coalesce(sum(l.vat_part) FILTER (WHERE l.type = 'punitory'), 0)::text AS punitory_vat_posted,
            json_agg(json_build_array(l.effective_date::text, (l.amount - l.punitory_part)::text, l.punitory_part::text)
                     ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS payments
       FROM ledger l

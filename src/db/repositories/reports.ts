@@ -22,6 +22,7 @@ export interface SummaryRow {
   written_off: number;
   inactive: number;
   disbursed: string;
+  disbursed_refinanced: string;
   outstanding: string;
   written_off_outstanding: string;
   overdue: string;
@@ -65,7 +66,8 @@ export async function summaryFigures(db: Executor, q: SummaryQuery): Promise<Sum
   const r = await sql<SummaryRow>`
 WITH cr AS (
   SELECT c.id, c.client_id, c.branch_id, c.amount,
-    c.daily_punitory_rate, c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct,
+    c.daily_punitory_rate, c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct, c.vat_rate,
+    c.refinanced_from_id,
     (c.written_off_at AT TIME ZONE ${tz})::date AS stop_date,
     CASE
       -- a cancelled credit is void from its start: never part of any figure but the count
@@ -94,11 +96,12 @@ inst AS (
       -- posting every day would have posted by D (cumulative as of D − posted); the subquery only
       -- runs for these installments, and reads their payments by the ledger_installment index
       WHEN i.due_date < ${d} AND lb.principal_paid < i.amount AND cr.daily_punitory_rate > 0 THEN (
-        SELECT punitory_cumulative(i.amount, i.due_date, ${d}, cr.stop_date,
-                 cr.daily_punitory_rate, cr.punitory_mode, cr.grace_days, cr.max_punitory_days, cr.punitory_cap_pct,
+        SELECT punitory_with_vat(punitory_cumulative(i.amount, i.due_date, ${d}, cr.stop_date,
+                 cr.daily_punitory_rate, cr.punitory_mode, greatest(cr.grace_days, i.tolerance_days), cr.max_punitory_days,
+                 cr.punitory_cap_pct,
                  array_agg(p.effective_date ORDER BY p.effective_date, p.created_at),
                  array_agg(p.amount - p.punitory_part ORDER BY p.effective_date, p.created_at),
-                 array_agg(p.punitory_part ORDER BY p.effective_date, p.created_at))
+                 array_agg(p.punitory_part ORDER BY p.effective_date, p.created_at)), cr.vat_rate)
           FROM ledger p
          WHERE p.business_id = ${bid} AND p.installment_id = i.id AND p.type = 'payment' AND p.effective_date <= ${d}
       ) - lb.punitory_posted
@@ -135,7 +138,8 @@ cnt AS (
     count(*) FILTER (WHERE st = 'closed') AS closed,
     count(*) FILTER (WHERE st = 'written_off') AS written_off,
     count(*) FILTER (WHERE st = 'inactive') AS inactive,
-    coalesce(sum(amount) FILTER (WHERE st <> 'inactive'), 0) AS disbursed
+    coalesce(sum(amount) FILTER (WHERE st <> 'inactive' AND refinanced_from_id IS NULL), 0) AS disbursed,
+    coalesce(sum(amount) FILTER (WHERE st <> 'inactive' AND refinanced_from_id IS NOT NULL), 0) AS disbursed_refinanced
   FROM cr
 ),
 cl AS (
@@ -171,11 +175,9 @@ col AS (
   WHERE l.business_id = ${bid} AND l.type = 'payment'
     AND l.effective_date BETWEEN make_date(extract(year FROM ${d})::int, extract(month FROM ${d})::int, 1) AND ${d}
     AND (${branch} IS NULL OR coalesce(l.branch_id, c.branch_id) = ${branch})
-    -- the entries that settle a refinanced credit move a balance to the new credit: no cash came in
-    AND NOT (c.status = 'refinanced' AND l.payment_id IS NOT DISTINCT FROM (
-      SELECT l2.payment_id FROM ledger l2
-      WHERE l2.business_id = c.business_id AND l2.credit_id = c.id AND l2.type = 'payment'
-      ORDER BY l2.created_at DESC, l2.id DESC LIMIT 1))
+    -- cash only: a refinance settlement moves a balance to the new credit and a rebate forgives
+    -- interest; a reversal takes back what its payment brought, on the payment's own date
+    AND l.origin IN ('payment', 'reversal', 'correction')
 ),
 ncl AS (
   SELECT count(*) AS n
@@ -185,7 +187,7 @@ ncl AS (
          OR (${branch} IS NULL AND (k.created_at AT TIME ZONE ${tz})::date <= ${d}))
 )
 SELECT (SELECT n FROM ncl) AS clients,
-  cnt.active, cnt.refinanced, cnt.closed, cnt.written_off, cnt.inactive, cnt.disbursed,
+  cnt.active, cnt.refinanced, cnt.closed, cnt.written_off, cnt.inactive, cnt.disbursed, cnt.disbursed_refinanced,
   tot.outstanding, wo.outstanding AS written_off_outstanding, tot.overdue,
   tot.par1, tot.par30, tot.par60, tot.par90,
   CASE WHEN tot.outstanding = 0 THEN 0 ELSE round(tot.par1 / tot.outstanding, 4) END AS par1_ratio,

@@ -1,8 +1,10 @@
 import { Type } from 'typebox';
 import type { App } from '../../types.ts';
 import {
-  Balance,
+  Cost,
   Credit,
+  CreditBalance,
+  Payment,
   CreditStatus,
   DateInput,
   MoneyInput,
@@ -20,14 +22,17 @@ import {
   ref,
 } from '../../schemas.ts';
 import * as ex from '../../examples.ts';
-import { presentCredit, presentDetail } from '../../../services/present.ts';
+import { presentCredit, presentDetail, presentPayment, presentPayoff } from '../../../services/present.ts';
 import { sendJsonText } from '../../helpers.ts';
 import { creditLedger, listCredits, readCredit } from '../../../services/credits.ts';
 import {
   cancelCredit,
   createCredit,
+  listPayments,
+  payoffQuote,
   refinanceCredit,
   registerPayment,
+  reversePayment,
   writeOffCredit,
 } from '../../../services/lending.ts';
 import { idempotent, type Answer } from './idempotency.ts';
@@ -97,15 +102,47 @@ const CreditDetail = Type.Object({
   credit: ref(Credit),
   installments: Type.Array(ref(Installment)),
   ledgerEntries: Type.Array(ref(LedgerEntry)),
-  balance: Balance,
+  balance: CreditBalance,
+  cost: ref(Cost),
 });
 const PaymentResult = Type.Object({
   credit: ref(Credit),
   installments: Type.Array(ref(Installment)),
   ledgerEntries: Type.Array(ref(LedgerEntry), {
-    description: 'only the entries this payment created: punitory posted up to paid_on, then the payment slices',
+    description:
+      'only the entries this payment created: punitory posted, an early-payoff rebate, the payment slices, and ' +
+      'the corrections of later payments allocated again when it is dated before them',
   }),
-  balance: Balance,
+  balance: CreditBalance,
+  cost: ref(Cost),
+});
+const PaymentParams = Type.Object({
+  id: UuidParam(ex.ids.credit),
+  paymentId: UuidParam(ex.payments[0]!.id),
+});
+const ReverseBody = example(
+  Type.Object(
+    { reason: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' }) },
+    { additionalProperties: false },
+  ),
+  { reason: 'the transfer bounced' },
+);
+const PayoffQuery = Type.Object(
+  { as_of: Type.Optional(DateInput('YYYY-MM-DD; default today, not before the start date nor after today')) },
+  { additionalProperties: false },
+);
+const PayoffMoney = (description: string) => Type.Number({ description });
+const Payoff = Type.Object({
+  as_of: Type.String({ format: 'date' }),
+  amount: PayoffMoney('what settles the credit on as_of; a payment of exactly this amount that day closes it'),
+  breakdown: Type.Object({
+    due: PayoffMoney('the amount still owed of installments due on or before as_of'),
+    punitory: PayoffMoney('their punitory, posted and accrued, less what is paid of it (VAT included)'),
+    principal: PayoffMoney('the principal of installments due later'),
+    interest: PayoffMoney('their interest accrued pro rata in the current period'),
+    vat: PayoffMoney('the VAT of that interest'),
+    rebate: PayoffMoney('the interest and VAT not owed: written off by an early-payoff rebate'),
+  }),
 });
 
 const IdempotencyHeaders = Type.Object({
@@ -285,6 +322,78 @@ export default async function creditRoutes(app: App) {
         return answer!;
       });
     },
+  );
+
+  app.get(
+    '/credits/:id/payments',
+    {
+      schema: {
+        operationId: 'listCreditPayments',
+        tags: ['credits'],
+        summary: 'The payments of a credit in the order they apply (by paid_on, then as made), reversed ones included',
+        params: IdParams,
+        response: { 200: documented(Type.Array(ref(Payment)), 'The payments', ex.payments) },
+      },
+    },
+    async (req) => (await listPayments(app.db.kysely, req.auth, req.params.id)).map(presentPayment),
+  );
+
+  app.post(
+    '/credits/:id/payments/:paymentId/reverse',
+    {
+      schema: {
+        operationId: 'reversePayment',
+        tags: ['credits'],
+        summary:
+          'Reverse a payment (a bounced transfer, a payment on the wrong credit): its slices are cancelled by new entries and every later payment is allocated again',
+        description:
+          'Append-only: entries of origin reversal cancel the payment, corrections re-allocate the later payments in date order, ' +
+          'punitory is recomputed up to today; a closed credit reopens. A payment is reversed once (409 the second time). ' +
+          'Refinanced or cancelled credits: 409. Optional Idempotency-Key header.',
+        params: PaymentParams,
+        headers: IdempotencyHeaders,
+        body: ReverseBody,
+        response: {
+          200: documented(CreditDetail, 'The credit after the reversal', ex.creditDetail),
+          ...errors(409),
+        },
+      },
+    },
+    async (req, reply) =>
+      idempotent(app, req, reply, async (store) => {
+        let answer: Answer | undefined;
+        await reversePayment(
+          app.db.kysely,
+          req.auth,
+          req.params.id,
+          req.params.paymentId,
+          req.body.reason.trim(),
+          async (trx, r) => {
+            answer = { status: 200, body: presentDetail(r, req.auth) };
+            await store?.(trx, answer);
+          },
+        );
+        return answer!;
+      }),
+  );
+
+  app.get(
+    '/credits/:id/payoff',
+    {
+      schema: {
+        operationId: 'getPayoff',
+        tags: ['credits'],
+        summary:
+          'What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period',
+        description:
+          'A payment of exactly `amount` dated as_of (and not before another payment) closes the credit: the interest not owed is ' +
+          'written off by entries of origin rebate. Credits that no longer accrue (closed, refinanced, cancelled) quote 0.',
+        params: IdParams,
+        querystring: PayoffQuery,
+        response: { 200: documented(Payoff, 'The payoff quote', ex.payoff), ...errors(422) },
+      },
+    },
+    async (req) => presentPayoff(await payoffQuote(app.db.kysely, req.auth, req.params.id, req.query.as_of)),
   );
 
   app.post(

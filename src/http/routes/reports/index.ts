@@ -29,7 +29,10 @@ const Summary = Type.Object(
       written_off: Type.Integer(),
       inactive: Type.Integer(),
     }),
-    disbursed: Money,
+    disbursed: Type.Number({ description: 'cash lent: the amounts of credits that are not refinancings' }),
+    disbursed_refinanced: Type.Number({
+      description: 'the amounts of credits that refinance another (the balance moved, and any new money on top)',
+    }),
     outstanding: Money,
     written_off_outstanding: Money,
     overdue: Money,
