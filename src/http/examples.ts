@@ -17,6 +17,7 @@ const INSTALLMENTS = [
   'b025b530-ac75-48f9-938f-8426223892ae',
   'ada7b2a1-d59e-48e6-82ff-16745a9f26d1',
 ] as const;
+const PAYMENT = '7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6';
 const FILE = '3f1c2a9e-6b7d-4e21-9c55-0d8e2f4a7b16';
 const SESSION = '852d5fef-909f-427c-904b-a34e015d22e5';
 const TOKEN = 'ul_RVGLmkKieZcx1D-p-26NPswim9n6XPS-152RsssxHMg';
@@ -30,6 +31,7 @@ export const ids = {
   plan: PLAN,
   client: CLIENT,
   credit: CREDIT,
+  payment: PAYMENT,
   file: FILE,
   session: SESSION,
   token: TOKEN,
@@ -391,4 +393,92 @@ export const refinanced = {
     effective_date: '2026-03-20',
   })),
   balance: { punitory_posted: 0, punitory_accrued: 0, paid: 0, outstanding: 96000 },
+};
+
+// The statement and the receipt of the story, read on 2026-03-20 after the payment. The parts
+// are the flat split of DOMAIN.md (interest spread like the amount, the remainder on the last).
+const documentHeader = {
+  business: { id: BUSINESS, name: 'Demo' },
+  client: { id: CLIENT, first_name: 'Ana', last_name: 'García', dni: '30123456', cuit: null },
+  credit: {
+    id: CREDIT,
+    sequential_id: 1,
+    status: 'active' as const,
+    amount: 100000,
+    total: 120000,
+    start_date: '2026-01-15',
+    branch_id: BRANCH,
+    branch_name: 'Centro',
+  },
+};
+const PARTS = [
+  { principal: 33333.33, interest: 6666.67, vat: 0 },
+  { principal: 33333.33, interest: 6666.67, vat: 0 },
+  { principal: 33333.34, interest: 6666.66, vat: 0 },
+];
+const statementPayment = {
+  id: PAYMENT,
+  paid_on: '2026-03-20',
+  amount: 45000,
+  branch_id: BRANCH,
+  branch_name: 'Centro',
+  origin: 'payment' as const,
+  created_by: KEY,
+  created_at: PAID,
+  reversed_at: null,
+  reversal_reason: null,
+};
+
+/** GET /api/credits/{id}/statement on 2026-03-20. */
+export const statement = {
+  as_of: '2026-03-20',
+  ...documentHeader,
+  installments: paidInstallments.map((i, k) => ({
+    id: i.id,
+    number: i.number,
+    due_date: i.due_date,
+    amount: i.amount,
+    ...PARTS[k]!,
+    status: i.status,
+    overdue: i.overdue,
+    days_late: i.days_late,
+    punitory_posted: i.punitory_posted,
+    punitory_accrued: i.punitory_accrued,
+    paid: i.paid,
+    outstanding: i.outstanding,
+  })),
+  payments: [statementPayment],
+  balance: balanceAfterPayment,
+};
+
+/** GET /api/credits/{id}/payments/{paymentId}/receipt of the payment of 2026-03-20. */
+export const receipt = {
+  as_of: '2026-03-20',
+  ...documentHeader,
+  payment: statementPayment,
+  applied: [
+    {
+      installment_id: INSTALLMENTS[0],
+      number: 1,
+      due_date: '2026-03-10',
+      amount: 40800,
+      punitory: 800,
+      principal: 33333.33,
+      interest: 6666.67,
+      vat: 0,
+      outstanding_after: 0,
+    },
+    {
+      installment_id: INSTALLMENTS[1],
+      number: 2,
+      due_date: '2026-04-10',
+      amount: 4200,
+      punitory: 0,
+      principal: 0,
+      interest: 4200,
+      vat: 0,
+      outstanding_after: 35800,
+    },
+  ],
+  balance_after: balanceAfterPayment,
 };
