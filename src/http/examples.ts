@@ -395,8 +395,10 @@ export const refinanced = {
   balance: { punitory_posted: 0, punitory_accrued: 0, paid: 0, outstanding: 96000 },
 };
 
-// The statement and the receipt of the story, read on 2026-03-20 after the payment. The parts
-// are the flat split of DOMAIN.md (interest spread like the amount, the remainder on the last).
+// The statement and the receipt of the story, read on 2026-03-20 after the payment. Installments
+// do not record their parts yet, so the whole amount is principal (services/statements.ts,
+// gatherStatement). MERGE: with parts, the flat split of DOMAIN.md (interest 6,666.67, 6,666.67 and
+// 6,666.66, principal the rest), and the receipt's 4,200 on installment 2 goes to interest.
 const documentHeader = {
   business: { id: BUSINESS, name: 'Demo' },
   client: { id: CLIENT, first_name: 'Ana', last_name: 'García', dni: '30123456', cuit: null },
@@ -412,9 +414,9 @@ const documentHeader = {
   },
 };
 const PARTS = [
-  { principal: 33333.33, interest: 6666.67, vat: 0 },
-  { principal: 33333.33, interest: 6666.67, vat: 0 },
-  { principal: 33333.34, interest: 6666.66, vat: 0 },
+  { principal: 40000, interest: 0, vat: 0 },
+  { principal: 40000, interest: 0, vat: 0 },
+  { principal: 40000, interest: 0, vat: 0 },
 ];
 const statementPayment = {
   id: PAYMENT,
@@ -463,8 +465,8 @@ export const receipt = {
       due_date: '2026-03-10',
       amount: 40800,
       punitory: 800,
-      principal: 33333.33,
-      interest: 6666.67,
+      principal: 40000,
+      interest: 0,
       vat: 0,
       outstanding_after: 0,
     },
@@ -474,8 +476,8 @@ export const receipt = {
       due_date: '2026-04-10',
       amount: 4200,
       punitory: 0,
-      principal: 0,
-      interest: 4200,
+      principal: 4200,
+      interest: 0,
       vat: 0,
       outstanding_after: 35800,
     },
