@@ -255,6 +255,33 @@ test("the receipt shows the payment's slices and the balance right after it, als
   assert.deepEqual(json(res).balance_after, first.balance);
 });
 
+test('a refinanced credit: the settlement is listed as origin refinance (no cash), and its receipt says so', async (t) => {
+  const s = await story(t);
+  await s.as('POST', `/api/credits/${s.credit.id}/payments`, { amount: 45000 });
+  const res = await s.as('POST', `/api/credits/${s.credit.id}/refinance`, { credit_config_id: s.plan.id });
+  assert.equal(res.statusCode, 201, res.body);
+  const st = json(await statementOf(s));
+  assert.equal(st.credit.status, 'refinanced');
+  assert.deepEqual(
+    st.payments.map((p: any) => [p.amount, p.origin]),
+    [
+      [45000, 'payment'],
+      [75800, 'refinance'],
+    ],
+  );
+  assert.equal(st.balance.outstanding, 0);
+  if (!POPPLER) return t.skip(NO_POPPLER);
+  const pdf = await receiptOf(s, st.payments[1].id, s.credit.id, undefined, { accept: 'application/pdf' });
+  const text = pdfText(pdf.rawPayload);
+  assert.ok(text.includes('por su refinanciación') && text.includes('sin movimiento de dinero'), text);
+  assert.ok(!text.includes('Recibimos de'), text);
+  assert.ok(
+    pdfText((await statementOf(s, undefined, { accept: 'application/pdf' })).rawPayload).includes(
+      'Cancelación por refinanciación',
+    ),
+  );
+});
+
 test('tenancy: another business, another credit, unknown ids are 404; a read key reads both documents', async (t) => {
   const s = await story(t);
   await s.as('POST', `/api/credits/${s.credit.id}/payments`, { amount: 45000 });
