@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  not_acceptable: 406,
   request_timeout: 408,
   conflict: 409,
   gone: 410,

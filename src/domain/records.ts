@@ -340,3 +340,121 @@ export const UploadSession = Type.Object(
   },
   { $id: 'UploadSession', title: 'UploadSession' },
 );
+
+// ---------------------------------------------------------------- statement and receipt (documents a client takes home)
+
+/** Who issues a statement or receipt: the business. */
+const DocumentBusiness = Type.Object({ id: Uuid, name: Type.String() });
+
+/** The client a statement or receipt is for. */
+const DocumentClient = Type.Object({
+  id: Uuid,
+  first_name: Nullable(Type.String()),
+  last_name: Nullable(Type.String()),
+  dni: Type.String(),
+  cuit: Nullable(Type.String({ description: 'CUIT/CUIL, 11 digits without dashes; null when the client has none' })),
+});
+
+/** The credit a statement or receipt is about. */
+const DocumentCredit = Type.Object({
+  id: Uuid,
+  sequential_id: Type.Integer({ description: "the credit's number within the business" }),
+  status: CreditStatus,
+  amount: Money,
+  total: Money,
+  start_date: CalendarDate,
+  branch_id: Nullable(Uuid),
+  branch_name: Nullable(Type.String({ description: "the branch's name (also when it was deleted since)" })),
+});
+
+/** An installment's parts (amount = principal + interest + vat): null where the credit does not record them. */
+const InstallmentParts = {
+  principal: Nullable(Money),
+  interest: Nullable(Money),
+  vat: Nullable(Money),
+};
+
+export const StatementInstallment = Type.Object({
+  id: Uuid,
+  number: Type.Integer(),
+  due_date: CalendarDate,
+  amount: Money,
+  ...InstallmentParts,
+  status: Type.Union([Type.Literal('pending'), Type.Literal('partial'), Type.Literal('paid')]),
+  ...Delinquency.properties,
+  ...Balance.properties,
+});
+
+/** A payment as a statement and a receipt show it: the slices of one payment request, summed. */
+export const StatementPayment = Type.Object({
+  id: Uuid,
+  paid_on: CalendarDate,
+  amount: Money,
+  branch_id: Nullable(Uuid),
+  branch_name: Nullable(Type.String()),
+  origin: OneOf(['payment', 'refinance'], {
+    description:
+      'payment: money the client paid; refinance: the balance settled when the credit was refinanced (moved to the new credit, no cash)',
+  }),
+  created_by: Type.String(),
+  created_at: DateTime,
+  reversed_at: Nullable(DateTime),
+  reversal_reason: Nullable(Type.String()),
+});
+
+export const Statement = Type.Object(
+  {
+    as_of: CalendarDate,
+    business: DocumentBusiness,
+    client: DocumentClient,
+    credit: DocumentCredit,
+    installments: Type.Array(StatementInstallment),
+    payments: Type.Array(StatementPayment, { description: 'oldest first; reversed ones stay, with reversed_at' }),
+    balance: CreditBalance,
+  },
+  {
+    $id: 'Statement',
+    title: 'Statement',
+    description:
+      "A credit's statement as of the business's today: its schedule, what was paid and when, and what is owed (punitory accrued included); the same figures as the credit read",
+  },
+);
+
+/** How a payment was applied to one installment (one ledger slice). */
+export const ReceiptSlice = Type.Object(
+  {
+    installment_id: Uuid,
+    number: Type.Integer(),
+    due_date: CalendarDate,
+    amount: Money,
+    punitory: Money,
+    ...InstallmentParts,
+    outstanding_after: Money,
+  },
+  {
+    description:
+      "amount = punitory + what went to the installment's amount (principal + interest + vat); outstanding_after: what the installment still owed right after",
+  },
+);
+
+export const Receipt = Type.Object(
+  {
+    as_of: CalendarDate,
+    business: DocumentBusiness,
+    client: DocumentClient,
+    credit: DocumentCredit,
+    payment: StatementPayment,
+    applied: Type.Array(ReceiptSlice, {
+      description: 'per installment, in the order applied: punitory first, then the installment amount',
+    }),
+    balance_after: Type.Object(CreditBalance.properties, {
+      description:
+        "the credit's balance right after the payment was recorded (entries recorded up to it), as of its date",
+    }),
+  },
+  {
+    $id: 'Receipt',
+    title: 'Receipt',
+    description: 'The receipt of one payment: its amount and date, how it was applied, and the balance after it',
+  },
+);

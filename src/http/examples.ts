@@ -17,13 +17,13 @@ const INSTALLMENTS = [
   'b025b530-ac75-48f9-938f-8426223892ae',
   'ada7b2a1-d59e-48e6-82ff-16745a9f26d1',
 ] as const;
+const PAYMENT = '7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6';
 const FILE = '3f1c2a9e-6b7d-4e21-9c55-0d8e2f4a7b16';
 const SESSION = '852d5fef-909f-427c-904b-a34e015d22e5';
 const TOKEN = 'ul_RVGLmkKieZcx1D-p-26NPswim9n6XPS-152RsssxHMg';
 
 const OPENED = '2026-01-15T13:02:03.121Z';
 const PAID = '2026-03-20T15:40:05.100Z';
-const PAYMENT = '5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f';
 /** The disclosed cost of the example credit (100,000 at 20 % flat in 3 monthly installments). */
 const COST = { tna: 0.162162, tea: 0.174204, cft_tea: 0.193552 };
 type LedgerOrigin = 'schedule' | 'payment' | 'accrual' | 'reversal' | 'rebate' | 'refinance' | 'correction';
@@ -34,6 +34,7 @@ export const ids = {
   plan: PLAN,
   client: CLIENT,
   credit: CREDIT,
+  payment: PAYMENT,
   file: FILE,
   session: SESSION,
   token: TOKEN,
@@ -463,4 +464,94 @@ export const refinanced = {
     outstanding: 96000,
   },
   cost: COST,
+};
+
+// The statement and the receipt of the story, read on 2026-03-20 after the payment. Installments
+// do not record their parts yet, so the whole amount is principal (services/statements.ts,
+// gatherStatement). MERGE: with parts, the flat split of DOMAIN.md (interest 6,666.67, 6,666.67 and
+// 6,666.66, principal the rest), and the receipt's 4,200 on installment 2 goes to interest.
+const documentHeader = {
+  business: { id: BUSINESS, name: 'Demo' },
+  client: { id: CLIENT, first_name: 'Ana', last_name: 'García', dni: '30123456', cuit: null },
+  credit: {
+    id: CREDIT,
+    sequential_id: 1,
+    status: 'active' as const,
+    amount: 100000,
+    total: 120000,
+    start_date: '2026-01-15',
+    branch_id: BRANCH,
+    branch_name: 'Centro',
+  },
+};
+const PARTS = [
+  { principal: 40000, interest: 0, vat: 0 },
+  { principal: 40000, interest: 0, vat: 0 },
+  { principal: 40000, interest: 0, vat: 0 },
+];
+const statementPayment = {
+  id: PAYMENT,
+  paid_on: '2026-03-20',
+  amount: 45000,
+  branch_id: BRANCH,
+  branch_name: 'Centro',
+  origin: 'payment' as const,
+  created_by: KEY,
+  created_at: PAID,
+  reversed_at: null,
+  reversal_reason: null,
+};
+
+/** GET /api/credits/{id}/statement on 2026-03-20. */
+export const statement = {
+  as_of: '2026-03-20',
+  ...documentHeader,
+  installments: paidInstallments.map((i, k) => ({
+    id: i.id,
+    number: i.number,
+    due_date: i.due_date,
+    amount: i.amount,
+    ...PARTS[k]!,
+    status: i.status,
+    overdue: i.overdue,
+    days_late: i.days_late,
+    punitory_posted: i.punitory_posted,
+    punitory_accrued: i.punitory_accrued,
+    paid: i.paid,
+    outstanding: i.outstanding,
+  })),
+  payments: [statementPayment],
+  balance: balanceAfterPayment,
+};
+
+/** GET /api/credits/{id}/payments/{paymentId}/receipt of the payment of 2026-03-20. */
+export const receipt = {
+  as_of: '2026-03-20',
+  ...documentHeader,
+  payment: statementPayment,
+  applied: [
+    {
+      installment_id: INSTALLMENTS[0],
+      number: 1,
+      due_date: '2026-03-10',
+      amount: 40800,
+      punitory: 800,
+      principal: 40000,
+      interest: 0,
+      vat: 0,
+      outstanding_after: 0,
+    },
+    {
+      installment_id: INSTALLMENTS[1],
+      number: 2,
+      due_date: '2026-04-10',
+      amount: 4200,
+      punitory: 0,
+      principal: 4200,
+      interest: 0,
+      vat: 0,
+      outstanding_after: 35800,
+    },
+  ],
+  balance_after: balanceAfterPayment,
 };

@@ -14,6 +14,8 @@ import {
   Installment,
   LedgerEntry,
   Payment,
+  Receipt,
+  Statement,
   UploadSession,
   UUID_FORMAT,
   Uuid,
@@ -52,6 +54,8 @@ export const SHARED_SCHEMAS = [
   UploadSession,
   Payment,
   Cost,
+  Statement,
+  Receipt,
 ];
 
 export const Page = <T extends TSchema>(item: T) =>
@@ -103,6 +107,14 @@ const ERROR_RESPONSES: Record<number, { description: string; example: Static<typ
     description:
       'not_found: no such resource, or it belongs to another business, or a path id is not a uuid (also a path that names nothing)',
     example: { error: 'client not found', code: 'not_found' },
+  },
+  406: {
+    description:
+      'not_acceptable: the Accept header accepts none of the types this operation answers in (application/json, application/pdf)',
+    example: {
+      error: 'this resource is available as application/json or application/pdf; the Accept header allows neither',
+      code: 'not_acceptable',
+    },
   },
   408: {
     description: 'request_timeout: the request did not arrive in time',

@@ -131,6 +131,24 @@ export const presentPayoff = (p: Payoff) => ({
   },
 });
 
+/** A CreditBalance (records.ts): the installments' parts and what they owe, summed. */
+export function presentCreditBalance(installments: InstallmentRow[], owed: Owed[]) {
+  let principal = new Dec(0);
+  let interest = new Dec(0);
+  let vat = new Dec(0);
+  for (const i of installments) {
+    principal = principal.plus(money(i.principal));
+    interest = interest.plus(money(i.interest));
+    vat = vat.plus(money(i.vat));
+  }
+  return {
+    principal: toMoneyNumber(principal),
+    interest: toMoneyNumber(interest),
+    vat: toMoneyNumber(vat),
+    ...presentBalance(sumOwed(owed)),
+  };
+}
+
 /** A Balance (records.ts) as JSON numbers. */
 export const presentBalance = (o: Owed) => ({
   punitory_posted: toMoneyNumber(o.punitoryPosted),
@@ -162,24 +180,11 @@ export function presentDetail(
   entries: LedgerRow[] = d.ledgerEntries,
 ) {
   const owed = owedOfCredits([d.credit], d.installments, d.ledgerEntries, at.today, at.timezone);
-  let principal = new Dec(0);
-  let interest = new Dec(0);
-  let vat = new Dec(0);
-  for (const i of d.installments) {
-    principal = principal.plus(money(i.principal));
-    interest = interest.plus(money(i.interest));
-    vat = vat.plus(money(i.vat));
-  }
   return {
     credit: presentCredit(d.credit),
     installments: d.installments.map((i) => presentInstallment(i, at.today, owed.get(i.id)!)),
     ledgerEntries: entries.map(presentLedgerEntry),
-    balance: {
-      principal: toMoneyNumber(principal),
-      interest: toMoneyNumber(interest),
-      vat: toMoneyNumber(vat),
-      ...presentBalance(sumOwed([...owed.values()])),
-    },
+    balance: presentCreditBalance(d.installments, [...owed.values()]),
     cost: presentCost(d.credit, d.installments),
   };
 }

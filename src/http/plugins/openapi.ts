@@ -47,6 +47,7 @@ const ERROR_NAMES: Record<string, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'NotFound',
+  406: 'NotAcceptable',
   408: 'RequestTimeout',
   409: 'Conflict',
   410: 'Gone',

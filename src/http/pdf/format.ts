@@ -1,0 +1,83 @@
+// How the printed documents write amounts, dates, identity numbers and labels: the way a client
+// in Argentina reads them ("$ 1.234,56", 20/03/2026, DNI 30.123.456, CUIT 27-30123456-4), in
+// Spanish. The JSON documents keep the API's forms (numbers, YYYY-MM-DD, English field names).
+import { money, todayIn } from '../../domain/index.ts';
+
+/** "$ 1.234,56"; negative "-$ 1.234,56" (a balance in the client's favour). Exact: decimal, never a float. */
+export function pesos(amount: number | string): string {
+  const fixed = money(amount).toFixed(2); // half away from zero, as the service rounds
+  const negative = fixed.startsWith('-') && /[1-9]/.test(fixed);
+  const [int, dec] = fixed.replace('-', '').split('.') as [string, string];
+  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return `${negative ? '-' : ''}$ ${grouped},${dec}`;
+}
+
+/** YYYY-MM-DD → DD/MM/YYYY. */
+export function fecha(date: string): string {
+  const [y, m, d] = date.split('-');
+  return `${d}/${m}/${y}`;
+}
+
+/** An instant as the business's calendar date, DD/MM/YYYY. */
+export function fechaDe(instant: Date | string, timezone: string): string {
+  return fecha(todayIn(timezone, new Date(instant)));
+}
+
+/** A DNI of digits only with its thousands dots (30.123.456); anything else as stored. */
+export function dni(value: string): string {
+  return /^\d{6,9}$/.test(value) ? value.replace(/\B(?=(\d{3})+(?!\d))/g, '.') : value;
+}
+
+/** A CUIT/CUIL of 11 digits as 27-30123456-4; null as a dash. */
+export function cuit(value: string | null): string {
+  if (value === null) return '—';
+  return /^\d{11}$/.test(value) ? `${value.slice(0, 2)}-${value.slice(2, 10)}-${value.slice(10)}` : value;
+}
+
+export function fullName(c: { first_name: string | null; last_name: string | null }): string {
+  return [c.first_name, c.last_name].filter((s) => s && s.trim()).join(' ') || '—';
+}
+
+export const CREDIT_STATUS: Record<string, string> = {
+  active: 'Vigente',
+  closed: 'Cancelado (pagado)',
+  refinanced: 'Refinanciado',
+  written_off: 'Incobrable',
+  inactive: 'Anulado',
+};
+
+/** An installment's state as the client reads it: paid, partly paid, late (how many days) or not due yet. */
+export function installmentState(i: { status: string; overdue: boolean; days_late: number }): string {
+  if (i.status === 'paid') return 'Pagada';
+  if (i.overdue) return `Vencida, ${i.days_late} ${i.days_late === 1 ? 'día' : 'días'}`;
+  return i.status === 'partial' ? 'Pago parcial' : 'A vencer';
+}
+
+// The PDF's standard fonts (Helvetica) are encoded in WinAnsi (Windows-1252): every Spanish letter
+// and sign is there (á é í ó ú ü ñ Ñ ¿ ¡ º ª €), but not every character a name can hold. One that
+// is not becomes "?", instead of the wrong glyph the font would draw.
+const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+
+/** The text with what WinAnsi cannot show replaced by "?" (and control characters by a space). */
+export function winAnsi(text: string): string {
+  let out = '';
+  for (const ch of text.normalize('NFC')) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x20 || (c >= 0x7f && c < 0xa0 && !WIN_ANSI_EXTRA.has(ch))) out += ' ';
+    else if (c <= 0xff || WIN_ANSI_EXTRA.has(ch)) out += ch;
+    else out += '?';
+  }
+  return out;
+}
+
+/** A file name for Content-Disposition: ASCII letters, digits, dots and dashes. */
+export function fileName(...parts: (string | number)[]): string {
+  return `${parts
+    .map((p) =>
+      String(p)
+        .normalize('NFD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .replace(/[^A-Za-z0-9.-]+/g, '-'),
+    )
+    .join('-')}.pdf`;
+}
