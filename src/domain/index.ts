@@ -29,7 +29,14 @@ export {
 } from './errors.ts';
 export type { ErrorCode, ErrorDetail } from './errors.ts';
 export { buildSchedule, firstDueDate, scheduleFor } from './schedule.ts';
-export type { CutType, PlanScheduleTerms, ScheduleInput, ScheduledInstallment, Schedule } from './schedule.ts';
+export type {
+  Amortization,
+  CutType,
+  PlanScheduleTerms,
+  ScheduleInput,
+  ScheduledInstallment,
+  Schedule,
+} from './schedule.ts';
 export { delinquency } from './delinquency.ts';
 export type { InstallmentStatus, DelinquencyInput, Delinquency } from './delinquency.ts';
 export { atStorableMax, cumulativePunitory, punitoryToPost, punitoryCap } from './punitory.ts';

@@ -5,6 +5,9 @@ import { DomainError } from './errors.ts';
 
 export type CutType = 'fixed' | 'monthly';
 
+/** How interest is charged (DOMAIN.md "Interest methods, VAT and disclosed cost"). */
+export type Amortization = 'flat' | 'french';
+
 export interface ScheduleInput {
   amount: Decimal;
   interestRate: Decimal;
@@ -13,12 +16,23 @@ export interface ScheduleInput {
   cutType: CutType;
   paymentDay: number;
   startDate: string;
+  /**
+   * flat (default): interestRate is the flat fraction over the whole credit; french: interestRate
+   * is the nominal annual rate (TNA), the periodic rate is TNA / 12.
+   */
+  amortization?: Amortization;
+  /** VAT on interest, a fraction (0.21 = 21 %); default 0. */
+  vatRate?: Decimal;
 }
 
 export interface ScheduledInstallment {
   number: number;
+  /** principal + interest + vat, exactly. */
   amount: Decimal;
   dueDate: string;
+  principal: Decimal;
+  interest: Decimal;
+  vat: Decimal;
 }
 
 export interface Schedule {
@@ -37,11 +51,69 @@ export function firstDueDate(
   return Number(earliest.slice(8)) <= input.paymentDay ? onPaymentDay : addMonthsClamped(onPaymentDay, 1);
 }
 
-/** The schedule of a new credit (DOMAIN.md "The schedule of a new credit"). */
+/** An installment's money: principal + interest + vat = amount. */
+interface Parts {
+  amount: Decimal;
+  principal: Decimal;
+  interest: Decimal;
+  vat: Decimal;
+}
+
+/** total over n: round2(total / n) each, the last takes the remainder. */
+function spread(total: Decimal, n: number): (k: number) => Decimal {
+  const each = round2(total.div(n));
+  const last = total.minus(each.times(n - 1));
+  return (k) => (k === n ? last : each);
+}
+
+/**
+ * flat: interest = round2(amount × rate) and its VAT, over the whole credit. The installment
+ * amounts are spread exactly as before VAT existed (with VAT 0, total = round2(amount × (1 + rate))
+ * since amount is in cents); interest and VAT spread the same way, principal is the rest.
+ */
+function flatParts(amount: Decimal, rate: Decimal, vatRate: Decimal, n: number): Parts[] {
+  const interestTotal = round2(amount.times(rate));
+  const vatTotal = round2(interestTotal.times(vatRate));
+  const amountOf = spread(amount.plus(interestTotal).plus(vatTotal), n);
+  const interestOf = spread(interestTotal, n);
+  const vatOf = spread(vatTotal, n);
+  const parts: Parts[] = [];
+  for (let k = 1; k <= n; k++) {
+    const interest = interestOf(k);
+    const vat = vatOf(k);
+    parts.push({ amount: amountOf(k), principal: amountOf(k).minus(interest).minus(vat), interest, vat });
+  }
+  return parts;
+}
+
+/**
+ * french: rate is the nominal annual rate, i = rate / 12; the installment before VAT is
+ * A = round2(P·i / (1 − (1+i)^−n)) (P / n when i is 0); each period's interest is
+ * round2(balance × i) and the principal A − interest; the last installment's principal is what is
+ * left of the balance. VAT is round2(interest × vatRate) per installment.
+ */
+function frenchParts(amount: Decimal, rate: Decimal, vatRate: Decimal, n: number): Parts[] {
+  const i = rate.div(12);
+  const one = new Dec(1);
+  const installment = i.isZero() ? round2(amount.div(n)) : round2(amount.times(i).div(one.minus(one.plus(i).pow(-n))));
+  const parts: Parts[] = [];
+  let balance = amount;
+  for (let k = 1; k <= n; k++) {
+    const interest = round2(balance.times(i));
+    const principal = k === n ? balance : installment.minus(interest);
+    const vat = round2(interest.times(vatRate));
+    parts.push({ amount: principal.plus(interest).plus(vat), principal, interest, vat });
+    balance = balance.minus(principal);
+  }
+  return parts;
+}
+
+/** The schedule of a new credit (DOMAIN.md "The schedule of a new credit", "Interest methods, VAT and disclosed cost"). */
 export function buildSchedule(input: ScheduleInput): Schedule {
   const { amount, interestRate, installmentsCount: n, daysUntilFirstPayment, cutType, paymentDay, startDate } = input;
   if (!new Dec(amount).isFinite() || new Dec(amount).lte(0))
     throw new DomainError('invalid_amount', 'amount must be > 0');
+  if (new Dec(amount).decimalPlaces() > 2) throw new DomainError('invalid_amount', 'amount must be in cents');
   if (!new Dec(interestRate).isFinite() || new Dec(interestRate).lt(0))
     throw new DomainError('invalid_interest_rate', 'interest_rate must be >= 0');
   if (!Number.isInteger(n) || n < 1)
@@ -54,23 +126,42 @@ export function buildSchedule(input: ScheduleInput): Schedule {
   if (cutType === 'monthly' && (!Number.isInteger(paymentDay) || paymentDay < 1 || paymentDay > 28))
     throw new DomainError('invalid_payment_day', 'payment_day must be an integer from 1 to 28');
   if (!isValidDate(startDate)) throw new DomainError('invalid_start_date', 'start_date must be YYYY-MM-DD');
+  const amortization = input.amortization ?? 'flat';
+  if (amortization !== 'flat' && amortization !== 'french')
+    throw new DomainError('unprocessable', 'amortization must be flat or french');
+  const vatRate = new Dec(input.vatRate ?? 0);
+  if (!vatRate.isFinite() || vatRate.lt(0)) throw new DomainError('unprocessable', 'vat_rate must be >= 0');
 
-  const total = round2(new Dec(amount).times(new Dec(1).plus(interestRate)));
-  const each = round2(total.div(n));
-  const last = total.minus(each.times(n - 1));
+  const parts = (amortization === 'french' ? frenchParts : flatParts)(
+    new Dec(amount),
+    new Dec(interestRate),
+    vatRate,
+    n,
+  );
   // Tiny totals (e.g. 0.06 over 12) would give a zero or negative installment: refuse rather than book it.
-  if (each.lte(0) || last.lte(0))
+  if (parts.some((p) => p.amount.lte(0)))
     throw new DomainError('amount_too_small', 'the total is too small to split into installments of at least 0.01');
+  // Likewise a tiny interest (0.06 over 12: 0.01 each, −0.05 on the last) would give a negative part.
+  if (parts.some((p) => p.principal.lt(0) || p.interest.lt(0) || p.vat.lt(0)))
+    throw new DomainError(
+      'amount_too_small',
+      'the interest or its VAT is too small to split into installments without a negative part',
+    );
+  const total = parts.reduce((sum, p) => sum.plus(p.amount), new Dec(0));
 
   const installments: ScheduledInstallment[] = [];
   try {
     const first = firstDueDate({ cutType, daysUntilFirstPayment, paymentDay, startDate });
     for (let k = 1; k <= n; k++) {
+      const p = parts[k - 1]!;
       installments.push({
         number: k,
-        amount: k === n ? last : each,
+        amount: p.amount,
         // Counted from the first due date, not chained: Jan 31 → Feb 29 → Mar 31.
         dueDate: addMonthsClamped(first, k - 1),
+        principal: p.principal,
+        interest: p.interest,
+        vat: p.vat,
       });
     }
   } catch (err) {
@@ -91,6 +182,10 @@ export interface PlanScheduleTerms {
   days_until_first_payment: number;
   cut_type: CutType;
   payment_day: number;
+  /** absent or null: flat */
+  amortization?: Amortization | null;
+  /** absent or null: 0 */
+  vat_rate?: string | number | null;
 }
 
 /** The schedule a credit of `amount` on these terms gets when it starts on startDate. */
@@ -103,5 +198,7 @@ export function scheduleFor(terms: PlanScheduleTerms, amount: Decimal | string |
     cutType: terms.cut_type,
     paymentDay: terms.payment_day,
     startDate,
+    amortization: terms.amortization ?? 'flat',
+    vatRate: new Dec(terms.vat_rate ?? 0),
   });
 }
