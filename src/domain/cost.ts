@@ -1,0 +1,178 @@
+// The disclosed cost of a credit (DOMAIN.md "Interest methods, VAT and disclosed cost"; the
+// decisions in docs/domain.md "Disclosed cost"): TNA, TEA and CFT as annual rates, fractions to 6
+// decimals. Rates, not money: solved in decimal.js all the same, no binary floating point.
+import type { Decimal } from './money.ts';
+import { Dec } from './money.ts';
+import { daysBetween, isValidDate } from './dates.ts';
+import type { Amortization } from './schedule.ts';
+
+type DecimalLike = Decimal | string | number;
+
+/** An installment as the schedule built it (ScheduledInstallment fits). */
+export interface CostInstallment {
+  dueDate: string;
+  /** VAT included */
+  amount: DecimalLike;
+  principal: DecimalLike;
+  interest: DecimalLike;
+  /** not read: amount already includes it */
+  vat?: DecimalLike;
+}
+
+export interface CostInput {
+  /** the amount lent */
+  amount: DecimalLike;
+  startDate: string;
+  /** in schedule order */
+  installments: readonly CostInstallment[];
+  amortization: Amortization;
+  /** the plan's interest_rate: flat, the fraction over the whole credit; french, the TNA */
+  interestRate: DecimalLike;
+}
+
+export interface CreditCost {
+  /** nominal annual rate */
+  tna: Decimal;
+  /** effective annual rate: (1 + tna / 12)^12 − 1 */
+  tea: Decimal;
+  /**
+   * total financial cost as an effective annual rate: the rate r with
+   * Σ amount_k / (1 + r)^(days_k / 365) = amount lent, VAT included. null when no rate does it:
+   * what falls due on the start date itself already repays the amount lent, and more is owed.
+   */
+  cft_tea: Decimal | null;
+}
+
+/** A cash flow a whole number of periods (days, months) after the start. */
+interface Flow {
+  periods: number;
+  amount: Decimal;
+}
+
+/**
+ * The rates are solved with 80 significant digits and L = ln(1 + r) to 1e-60: exact to the 6
+ * decimals shown for any rate below 1e40 (a one-day credit at a flat 20 % already has a CFT of
+ * 4e30); beyond, to 40 significant digits.
+ */
+const D = Dec.clone({ precision: 80 });
+const ONE = new D(1);
+const TWELVE = new D(12);
+const EPSILON = new D('1e-60');
+
+/** Rounded half away from zero to 6 decimals, never −0. */
+function rate6(r: Decimal): Decimal {
+  const x = r.toDecimalPlaces(6, D.ROUND_HALF_UP);
+  return new Dec(x.isZero() ? 0 : x);
+}
+
+/**
+ * The L = ln(1 + r) that makes the flows, discounted at r per period, worth pv:
+ * f(L) = Σ a·q^n − pv = 0 with q = e^(−L) (one exponential per step, whole powers after it).
+ * Newton's method inside a bracket [lo, hi] with f(lo) > 0 > f(hi),
+ * halving the bracket whenever a step would leave it. With flows ≥ 0 at t ≥ 0, f is decreasing
+ * and convex, so a root is unique and Newton from the side where f > 0 never overshoots; the
+ * bracket keeps it safe whatever the flows. null when no L exists.
+ */
+function solveLogRate(flows: readonly Flow[], pv: Decimal): Decimal | null {
+  const at = (L: Decimal): { f: Decimal; df: Decimal } => {
+    const q = L.neg().exp();
+    let f = pv.neg();
+    let df = new D(0);
+    for (const { periods, amount } of flows) {
+      if (amount.isZero()) continue;
+      const v = amount.times(q.pow(periods));
+      f = f.plus(v);
+      df = df.minus(v.times(periods));
+    }
+    return { f, df };
+  };
+  const zero = new D(0);
+  const f0 = at(zero).f;
+  if (f0.isZero()) return zero;
+  // Bracket the root, doubling away from 0 (64 doublings reach L = 2^63: no rate is that large).
+  let lo = zero;
+  let hi = zero;
+  let found = false;
+  for (let step = ONE, k = 0; k < 64; step = step.times(2), k++) {
+    const L = f0.gt(0) ? step : step.neg();
+    const f = at(L).f;
+    if (f0.gt(0) ? f.lt(0) : f.gt(0)) {
+      if (f0.gt(0)) hi = L;
+      else lo = L;
+      found = true;
+      break;
+    }
+    if (f0.gt(0)) lo = L;
+    else hi = L;
+  }
+  if (!found) return null;
+
+  let x = f0.gt(0) ? lo : hi;
+  for (let k = 0; k < 400; k++) {
+    const { f, df } = at(x);
+    if (f.isZero()) return x;
+    if (f.gt(0)) lo = x;
+    else hi = x;
+    if (hi.minus(lo).lte(EPSILON)) return lo.plus(hi).div(2);
+    let next = df.isZero() ? null : x.minus(f.div(df));
+    if (next === null || !next.isFinite() || next.lte(lo) || next.gte(hi)) next = lo.plus(hi).div(2);
+    if (next.minus(x).abs().lte(EPSILON)) return next;
+    x = next;
+  }
+  return lo.plus(hi).div(2);
+}
+
+function decimal(x: DecimalLike, what: string): Decimal {
+  const d = new D(x);
+  if (!d.isFinite()) throw new RangeError(`${what} is not a finite decimal`);
+  return d;
+}
+
+/** The disclosed cost of a credit's schedule: tna, tea and cft_tea, fractions rounded to 6 decimals. */
+export function creditCost(input: CostInput): CreditCost {
+  const lent = decimal(input.amount, 'amount');
+  if (lent.lte(0)) throw new RangeError('amount must be > 0');
+  if (!isValidDate(input.startDate)) throw new RangeError('startDate must be YYYY-MM-DD');
+  if (input.installments.length === 0) throw new RangeError('a schedule has at least one installment');
+  if (input.amortization !== 'flat' && input.amortization !== 'french')
+    throw new RangeError('amortization must be flat or french');
+  const rate = decimal(input.interestRate, 'interestRate');
+
+  const installments = input.installments.map((i, k) => {
+    if (!isValidDate(i.dueDate)) throw new RangeError(`installment ${k + 1}: dueDate must be YYYY-MM-DD`);
+    const days = daysBetween(input.startDate, i.dueDate);
+    if (days < 0) throw new RangeError(`installment ${k + 1} falls due before the start date`);
+    const amount = decimal(i.amount, 'installment amount');
+    const principal = decimal(i.principal, 'installment principal');
+    const interest = decimal(i.interest, 'installment interest');
+    if (amount.lt(0) || principal.lt(0) || interest.lt(0)) throw new RangeError(`installment ${k + 1} is negative`);
+    return { days, amount, beforeVat: principal.plus(interest) };
+  });
+
+  let tna: Decimal;
+  let tea: Decimal;
+  if (input.amortization === 'french') {
+    tna = rate;
+    tea = ONE.plus(rate.div(TWELVE)).pow(12).minus(1);
+  } else {
+    // flat: the monthly rate that makes principal + interest (no VAT), as if paid at months
+    // 1..n, worth the amount lent; tna is twelve times it.
+    const L = solveLogRate(
+      installments.map((i, k) => ({ periods: k + 1, amount: i.beforeVat })),
+      lent,
+    );
+    if (L === null) throw new RangeError('no monthly rate equates the installments with the amount lent');
+    const monthly = L.exp().minus(1);
+    tna = monthly.times(TWELVE);
+    // (1 + tna / 12)^12 − 1 from the unrounded rate
+    tea = L.times(TWELVE).exp().minus(1);
+  }
+
+  // per day, then over 365 days: (1 + r)^(days / 365) = (1 + daily)^days
+  const daily = solveLogRate(
+    installments.map((i) => ({ periods: i.days, amount: i.amount })),
+    lent,
+  );
+  const cft = daily === null ? null : daily.times(365).exp().minus(1);
+  return { tna: rate6(tna), tea: rate6(tea), cft_tea: cft === null ? null : rate6(cft) };
+}
