@@ -1,6 +1,6 @@
-// The disclosed cost of a credit (DOMAIN.md "Interest methods, VAT and disclosed cost"; the
-// decisions in docs/domain.md "Disclosed cost"): TNA, TEA and CFT as annual rates, fractions to 6
-// decimals. Rates, not money: solved in decimal.js all the same, no binary floating point.
+// The disclosed cost of a credit: TNA, TEA and CFT as annual rates, fractions to 6 decimals
+// (DOMAIN.md and docs/domain.md "Interest methods, VAT and disclosed cost", where flat's TNA is
+// decided). Rates, not money: solved in decimal.js all the same, no binary floating point.
 import type { Decimal } from './money.ts';
 import { Dec } from './money.ts';
 import { daysBetween, isValidDate } from './dates.ts';
