@@ -1,6 +1,6 @@
-// The disclosed cost of a credit (DOMAIN.md "Interest methods, VAT and disclosed cost"; the
-// decisions in docs/domain.md "Disclosed cost"): TNA, TEA and CFT as annual rates, fractions to 6
-// decimals. Rates, not money: solved in decimal.js all the same, no binary floating point.
+// The disclosed cost of a credit: TNA, TEA and CFT as annual rates, fractions to 6 decimals
+// (DOMAIN.md and docs/domain.md "Interest methods, VAT and disclosed cost", where flat's TNA is
+// decided). Rates, not money: solved in decimal.js all the same, no binary floating point.
 import type { Decimal } from './money.ts';
 import { Dec } from './money.ts';
 import { daysBetween, isValidDate } from './dates.ts';
@@ -50,8 +50,9 @@ interface Flow {
 }
 
 /**
- * The rates are solved with 80 significant digits and L = ln(1 + r) to 1e-60, so that even an
- * absurd rate (a one-day credit at 20 % is a CFT of 4e30) is exact to the 6 decimals shown.
+ * The rates are solved with 80 significant digits and L = ln(1 + r) to 1e-60: exact to the 6
+ * decimals shown for any rate below 1e40 (a one-day credit at a flat 20 % already has a CFT of
+ * 4e30); beyond, to 40 significant digits.
  */
 const D = Dec.clone({ precision: 80 });
 const ONE = new D(1);

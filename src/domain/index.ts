@@ -29,6 +29,8 @@ export {
 } from './errors.ts';
 export type { ErrorCode, ErrorDetail } from './errors.ts';
 export { buildSchedule, firstDueDate, scheduleFor } from './schedule.ts';
+export { creditCost } from './cost.ts';
+export type { CostInput, CostInstallment, CreditCost } from './cost.ts';
 export type {
   Amortization,
   CutType,
