@@ -36,3 +36,5 @@ export { atStorableMax, cumulativePunitory, punitoryToPost, punitoryCap } from '
 export type { PunitoryMode, PunitoryTerms, InstallmentPayment, PunitoryInput } from './punitory.ts';
 export { allocatePayment, outstanding, installmentStatus, installmentDue } from './allocation.ts';
 export type { InstallmentBalance, PaymentSlice, Allocation } from './allocation.ts';
+export { cuitCheckDigit, isValidCuit, parseCuit, withCheckDigit } from './cuit.ts';
+export { datesReaching, isBusinessDay, isWeekend, nextBusinessDay, toleranceDays } from './businessDays.ts';
