@@ -63,6 +63,8 @@ export interface ClientsTable {
   email: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** 11 digits, no dashes (migration 009) */
+  cuit: string | null;
 }
 
 export type CutType = 'fixed' | 'monthly';

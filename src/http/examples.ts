@@ -94,6 +94,7 @@ export const clientInput = {
   email: 'ana.garcia@example.com',
   phone: '+54 11 5555-1234',
   city: 'Buenos Aires',
+  cuit: '27-30123456-8',
 };
 
 export const client = {
@@ -116,6 +117,7 @@ export const client = {
   email: 'ana.garcia@example.com',
   created_at: '2026-01-15T13:02:02.114Z',
   updated_at: '2026-01-15T13:02:02.114Z',
+  cuit: '27301234568',
 };
 
 export const creditInput = { credit_config_id: PLAN, amount: 100000, branch_id: BRANCH, start_date: '2026-01-15' };
