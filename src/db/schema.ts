@@ -143,6 +143,8 @@ export interface InstallmentsTable {
   paid_date: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** days from due_date to the next business day, 0 when it is one (migrations 008/010) */
+  tolerance_days: Generated<number>;
 }
 
 export type LedgerType = 'installment' | 'punitory' | 'payment';
@@ -212,6 +214,15 @@ export interface AuditLogTable {
   changed_at: CreatedAt;
 }
 
+/** A business's holiday (migration 010); id only names the row in the audit log. */
+export interface HolidaysTable {
+  business_id: string;
+  date: DateStr;
+  name: string;
+  id: Generated<string>;
+  created_at: CreatedAt;
+}
+
 /** How many rows audit_log has per business, table and action: the sum over shards (migration 006). */
 export interface AuditLogCountsTable {
   business_id: string;
@@ -237,6 +248,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;
   audit_log_counts: AuditLogCountsTable;
+  holidays: HolidaysTable;
 }
 
 export type Business = Selectable<BusinessesTable>;
@@ -252,3 +264,4 @@ export type LedgerEntry = Selectable<LedgerTable>;
 export type UploadSession = Selectable<UploadSessionsTable>;
 export type ClientFile = Selectable<ClientFilesTable>;
 export type AuditLogEntry = Selectable<AuditLogTable>;
+export type Holiday = Selectable<HolidaysTable>;

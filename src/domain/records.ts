@@ -289,3 +289,13 @@ export const UploadSession = Type.Object(
   },
   { $id: 'UploadSession', title: 'UploadSession' },
 );
+
+/** A holiday of the business (an extension): not a business day, like Saturdays and Sundays. */
+export const Holiday = Type.Object(
+  {
+    date: CalendarDate,
+    name: Name,
+    created_at: DateTime,
+  },
+  { $id: 'Holiday', title: 'Holiday' },
+);

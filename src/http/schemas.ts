@@ -10,6 +10,7 @@ import {
   ClientFile,
   Credit,
   CreditConfig,
+  Holiday,
   Installment,
   LedgerEntry,
   UploadSession,
@@ -48,6 +49,7 @@ export const SHARED_SCHEMAS = [
   AuditLogEntry,
   Branch,
   UploadSession,
+  Holiday,
 ];
 
 export const Page = <T extends TSchema>(item: T) =>

@@ -11,6 +11,7 @@ import logRoutes from './logs/index.ts';
 import reportRoutes from './reports/index.ts';
 import creditRoutes from './credits/index.ts';
 import installmentRoutes from './installments/index.ts';
+import holidayRoutes from './holidays/index.ts';
 
 export async function apiRoutes(app: App) {
   await app.register(clientRoutes);
@@ -21,6 +22,7 @@ export async function apiRoutes(app: App) {
   await app.register(reportRoutes);
   await app.register(creditRoutes);
   await app.register(installmentRoutes);
+  await app.register(holidayRoutes);
 }
 
 export async function publicRoutes(app: App) {
