@@ -239,6 +239,7 @@ class Fuzzer {
               'branches',
               'client_files',
               'upload_sessions',
+              'holidays',
             ]);
           case 'installments_count':
             return rng.int(1, 12);

@@ -2,6 +2,7 @@
 // values are ids and dates of this business), and the invalid values a careless or hostile client
 // sends (wrong types, out of range, bad formats, huge strings, NUL characters).
 import type { Rng } from './rng.ts';
+import { withCheckDigit } from '../../src/domain/cuit.ts';
 import { deref, type Document, type Schema } from './openapi.ts';
 
 export interface Hints {
@@ -36,6 +37,11 @@ function validString(s: Schema, h: Hints): string {
       return new Date().toISOString();
     case 'email':
       return `${rng.word(6)}@example.com`;
+    case 'cuit':
+      for (;;) {
+        const c = withCheckDigit(`${rng.pick(['20', '23', '27', '30'])}${rng.digits(8)}`);
+        if (c) return c;
+      }
   }
   if (typeof s.pattern === 'string' && s.pattern.startsWith('^\\d{4}')) return today(-rng.int(0, 365));
   const min = s.minLength ?? 0;
@@ -122,6 +128,8 @@ const BAD_UUIDS = [
   "' OR 1=1 --",
 ];
 const BAD_EMAILS = ['a@', 'no-at-sign', '@example.com', 'a b@example.com'];
+// a wrong check digit, one dash, 10 digits, other separators
+const BAD_CUITS = ['20123456787', '20-123456786', '2012345678', '20 12345678 6', '20.12345678.6'];
 
 /**
  * An invalid value for a property or parameter with this schema, or null if this kind cannot
@@ -167,6 +175,7 @@ export function invalidValue(doc: Document, schema: Schema, kind: BadKind, rng: 
         return { value: rng.pick(BAD_DATES) };
       if (s.format === 'date-time') return { value: rng.pick(['2024-01-01T25:00:00Z', 'yesterday']) };
       if (s.format === 'email') return { value: rng.pick(BAD_EMAILS) };
+      if (s.format === 'cuit') return { value: rng.pick(BAD_CUITS) };
       if (typeof s.pattern === 'string') return { value: rng.pick(['', '../../etc/passwd', 'ul_short']) };
       return null;
     }

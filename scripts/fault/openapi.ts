@@ -114,7 +114,7 @@ export class ResponseValidators {
     this.ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
     addFormats(this.ajv);
     // the service's input formats (src/http/plugins/validation.ts judges them; here they only need to be known)
-    for (const f of ['money', 'rate', 'binary']) this.ajv.addFormat(f, true);
+    for (const f of ['money', 'rate', 'cuit', 'binary']) this.ajv.addFormat(f, true);
     const error = doc.components.schemas.Error;
     if (!error) throw new Error('the OpenAPI document has no Error schema');
     this.errorCodes = enumValues(error.properties?.code ?? {});

@@ -63,6 +63,8 @@ export interface ClientsTable {
   email: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** 11 digits, no dashes (migration 009) */
+  cuit: string | null;
 }
 
 export type CutType = 'fixed' | 'monthly';
@@ -245,6 +247,15 @@ export interface AuditLogTable {
   changed_at: CreatedAt;
 }
 
+/** A business's holiday (migration 010); id only names the row in the audit log. */
+export interface HolidaysTable {
+  business_id: string;
+  date: DateStr;
+  name: string;
+  id: Generated<string>;
+  created_at: CreatedAt;
+}
+
 /** How many rows audit_log has per business, table and action: the sum over shards (migration 006). */
 export interface AuditLogCountsTable {
   business_id: string;
@@ -271,6 +282,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;
   audit_log_counts: AuditLogCountsTable;
+  holidays: HolidaysTable;
 }
 
 export type Business = Selectable<BusinessesTable>;
@@ -287,3 +299,4 @@ export type Payment = Selectable<PaymentsTable>;
 export type UploadSession = Selectable<UploadSessionsTable>;
 export type ClientFile = Selectable<ClientFilesTable>;
 export type AuditLogEntry = Selectable<AuditLogTable>;
+export type Holiday = Selectable<HolidaysTable>;

@@ -3,6 +3,10 @@
 // business day: its tolerance is the days from its due date to that day.
 import { addDays, dayNumber } from './dates.ts';
 
+// the calendar's ends (src/domain/dates.ts): no day before the first or after the last
+const FIRST_DAY = '0001-01-01';
+const LAST_DAY = '9999-12-31';
+
 /** Saturday or Sunday (1970-01-01, day number 0, was a Thursday). */
 export function isWeekend(date: string): boolean {
   const dow = (((dayNumber(date) + 3) % 7) + 7) % 7; // 0 Monday … 6 Sunday
@@ -13,10 +17,13 @@ export function isBusinessDay(date: string, holidays: ReadonlySet<string>): bool
   return !isWeekend(date) && !holidays.has(date);
 }
 
-/** The date itself when it is a business day, else the first business day after it. */
+/**
+ * The date itself when it is a business day, else the first business day after it (the calendar's
+ * last day, 9999-12-31, when none is left before it ends).
+ */
 export function nextBusinessDay(date: string, holidays: ReadonlySet<string>): string {
   let d = date;
-  while (!isBusinessDay(d, holidays)) d = addDays(d, 1);
+  while (!isBusinessDay(d, holidays) && d !== LAST_DAY) d = addDays(d, 1);
   return d;
 }
 
@@ -32,6 +39,10 @@ export function toleranceDays(dueDate: string, holidays: ReadonlySet<string>): n
  */
 export function datesReaching(date: string, holidays: ReadonlySet<string>): string[] {
   const out = [date];
-  for (let d = addDays(date, -1); !isBusinessDay(d, holidays); d = addDays(d, -1)) out.unshift(d);
+  for (let d = date; d !== FIRST_DAY; ) {
+    d = addDays(d, -1);
+    if (isBusinessDay(d, holidays)) break;
+    out.unshift(d);
+  }
   return out;
 }

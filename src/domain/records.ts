@@ -39,6 +39,8 @@ export const Money = Type.Number({ description: 'decimal amount, at most 2 decim
 export const DATE_FORMAT = 'date';
 export const MONEY_FORMAT = 'money';
 export const RATE_FORMAT = 'rate';
+/** A CUIT/CUIL (src/domain/cuit.ts): 11 digits, or NN-NNNNNNNN-N, with its mod-11 check digit. */
+export const CUIT_FORMAT = 'cuit';
 export const MAX_MONEY = 999_999_999_999.99;
 /** A date in a request: YYYY-MM-DD, a real calendar day from 0001-01-01 to 9999-12-31. */
 export const DateInput = (description = 'YYYY-MM-DD') => Type.String({ format: DATE_FORMAT, description });
@@ -80,6 +82,16 @@ export const Client = Type.Object(
     email: Nullable(Type.String({ format: 'email', maxLength: 254 })),
     created_at: DateTime,
     updated_at: DateTime,
+    // extensions
+    cuit: Nullable(
+      Type.String({
+        format: CUIT_FORMAT,
+        maxLength: 13,
+        description:
+          'CUIT/CUIL: 11 digits, the last the mod-11 check digit; unique within the business; answered without dashes, ' +
+          'and a request may also write it 20-12345678-6; null when unknown',
+      }),
+    ),
   },
   { $id: 'Client', title: 'Client' },
 );
@@ -457,4 +469,14 @@ export const Receipt = Type.Object(
     title: 'Receipt',
     description: 'The receipt of one payment: its amount and date, how it was applied, and the balance after it',
   },
+);
+
+/** A holiday of the business (an extension): not a business day, like Saturdays and Sundays. */
+export const Holiday = Type.Object(
+  {
+    date: CalendarDate,
+    name: Name,
+    created_at: DateTime,
+  },
+  { $id: 'Holiday', title: 'Holiday' },
 );

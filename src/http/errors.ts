@@ -42,6 +42,7 @@ const FORMAT_MESSAGES: Record<string, string> = {
   date: 'must be a calendar date YYYY-MM-DD from 0001-01-01 to 9999-12-31',
   money: 'must have at most 2 decimals',
   rate: 'must have at most 6 decimals',
+  cuit: 'must be a CUIT/CUIL: 11 digits (or written 20-12345678-6) ending in the right mod-11 check digit',
 };
 
 function validationDetails(err: FastifyError): ErrorDetail[] {

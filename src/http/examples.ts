@@ -102,6 +102,7 @@ export const clientInput = {
   email: 'ana.garcia@example.com',
   phone: '+54 11 5555-1234',
   city: 'Buenos Aires',
+  cuit: '27-30123456-8',
 };
 
 export const client = {
@@ -124,6 +125,7 @@ export const client = {
   email: 'ana.garcia@example.com',
   created_at: '2026-01-15T13:02:02.114Z',
   updated_at: '2026-01-15T13:02:02.114Z',
+  cuit: '27301234568',
 };
 
 export const creditInput = { credit_config_id: PLAN, amount: 100000, branch_id: BRANCH, start_date: '2026-01-15' };
@@ -405,6 +407,18 @@ export const summary = {
 export const creditsCsv =
   'id,client_id,credit_config_id,amount,status,refinanced_from_id,created_by,origin_transaction_reference,branch_id,sequential_id,created_at,updated_at,written_off_at,write_off_reason,total,start_date\r\n' +
   `${CREDIT},${CLIENT},${PLAN},100000.00,active,,${KEY},,${BRANCH},1,${OPENED},${OPENED},,,120000.00,2026-01-15\r\n`;
+
+// The business's holidays of the story's first months (Carnival Monday and Tuesday, the Day of
+// Remembrance), entered when the business opened.
+export const holidayInput = { date: '2026-03-24', name: 'Día de la Memoria' };
+
+export const holiday = { ...holidayInput, created_at: '2026-01-15T13:01:58.300Z' };
+
+export const holidays = [
+  { date: '2026-02-16', name: 'Carnaval', created_at: '2026-01-15T13:01:58.100Z' },
+  { date: '2026-02-17', name: 'Carnaval', created_at: '2026-01-15T13:01:58.200Z' },
+  holiday,
+];
 
 /** A page of a list. */
 export const page = <T>(items: T[], total = items.length, limit = 50, offset = 0) => ({ items, total, limit, offset });

@@ -11,6 +11,7 @@ import {
   Credit,
   CreditConfig,
   Cost,
+  Holiday,
   Installment,
   LedgerEntry,
   Payment,
@@ -56,6 +57,7 @@ export const SHARED_SCHEMAS = [
   Cost,
   Statement,
   Receipt,
+  Holiday,
 ];
 
 export const Page = <T extends TSchema>(item: T) =>

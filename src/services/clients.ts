@@ -1,8 +1,10 @@
-// Clients: a dni is unique within the business (409), text is stored trimmed, and the client's
-// detail (contract 1) gathers its credits, installments, ledger entries and files.
+// Clients: a dni and a cuit are unique within the business (409), text is stored trimmed, a cuit
+// without dashes, and the client's detail (contract 1) gathers its credits, installments, ledger
+// entries and files.
 import { withActor } from '../db/connection.ts';
 import type { Client } from '../db/schema.ts';
 import {
+  findClientByCuit,
   findClientByDni,
   getClient,
   insertClient,
@@ -12,7 +14,8 @@ import {
 } from '../db/repositories/clients.ts';
 import { clientCreditsDocument, clientDocument } from '../db/repositories/documents.ts';
 import type { Page, PageRequest } from '../db/repositories/page.ts';
-import { conflict, notFound } from '../domain/errors.ts';
+import { conflict, invalid, notFound } from '../domain/errors.ts';
+import { parseCuit } from '../domain/cuit.ts';
 import { cleanText } from '../domain/text.ts';
 import type { ActorContext, Database, JsonText } from './context.ts';
 import type { Executor } from '../db/connection.ts';
@@ -21,8 +24,21 @@ export type { ClientInput };
 export type ClientPatch = Partial<ClientInput>;
 
 const dniTaken = (dni: string) => conflict(`a client with dni ${dni} already exists`);
+const cuitTaken = (cuit: string) => conflict(`a client with cuit ${cuit} already exists`);
 
-/** Newest first; q matches a dni prefix or a name or email fragment (case and accents folded). */
+/**
+ * Text trimmed, a cuit as stored (11 digits, no dashes). The HTTP schema has refused a bad cuit
+ * already (400 naming /cuit); other callers (the command line, the demo) are checked here.
+ */
+function clean<T extends { cuit?: string | null }>(input: T): T {
+  const fields = cleanText(input);
+  if (fields.cuit === undefined || fields.cuit === null) return fields;
+  const cuit = parseCuit(fields.cuit);
+  if (!cuit) throw invalid('/cuit', 'must be a CUIT/CUIL: 11 digits ending in the right mod-11 check digit');
+  return { ...fields, cuit };
+}
+
+/** Newest first; q matches a dni or cuit prefix or a name or email fragment (case and accents folded). */
 export function listClients(
   db: Database,
   ctx: ActorContext,
@@ -32,21 +48,24 @@ export function listClients(
 }
 
 export function createClient(db: Database, ctx: ActorContext, input: ClientInput): Promise<Client> {
-  const fields = cleanText(input);
+  const fields = clean(input);
   return withActor(db.kysely, ctx.actor, async (trx) => {
     if (await findClientByDni(trx, ctx.businessId, fields.dni)) throw dniTaken(fields.dni);
+    if (fields.cuit && (await findClientByCuit(trx, ctx.businessId, fields.cuit))) throw cuitTaken(fields.cuit);
     return insertClient(trx, ctx.businessId, fields);
   });
 }
 
 /** Only the fields given change; nothing given changes nothing (no audit entry either). */
 export function editClient(db: Database, ctx: ActorContext, id: string, input: ClientPatch): Promise<Client> {
-  const patch = cleanText(input);
+  const patch = clean(input);
   return withActor(db.kysely, ctx.actor, async (trx) => {
     const current = await getClient(trx, ctx.businessId, id);
     if (!current) throw notFound('client');
     if (Object.keys(patch).length === 0) return current;
     if (patch.dni && (await findClientByDni(trx, ctx.businessId, patch.dni, current.id))) throw dniTaken(patch.dni);
+    if (patch.cuit && (await findClientByCuit(trx, ctx.businessId, patch.cuit, current.id)))
+      throw cuitTaken(patch.cuit);
     const updated = await updateClient(trx, ctx.businessId, current.id, patch);
     if (!updated) throw notFound('client');
     return updated;

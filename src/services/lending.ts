@@ -42,11 +42,7 @@ import {
 } from './ledgerState.ts';
 import { chosenBranch, inheritedBranch, usableBranch } from './branches.ts';
 import { nextBusinessDay, toleranceDays } from '../domain/businessDays.ts';
-
-// TEMPORARY until the holidays stream merges (services/holidays.ts holidaySet)
-async function holidaySet(_trx: Transaction<DB>, _businessId: string): Promise<Set<string>> {
-  return new Set();
-}
+import { holidaySet } from './holidays.ts';
 
 /** Who acts, for which business, in which time zone (its "today"). */
 export type LendingContext = ActorContext;
@@ -75,10 +71,12 @@ export interface CreateCreditInput {
   refinancedFromId?: string | null;
 }
 
+/** `holidays`: the business's (holidaySet), read first in the transaction, before any row lock it takes. */
 async function createCreditIn(
   trx: Transaction<DB>,
   ctx: LendingContext,
   input: CreateCreditInput,
+  holidays: ReadonlySet<string>,
 ): Promise<CreditDetailRows> {
   const bid = ctx.businessId;
   const plan = await sharePlan(trx, bid, input.creditConfigId);
@@ -98,7 +96,6 @@ async function createCreditIn(
   if (schedule.total.gt(STORABLE_MAX)) throw unprocessable('the credit total (amount plus interest) is too large');
   // a due date on a weekend or holiday: moved to the next business day under the `next` rule;
   // either way it cannot be late before the end of the next business day (tolerance_days)
-  const holidays = await holidaySet(trx, bid);
   const rows = schedule.installments.map((i) => {
     const dueDate = plan.business_day_rule === 'next' ? nextBusinessDay(i.dueDate, holidays) : i.dueDate;
     return {
@@ -156,9 +153,11 @@ export async function createCredit(
   beforeCommit?: BeforeCommit<CreditDetailRows>,
 ): Promise<CreditDetailRows> {
   return withActor(db, ctx.actor, async (trx) => {
+    // before any row lock: a holiday change holds the business's holiday lock while it updates installments
+    const holidays = await holidaySet(trx, ctx.businessId);
     const client = await getClient(trx, ctx.businessId, input.clientId);
     if (!client) throw notFound('client');
-    const result = await createCreditIn(trx, ctx, input);
+    const result = await createCreditIn(trx, ctx, input, holidays);
     await beforeCommit?.(trx, result);
     return result;
   });
@@ -776,6 +775,8 @@ export async function refinanceCredit(
   input: RefinanceInput,
 ): Promise<CreditDetailRows> {
   return withActor(db, ctx.actor, async (trx) => {
+    // before the credit's lock: a holiday change holds the business's holiday lock while it updates installments
+    const holidays = await holidaySet(trx, ctx.businessId);
     const l = await loadLocked(trx, ctx, creditId);
     const old = l.credit;
     if (old.status !== 'active') throw conflict(`only an active credit can be refinanced; this one is ${old.status}`);
@@ -810,15 +811,20 @@ export async function refinanceCredit(
     l.credit = await updateCredit(trx, ctx.businessId, old.id, { status: 'refinanced' });
     await flush(trx, ctx, l);
 
-    return createCreditIn(trx, ctx, {
-      clientId: old.client_id,
-      creditConfigId: input.creditConfigId,
-      amount: toMoneyString(amount),
-      // checked like a new credit's: an unknown or deleted branch is 422
-      branchId: input.branchId === undefined ? settlementBranch : input.branchId,
-      originTransactionReference: input.originTransactionReference ?? null,
-      startDate: ctx.today,
-      refinancedFromId: old.id,
-    });
+    return createCreditIn(
+      trx,
+      ctx,
+      {
+        clientId: old.client_id,
+        creditConfigId: input.creditConfigId,
+        amount: toMoneyString(amount),
+        // checked like a new credit's: an unknown or deleted branch is 422
+        branchId: input.branchId === undefined ? settlementBranch : input.branchId,
+        originTransactionReference: input.originTransactionReference ?? null,
+        startDate: ctx.today,
+        refinancedFromId: old.id,
+      },
+      holidays,
+    );
   });
 }

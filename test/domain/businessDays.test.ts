@@ -91,3 +91,16 @@ test('property: a holiday added or removed changes the tolerance of the dates re
     }),
   );
 });
+
+test("the calendar's ends: nothing before 0001-01-01, nothing after 9999-12-31", () => {
+  // 9999-12-31 is a Friday; as a holiday, the days up to it have no business day after them
+  const last = new Set(['9999-12-31']);
+  assert.equal(isWeekend('9999-12-31'), false);
+  assert.equal(nextBusinessDay('9999-12-31', last), '9999-12-31');
+  assert.equal(toleranceDays('9999-12-31', last), 0);
+  assert.equal(toleranceDays('9999-12-30', new Set(['9999-12-30', '9999-12-31'])), 1);
+  // 0001-01-01 is a Monday: as a holiday it reaches no earlier day
+  assert.equal(isWeekend('0001-01-01'), false);
+  assert.deepEqual(datesReaching('0001-01-01', new Set(['0001-01-01'])), ['0001-01-01']);
+  assert.deepEqual(datesReaching('0001-01-02', new Set(['0001-01-01'])), ['0001-01-01', '0001-01-02']);
+});

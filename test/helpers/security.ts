@@ -106,6 +106,7 @@ export interface Fixtures {
   ledgerEntry?: { id: string };
   file?: { id: string; file_name: string };
   session?: { id: string };
+  holiday?: { date: string };
   /** every id of this tenant a response to another tenant must never show */
   ids: string[];
 }
@@ -182,6 +183,13 @@ export async function createFixtures(h: Harness, businessId: string, key: string
     f.session = session.session ?? session;
     f.ids.push(f.session!.id);
   }
+  // a holiday on a date of the tenant's own (by its tag), so another tenant's request names a
+  // date it has no holiday on
+  const holiday = await post('/api/holidays', {
+    date: `2031-07-${String(10 + (tag.charCodeAt(0) % 18)).padStart(2, '0')}`,
+    name: `holiday ${tag}`,
+  });
+  if (holiday) f.holiday = holiday;
   return f;
 }
 
@@ -209,6 +217,7 @@ const BY_COLLECTION: Record<string, (f: Fixtures) => string | undefined> = {
   ledger: (f) => f.ledgerEntry?.id,
   files: (f) => f.file?.id,
   'upload-sessions': (f) => f.session?.id,
+  holidays: (f) => f.holiday?.date,
 };
 
 /** The tenant's resource a path parameter names, when the suite can tell. */

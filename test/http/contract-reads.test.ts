@@ -67,7 +67,8 @@ test('client read: the client with empty lists; 404 for other businesses, unknow
   assert.equal(res.statusCode, 200);
   const d = json(res);
   assert.deepEqual(Object.keys(d).sort(), ['client', 'credits', 'files', 'installments', 'ledgerEntries']);
-  assert.deepEqual(Object.keys(d.client).sort(), [...CLIENT_FIELDS].sort());
+  // the contract's fields and the extension cuit (second batch)
+  assert.deepEqual(Object.keys(d.client).sort(), [...CLIENT_FIELDS, 'cuit'].sort());
   assert.equal(d.client.email, 'eva@example.com');
   assert.deepEqual(json(await h.get(`/api/clients/${c.id}/credits`)), []);
 

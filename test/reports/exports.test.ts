@@ -40,6 +40,7 @@ const COLUMNS = {
     'email',
     'created_at',
     'updated_at',
+    'cuit',
   ],
   credits: [
     'id',

@@ -27,9 +27,12 @@ export function listClients(
   if (q) {
     const esc = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
     const like = `%${esc(fold(q))}%`;
+    // a CUIT prefix, dashes or not: "20-1234" finds 20123456786
+    const cuit = /^[\d-]*\d[\d-]*$/.test(q) ? q.replace(/-/g, '') : null;
     base = base.where((eb) =>
       eb.or([
         eb('dni', 'like', `${esc(q)}%`),
+        ...(cuit ? [eb('cuit', 'like', `${cuit}%`)] : []),
         eb(foldSql(sql`coalesce(first_name, '') || ' ' || coalesce(last_name, '')`), 'like', like),
         eb(foldSql(sql`coalesce(last_name, '') || ' ' || coalesce(first_name, '')`), 'like', like),
         eb(foldSql(sql`coalesce(email, '')`), 'like', like),
@@ -50,6 +53,12 @@ export function getClient(db: Executor, businessId: string, id: string): Promise
 
 export function findClientByDni(db: Executor, businessId: string, dni: string, exceptId?: string) {
   let q = db.selectFrom('clients').select('id').where('business_id', '=', businessId).where('dni', '=', dni);
+  if (exceptId) q = q.where('id', '<>', exceptId);
+  return q.executeTakeFirst();
+}
+
+export function findClientByCuit(db: Executor, businessId: string, cuit: string, exceptId?: string) {
+  let q = db.selectFrom('clients').select('id').where('business_id', '=', businessId).where('cuit', '=', cuit);
   if (exceptId) q = q.where('id', '<>', exceptId);
   return q.executeTakeFirst();
 }

@@ -118,6 +118,11 @@ export const TAGS = [
     description:
       "A client's documents (JPEG, PNG, WebP or PDF), uploaded with the API key or through an upload link sent to the client, and downloaded by name.",
   },
+  {
+    name: 'holidays',
+    description:
+      'The days the business does not work besides Saturdays and Sundays: an installment due on one is not late until the end of the next business day.',
+  },
   { name: 'reports', description: 'Portfolio figures as of a date, and datasets as CSV.' },
   { name: 'audit', description: 'Every change to the data, with its before and after and who made it, newest first.' },
   { name: 'operations', description: 'Health checks for a load balancer or an orchestrator: no API key.' },

@@ -12,6 +12,7 @@ import reportRoutes from './reports/index.ts';
 import creditRoutes from './credits/index.ts';
 import installmentRoutes from './installments/index.ts';
 import statementRoutes from './statements/index.ts';
+import holidayRoutes from './holidays/index.ts';
 
 export async function apiRoutes(app: App) {
   await app.register(clientRoutes);
@@ -23,6 +24,7 @@ export async function apiRoutes(app: App) {
   await app.register(creditRoutes);
   await app.register(installmentRoutes);
   await app.register(statementRoutes);
+  await app.register(holidayRoutes);
 }
 
 export async function publicRoutes(app: App) {

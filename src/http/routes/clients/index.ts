@@ -42,7 +42,7 @@ export default async function clientRoutes(app: App) {
       schema: {
         operationId: 'listClients',
         tags: ['clients'],
-        summary: 'List clients (newest first); q matches a dni prefix or a name or email fragment',
+        summary: 'List clients (newest first); q matches a dni or cuit prefix or a name or email fragment',
         querystring: Type.Object(
           { q: Type.Optional(Type.String({ maxLength: 100, examples: ['garc'] })), ...PageQuery },
           { additionalProperties: false },

@@ -9,7 +9,8 @@ import { auditPageJson } from '../../../services/present.ts';
 const TableName = Type.String({
   minLength: 1,
   maxLength: 63,
-  description: 'clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions',
+  description:
+    'clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions, holidays',
 });
 
 const AuditPage = Type.Object({

@@ -1,0 +1,77 @@
+// A business's holidays (DOMAIN.md "Business days"): listed by date, one a date (409 on a second),
+// deleted by date. Adding or deleting one moves the tolerance of the installments due on the
+// non-business days that reach it, in the same transaction.
+import { withActor, type Executor } from '../db/connection.ts';
+import {
+  deleteHoliday as deleteRow,
+  holidayDates,
+  insertHoliday,
+  listHolidays as holidayRows,
+  lockHolidays,
+  setToleranceDays,
+  type HolidayRow,
+} from '../db/repositories/holidays.ts';
+import { datesReaching, toleranceDays } from '../domain/businessDays.ts';
+import { conflict, notFound } from '../domain/errors.ts';
+import { cleanText } from '../domain/text.ts';
+import type { ActorContext, Database } from './context.ts';
+
+export type { HolidayRow };
+
+export interface HolidayInput {
+  date: string;
+  name: string;
+}
+
+/** By date; from and to (both included) narrow the list. */
+export function listHolidays(
+  db: Database,
+  ctx: ActorContext,
+  range: { from?: string; to?: string } = {},
+): Promise<HolidayRow[]> {
+  return holidayRows(db.kysely, ctx.businessId, range);
+}
+
+/**
+ * Every holiday date of the business, for a use case that builds due dates or tolerances (a new
+ * credit). Inside a transaction it first takes the business's holiday lock in share mode, so a
+ * holiday being added or deleted either has committed and is in the set, or waits for this
+ * transaction and then corrects what it stored (recomputeTolerance).
+ */
+export async function holidaySet(db: Executor, businessId: string): Promise<Set<string>> {
+  if (db.isTransaction) await lockHolidays(db, businessId, 'share');
+  return new Set(await holidayDates(db, businessId));
+}
+
+/**
+ * The tolerance of the installments not fully paid due on the dates that reach `date` (the date
+ * and the non-business days just before it): one UPDATE, of the rows that change. Runs after the
+ * holiday change, under the exclusive holiday lock.
+ */
+async function recomputeTolerance(trx: Executor, businessId: string, date: string): Promise<number> {
+  const holidays = new Set(await holidayDates(trx, businessId));
+  const tolerances = datesReaching(date, holidays).map((d) => ({ dueDate: d, days: toleranceDays(d, holidays) }));
+  return setToleranceDays(trx, businessId, tolerances);
+}
+
+export function createHoliday(db: Database, ctx: ActorContext, input: HolidayInput): Promise<HolidayRow> {
+  const fields = cleanText(input);
+  return withActor(db.kysely, ctx.actor, async (trx) => {
+    await lockHolidays(trx, ctx.businessId, 'exclusive');
+    const holiday = await insertHoliday(trx, ctx.businessId, fields);
+    if (!holiday) throw conflict(`${fields.date} is a holiday already`);
+    await recomputeTolerance(trx, ctx.businessId, holiday.date);
+    return holiday;
+  });
+}
+
+/** The holiday deleted; 404 when the date has none. */
+export function deleteHoliday(db: Database, ctx: ActorContext, date: string): Promise<HolidayRow> {
+  return withActor(db.kysely, ctx.actor, async (trx) => {
+    await lockHolidays(trx, ctx.businessId, 'exclusive');
+    const holiday = await deleteRow(trx, ctx.businessId, date);
+    if (!holiday) throw notFound('holiday');
+    await recomputeTolerance(trx, ctx.businessId, holiday.date);
+    return holiday;
+  });
+}
