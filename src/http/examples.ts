@@ -25,7 +25,7 @@ const TOKEN = 'ul_RVGLmkKieZcx1D-p-26NPswim9n6XPS-152RsssxHMg';
 const OPENED = '2026-01-15T13:02:03.121Z';
 const PAID = '2026-03-20T15:40:05.100Z';
 /** The disclosed cost of the example credit (100,000 at 20 % flat in 3 monthly installments). */
-const COST = { tna: 0.162162, tea: 0.174204, cft_tea: 0.193552 };
+const COST = { tna: 1.164123, tea: 2.037584, cft_tea: 1.208452 };
 type LedgerOrigin = 'schedule' | 'payment' | 'accrual' | 'reversal' | 'rebate' | 'refinance' | 'correction';
 
 export const ids = {
@@ -294,11 +294,14 @@ export const payments = [
   },
 ];
 
-/** GET /api/credits/{id}/payoff on 2026-04-01: installment 2's interest pro rata (12 of 31 days), none of installment 3's. */
+/**
+ * GET /api/credits/{id}/payoff on 2026-04-01, after the payment of 2026-03-20: installment 2's
+ * interest pro rata (22 of its 31 days: 4,731.18, of which 4,200 is paid), none of installment 3's.
+ */
 export const payoff = {
   as_of: '2026-04-01',
-  amount: 68780.65,
-  breakdown: { due: 0, punitory: 0, principal: 66666.67, interest: 2113.98, vat: 0, rebate: 11219.35 },
+  amount: 67197.85,
+  breakdown: { due: 0, punitory: 0, principal: 66666.67, interest: 531.18, vat: 0, rebate: 8602.15 },
 };
 
 /** POST /api/credits/{id}/payments: only the entries the payment created. */
@@ -477,13 +480,12 @@ export const refinanced = {
     paid: 0,
     outstanding: 96000,
   },
-  cost: COST,
+  cost: { tna: 1.164123, tea: 2.037584, cft_tea: 1.274803 },
 };
 
-// The statement and the receipt of the story, read on 2026-03-20 after the payment. Installments
-// do not record their parts yet, so the whole amount is principal (services/statements.ts,
-// gatherStatement). MERGE: with parts, the flat split of DOMAIN.md (interest 6,666.67, 6,666.67 and
-// 6,666.66, principal the rest), and the receipt's 4,200 on installment 2 goes to interest.
+// The statement and the receipt of the story, read on 2026-03-20 after the payment: the flat split
+// of the interest (6,666.67, 6,666.67 and 6,666.66, principal the rest); the receipt's 4,200 on
+// installment 2 goes to its interest first.
 const documentHeader = {
   business: { id: BUSINESS, name: 'Demo' },
   client: { id: CLIENT, first_name: 'Ana', last_name: 'García', dni: '30123456', cuit: null },
@@ -499,9 +501,9 @@ const documentHeader = {
   },
 };
 const PARTS = [
-  { principal: 40000, interest: 0, vat: 0 },
-  { principal: 40000, interest: 0, vat: 0 },
-  { principal: 40000, interest: 0, vat: 0 },
+  { principal: 33333.33, interest: 6666.67, vat: 0 },
+  { principal: 33333.33, interest: 6666.67, vat: 0 },
+  { principal: 33333.34, interest: 6666.66, vat: 0 },
 ];
 const statementPayment = {
   id: PAYMENT,
@@ -550,8 +552,8 @@ export const receipt = {
       due_date: '2026-03-10',
       amount: 40800,
       punitory: 800,
-      principal: 40000,
-      interest: 0,
+      principal: 33333.33,
+      interest: 6666.67,
       vat: 0,
       outstanding_after: 0,
     },
@@ -561,8 +563,8 @@ export const receipt = {
       due_date: '2026-04-10',
       amount: 4200,
       punitory: 0,
-      principal: 4200,
-      interest: 0,
+      principal: 0,
+      interest: 4200,
       vat: 0,
       outstanding_after: 35800,
     },
