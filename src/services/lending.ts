@@ -119,20 +119,15 @@ async function createCreditIn(
   return { credit, installments, ledgerEntries };
 }
 
-/** Runs inside the use case's transaction just before it commits (the route stores an Idempotency-Key answer with it). */
-export type BeforeCommit<T> = (trx: Transaction<DB>, result: T) => Promise<void>;
-
 export async function createCredit(
   db: Kysely<DB>,
   ctx: LendingContext,
   input: CreateCreditInput,
-  beforeCommit?: BeforeCommit<CreditDetailRows>,
 ): Promise<CreditDetailRows> {
-  return withActor(db, ctx.actor, async (trx) => {
+  return withActor(db, ctx, async (trx) => {
     const client = await getClient(trx, ctx.businessId, input.clientId);
     if (!client) throw notFound('client');
     const result = await createCreditIn(trx, ctx, input);
-    await beforeCommit?.(trx, result);
     return result;
   });
 }
@@ -318,9 +313,8 @@ export async function registerPayment(
   ctx: LendingContext,
   creditId: string,
   input: PaymentInput,
-  beforeCommit?: BeforeCommit<PaymentResult>,
 ): Promise<PaymentResult> {
-  return withActor(db, ctx.actor, async (trx) => {
+  return withActor(db, ctx, async (trx) => {
     const l = await loadLocked(trx, ctx, creditId);
     const { credit } = l;
     const why = STATUS_FORBIDS_PAYMENT[credit.status];
@@ -378,7 +372,6 @@ export async function registerPayment(
       created,
       punitoryAtStorableMax: l.atStorableMax,
     };
-    await beforeCommit?.(trx, result);
     return result;
   });
 }
@@ -391,7 +384,7 @@ export async function writeOffCredit(
   creditId: string,
   reason: string,
 ): Promise<Credit> {
-  return withActor(db, ctx.actor, async (trx) => {
+  return withActor(db, ctx, async (trx) => {
     const l = await loadLocked(trx, ctx, creditId);
     if (l.credit.status !== 'active')
       throw conflict(`only an active credit can be written off; this one is ${l.credit.status}`);
@@ -407,7 +400,7 @@ export async function writeOffCredit(
 }
 
 export async function cancelCredit(db: Kysely<DB>, ctx: LendingContext, creditId: string): Promise<Credit> {
-  return withActor(db, ctx.actor, async (trx) => {
+  return withActor(db, ctx, async (trx) => {
     const credit = await lockCredit(trx, ctx.businessId, creditId);
     if (!credit) throw notFound('credit');
     if (credit.status !== 'active')
@@ -438,7 +431,7 @@ export async function refinanceCredit(
   creditId: string,
   input: RefinanceInput,
 ): Promise<CreditDetailRows> {
-  return withActor(db, ctx.actor, async (trx) => {
+  return withActor(db, ctx, async (trx) => {
     const l = await loadLocked(trx, ctx, creditId);
     const old = l.credit;
     if (old.status !== 'active') throw conflict(`only an active credit can be refinanced; this one is ${old.status}`);

@@ -30,7 +30,7 @@ import {
   registerPayment,
   writeOffCredit,
 } from '../../../services/lending.ts';
-import { idempotent, type Answer } from './idempotency.ts';
+import { write } from '../../idempotency.ts';
 
 // Amounts: a JSON number with at most 2 decimals (more is a 400); ≤ 0 or more than owed is a
 // business rule (422), checked by the use case.
@@ -108,15 +108,6 @@ const PaymentResult = Type.Object({
   balance: Balance,
 });
 
-const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({
-      description:
-        'optional; a retry with the same key and body replays the first answer (1 to 255 visible ASCII characters)',
-    }),
-  ),
-});
-
 const ListQuery = Type.Object(
   { status: Type.Optional(CreditStatus), client_id: Type.Optional(Uuid), branch_id: Type.Optional(Uuid), ...PageQuery },
   { additionalProperties: false },
@@ -152,10 +143,8 @@ export default async function creditRoutes(app: App) {
         summary:
           "Grant a credit to the client on a plan: the schedule is built, the plan's terms are kept on the credit",
         description:
-          'Flat interest: total = amount × (1 + interest_rate); every installment round(total / n) and the last one the remainder. ' +
-          'Optional Idempotency-Key header: the same key and body replay the first answer; the same key with another body is 409.',
+          'Flat interest: total = amount × (1 + interest_rate); every installment round(total / n) and the last one the remainder.',
         params: Type.Object({ clientId: UuidParam(ex.ids.client) }),
-        headers: IdempotencyHeaders,
         body: CreateBody,
         response: {
           201: documented(
@@ -170,26 +159,21 @@ export default async function creditRoutes(app: App) {
     async (req, reply) => {
       const b = req.body;
       const ref = b.origin_transaction_reference?.trim();
-      return idempotent(app, req, reply, async (store) => {
-        let answer: Answer | undefined;
-        await createCredit(
-          app.db.kysely,
-          req.auth,
-          {
+      return write(
+        req,
+        reply,
+        201,
+        (ctx) =>
+          createCredit(app.db.kysely, ctx, {
             clientId: req.params.clientId,
             creditConfigId: b.credit_config_id,
             amount: b.amount,
             branchId: b.branch_id ?? null,
             originTransactionReference: ref ? ref : null,
             startDate: b.start_date,
-          },
-          async (trx, d) => {
-            answer = { status: 201, body: presentDetail(d, req.auth) };
-            await store?.(trx, answer);
-          },
-        );
-        return answer!;
-      });
+          }),
+        (d) => presentDetail(d, req.auth),
+      );
     },
   );
 
@@ -249,9 +233,8 @@ export default async function creditRoutes(app: App) {
         description:
           'paid_on defaults to today; it may not be in the future, before the start date or before the last payment (422). ' +
           'amount must be > 0 and at most the outstanding balance as of paid_on (422). Refinanced, closed or cancelled credits: 409. ' +
-          'Written-off credits accept payments (recoveries). Optional Idempotency-Key header.',
+          'Written-off credits accept payments (recoveries).',
         params: IdParams,
-        headers: IdempotencyHeaders,
         body: PaymentBody,
         response: {
           201: documented(
@@ -265,25 +248,25 @@ export default async function creditRoutes(app: App) {
     },
     async (req, reply) => {
       const b = req.body;
-      return idempotent(app, req, reply, async (store) => {
-        let answer: Answer | undefined;
-        // branch_id omitted (undefined) and null differ: the credit's branch, or none
-        const r = await registerPayment(
-          app.db.kysely,
-          req.auth,
-          req.params.id,
-          { amount: b.amount, paidOn: b.paid_on, branchId: b.branch_id },
-          async (trx, r) => {
-            // only the entries this payment created
-            answer = { status: 201, body: presentDetail(r, req.auth, r.created) };
-            await store?.(trx, answer);
-          },
-        );
-        // DOMAIN.md: an amount that cannot be stored never fails a payment; the credit is reported
-        if (r.punitoryAtStorableMax)
-          req.log.warn({ credit_id: r.credit.id }, 'punitory stopped at the storable maximum (999,999,999,999.99)');
-        return answer!;
-      });
+      return write(
+        req,
+        reply,
+        201,
+        async (ctx) => {
+          // branch_id omitted (undefined) and null differ: the credit's branch, or none
+          const r = await registerPayment(app.db.kysely, ctx, req.params.id, {
+            amount: b.amount,
+            paidOn: b.paid_on,
+            branchId: b.branch_id,
+          });
+          // DOMAIN.md: an amount that cannot be stored never fails a payment; the credit is reported
+          if (r.punitoryAtStorableMax)
+            req.log.warn({ credit_id: r.credit.id }, 'punitory stopped at the storable maximum (999,999,999,999.99)');
+          return r;
+        },
+        // only the entries this payment created
+        (r) => presentDetail(r, req.auth, r.created),
+      );
     },
   );
 
@@ -309,7 +292,14 @@ export default async function creditRoutes(app: App) {
         },
       },
     },
-    async (req) => presentCredit(await writeOffCredit(app.db.kysely, req.auth, req.params.id, req.body.reason.trim())),
+    async (req, reply) =>
+      write(
+        req,
+        reply,
+        200,
+        (ctx) => writeOffCredit(app.db.kysely, ctx, req.params.id, req.body.reason.trim()),
+        presentCredit,
+      ),
   );
 
   app.post(
@@ -334,14 +324,20 @@ export default async function creditRoutes(app: App) {
     async (req, reply) => {
       const b = req.body;
       const ref = b.origin_transaction_reference?.trim();
-      const d = await refinanceCredit(app.db.kysely, req.auth, req.params.id, {
-        creditConfigId: b.credit_config_id,
-        amount: b.amount,
-        startDate: b.start_date,
-        branchId: b.branch_id,
-        originTransactionReference: ref ? ref : null,
-      });
-      return reply.status(201).send(presentDetail(d, req.auth));
+      return write(
+        req,
+        reply,
+        201,
+        (ctx) =>
+          refinanceCredit(app.db.kysely, ctx, req.params.id, {
+            creditConfigId: b.credit_config_id,
+            amount: b.amount,
+            startDate: b.start_date,
+            branchId: b.branch_id,
+            originTransactionReference: ref ? ref : null,
+          }),
+        (d) => presentDetail(d, req.auth),
+      );
     },
   );
 
@@ -364,6 +360,7 @@ export default async function creditRoutes(app: App) {
         },
       },
     },
-    async (req) => presentCredit(await cancelCredit(app.db.kysely, req.auth, req.params.id)),
+    async (req, reply) =>
+      write(req, reply, 200, (ctx) => cancelCredit(app.db.kysely, ctx, req.params.id), presentCredit),
   );
 }
