@@ -25,6 +25,7 @@ import { Type } from 'typebox';
 import { type Answer, KeyTaken, requestHash, storeAnswer, storedAnswer } from '../services/idempotency.ts';
 import { conflict } from '../domain/errors.ts';
 import type { App, AuthContext } from './types.ts';
+import { errorResponse } from './schemas.ts';
 
 /** The header, as every POST under /api declares it. */
 export const IdempotencyKeyHeader = Type.String({
@@ -113,6 +114,16 @@ export function install(app: App) {
     const header = ignored ? IgnoredKeyHeader : IdempotencyKeyHeader;
     route.schema = { ...route.schema, headers: withHeader(route.schema?.headers, header) };
     if (ignored) return;
+    // another request under the key is a 409: declared on each route that honours the key
+    const response = (route.schema.response ?? {}) as Record<string, unknown>;
+    if (!response['409'])
+      route.schema.response = {
+        ...response,
+        409: errorResponse(409, {
+          error: 'this Idempotency-Key was already used for a different request',
+          code: 'conflict',
+        }),
+      };
     route.preHandler = [...asList(route.preHandler), lookUp];
     route.onResponse = [...asList(route.onResponse), checkStored];
   });
