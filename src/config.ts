@@ -34,6 +34,8 @@ export interface Config {
   metricsPort: number;
   /** ms a shutdown (SIGTERM, SIGINT) gives in-flight requests before the process exits anyway */
   shutdownTimeoutMs: number;
+  /** hours an Idempotency-Key is kept: older, it counts as absent and the sweep deletes it */
+  idempotencyTtlHours: number;
 }
 
 export class ConfigError extends Error {}
@@ -133,5 +135,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnectionsPerIp: int(env, 'MAX_CONNECTIONS_PER_IP', 128, 0, 1_000_000),
     metricsPort: int(env, 'METRICS_PORT', 9464, 0, 65535),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 8760),
   };
 }

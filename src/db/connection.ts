@@ -344,16 +344,35 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
 }
 
 /**
- * Runs fn in a transaction whose writes the audit trigger attributes to actor
- * (`api_key:<id>`, `cli`, `upload_link:<id>`, `system:<job>`).
+ * Work the caller of a use case adds to the use case's own transaction: it runs after the use
+ * case's work, with its result, and commits or rolls back with it. The HTTP layer stores an
+ * Idempotency-Key's answer this way (src/http/idempotency.ts), so a write is never kept without
+ * its key, nor a key without its write.
+ */
+export type BeforeCommit = (trx: Transaction<DB>, result: unknown) => Promise<void>;
+
+/** Who writes: the audit actor, and what its caller adds to the transaction before it commits. */
+export interface Writer {
+  /** `api_key:<id>`, `cli`, `upload_link:<id>`, `system:<job>` */
+  actor: string;
+  beforeCommit?: BeforeCommit;
+}
+
+/**
+ * Runs fn in a transaction whose writes the audit trigger attributes to the writer's actor,
+ * then the writer's beforeCommit with fn's result, then commits. Use cases pass their whole
+ * context (an ActorContext is a Writer), never just the actor's name: that is how a caller's
+ * beforeCommit reaches the transaction without every use case taking it as a parameter.
  */
 export async function withActor<T>(
   db: Kysely<DB>,
-  actor: string,
+  writer: Writer,
   fn: (trx: Transaction<DB>) => Promise<T>,
 ): Promise<T> {
   return db.transaction().execute(async (trx) => {
-    await sql`select set_config('app.actor', ${actor}, true)`.execute(trx);
-    return fn(trx);
+    await sql`select set_config('app.actor', ${writer.actor}, true)`.execute(trx);
+    const result = await fn(trx);
+    await writer.beforeCommit?.(trx, result);
+    return result;
   });
 }

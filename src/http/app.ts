@@ -18,6 +18,7 @@ import openapi from './plugins/openapi.ts';
 import declaredErrors from './plugins/declaredErrors.ts';
 import trailingSlash from './plugins/trailingSlash.ts';
 import { requireApiKey } from './plugins/auth.ts';
+import { install as idempotencyKeys } from './idempotency.ts';
 import rateLimit from './plugins/rateLimit.ts';
 import optionsMethod from './plugins/optionsMethod.ts';
 import timeouts, { serverTimeouts } from './plugins/timeouts.ts';
@@ -99,6 +100,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(
     async (api) => {
       requireApiKey(api as App);
+      // every POST registered from here on takes an Idempotency-Key (idempotency.ts)
+      idempotencyKeys(api as App);
       await api.register(rateLimit);
       await api.register(optionsMethod);
       await api.register(apiRoutes);

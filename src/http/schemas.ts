@@ -123,7 +123,8 @@ const ERROR_RESPONSES: Record<number, { description: string; example: Static<typ
     example: { error: 'the request did not arrive in time: the request is closed', code: 'request_timeout' },
   },
   409: {
-    description: 'conflict: a duplicate, or a state that forbids the operation (e.g. paying a closed credit)',
+    description:
+      'conflict: a duplicate, a state that forbids the operation (e.g. paying a closed credit), or an Idempotency-Key already used for another request',
     example: { error: 'a client with dni 30123456 already exists', code: 'conflict' },
   },
   410: {

@@ -8,6 +8,7 @@ import type { FileStorage } from '../storage/storage.ts';
 import type { Clock } from '../domain/index.ts';
 import { startAccrualSchedule } from './accrual.ts';
 import { startFileSweep } from './fileSweep.ts';
+import { startIdempotencySweep } from './idempotencySweep.ts';
 import { startStatistics } from './statistics.ts';
 import type { JobRun, Metrics } from '../metrics.ts';
 
@@ -36,6 +37,10 @@ export const JOBS: readonly Job[] = [
   },
   { name: 'file_sweep', start: ({ db, storage, log }, onRun) => startFileSweep(db, storage, log, onRun).stop },
   { name: 'statistics', start: ({ db, log }, onRun) => startStatistics(db, log, onRun) },
+  {
+    name: 'idempotency_sweep',
+    start: ({ db, config, log }, onRun) => startIdempotencySweep(db, config.idempotencyTtlHours, log, onRun).stop,
+  },
 ];
 
 /** Starts every job; the function returned stops them all. */

@@ -201,11 +201,11 @@ async function inBatches(
       next += o.limit;
       const batch = ids.slice(at, at + o.limit);
       try {
-        add(await withActor(db.kysely, o.actor, (trx) => work(trx, batch)));
+        add(await withActor(db.kysely, { actor: o.actor }, (trx) => work(trx, batch)));
       } catch {
         for (const id of batch) {
           try {
-            add(await withActor(db.kysely, o.actor, (trx) => work(trx, [id])));
+            add(await withActor(db.kysely, { actor: o.actor }, (trx) => work(trx, [id])));
           } catch (err) {
             o.onSkipped(id, err);
           }

@@ -24,13 +24,13 @@ export async function listBranches(db: Database, ctx: ActorContext): Promise<Jso
 
 export async function createBranch(db: Database, ctx: ActorContext, input: BranchInput) {
   const fields = cleanText(input);
-  return presentBranch(await withActor(db.kysely, ctx.actor, (trx) => insertBranch(trx, ctx.businessId, fields)));
+  return withActor(db.kysely, ctx, async (trx) => presentBranch(await insertBranch(trx, ctx.businessId, fields)));
 }
 
 /** Only the fields given change; nothing given answers the branch as it is, even a deleted one. */
 export function editBranch(db: Database, ctx: ActorContext, id: string, input: BranchPatch) {
   const patch = cleanText(input);
-  return withActor(db.kysely, ctx.actor, async (trx) => {
+  return withActor(db.kysely, ctx, async (trx) => {
     const current = await getBranch(trx, ctx.businessId, id);
     if (!current) throw notFound('branch');
     if (Object.keys(patch).length === 0) return presentBranch(current);
@@ -41,7 +41,7 @@ export function editBranch(db: Database, ctx: ActorContext, id: string, input: B
 
 /** Soft delete; deleting again keeps the first deleted_at. */
 export async function deleteBranch(db: Database, ctx: ActorContext, id: string) {
-  const branch = await withActor(db.kysely, ctx.actor, (trx) => softDeleteBranch(trx, ctx.businessId, id));
+  const branch = await withActor(db.kysely, ctx, (trx) => softDeleteBranch(trx, ctx.businessId, id));
   if (!branch) throw notFound('branch');
   return presentBranch(branch);
 }

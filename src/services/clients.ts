@@ -49,7 +49,7 @@ export function listClients(
 
 export function createClient(db: Database, ctx: ActorContext, input: ClientInput): Promise<Client> {
   const fields = clean(input);
-  return withActor(db.kysely, ctx.actor, async (trx) => {
+  return withActor(db.kysely, ctx, async (trx) => {
     if (await findClientByDni(trx, ctx.businessId, fields.dni)) throw dniTaken(fields.dni);
     if (fields.cuit && (await findClientByCuit(trx, ctx.businessId, fields.cuit))) throw cuitTaken(fields.cuit);
     return insertClient(trx, ctx.businessId, fields);
@@ -59,7 +59,7 @@ export function createClient(db: Database, ctx: ActorContext, input: ClientInput
 /** Only the fields given change; nothing given changes nothing (no audit entry either). */
 export function editClient(db: Database, ctx: ActorContext, id: string, input: ClientPatch): Promise<Client> {
   const patch = clean(input);
-  return withActor(db.kysely, ctx.actor, async (trx) => {
+  return withActor(db.kysely, ctx, async (trx) => {
     const current = await getClient(trx, ctx.businessId, id);
     if (!current) throw notFound('client');
     if (Object.keys(patch).length === 0) return current;

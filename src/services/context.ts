@@ -2,6 +2,7 @@
 // database handle, and who acts for which business, when. The HTTP layer knows the handle only
 // through this module, never src/db.
 import { todayIn, type Clock } from '../domain/index.ts';
+import type { BeforeCommit } from '../db/connection.ts';
 
 export type { Database } from '../db/connection.ts';
 export type { Clock } from '../domain/index.ts';
@@ -17,6 +18,13 @@ export interface ActorContext {
   now: Date;
   /** the business's calendar date at `now`: what is overdue, the default dates */
   today: string;
+  /**
+   * Added by the caller to the transaction of the use case's write (src/db/connection.ts,
+   * withActor): the HTTP layer stores an Idempotency-Key's answer with it. A use case that writes
+   * passes its whole context to withActor, in one transaction, and returns that transaction's
+   * result as it is: the hook sees exactly what the caller will answer from.
+   */
+  beforeCommit?: BeforeCommit;
 }
 
 /** The one place a caller's clock becomes a business's now and today. */

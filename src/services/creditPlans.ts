@@ -37,15 +37,15 @@ export async function getPlan(db: Database, ctx: ActorContext, id: string) {
 
 export async function createPlan(db: Database, ctx: ActorContext, input: PlanInput) {
   const fields = cleanText(input);
-  return presentCreditConfig(
-    await withActor(db.kysely, ctx.actor, (trx) => insertCreditConfig(trx, ctx.businessId, fields)),
+  return withActor(db.kysely, ctx, async (trx) =>
+    presentCreditConfig(await insertCreditConfig(trx, ctx.businessId, fields)),
   );
 }
 
 /** Only the fields given change; nothing given changes nothing. */
 export async function editPlan(db: Database, ctx: ActorContext, id: string, input: PlanPatch) {
   const patch = cleanText(input);
-  const plan = await withActor(db.kysely, ctx.actor, async (trx) => {
+  const plan = await withActor(db.kysely, ctx, async (trx) => {
     const current = await getCreditConfig(trx, ctx.businessId, id);
     if (!current) throw notFound('credit plan');
     if (Object.keys(patch).length === 0) return current;

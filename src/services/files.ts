@@ -136,7 +136,13 @@ export async function addClientFile(
   const client = await requireClient(deps.db, ctx.businessId, clientId);
   return storeClientFile(
     deps,
-    { businessId: ctx.businessId, clientId: client.id, actor: ctx.actor, uploadSessionId: null },
+    {
+      businessId: ctx.businessId,
+      clientId: client.id,
+      actor: ctx.actor,
+      uploadSessionId: null,
+      beforeCommit: ctx.beforeCommit,
+    },
     await receive(),
   );
 }
@@ -168,6 +174,8 @@ export interface FileTarget {
   /** the audit actor and created_by: api_key:<id> or upload_link:<id> */
   actor: string;
   uploadSessionId: string | null;
+  /** the caller's addition to the row's transaction (an Idempotency-Key's answer) */
+  beforeCommit?: ActorContext['beforeCommit'];
 }
 
 /**
@@ -192,7 +200,7 @@ export async function storeClientFile(deps: FileDeps, target: FileTarget, upload
   const key = storageKey(target.businessId, target.clientId, id);
   const { size } = await deps.storage.put(key, body);
   try {
-    return await withActor(deps.db, target.actor, async (trx) => {
+    return await withActor(deps.db, target, async (trx) => {
       if (target.uploadSessionId && !(await claimUpload(trx, target.businessId, target.uploadSessionId))) {
         throw new AppError(
           'gone',
@@ -267,7 +275,7 @@ export async function removeClientFile(
   clientId: string,
   fileId: string,
 ): Promise<ClientFile> {
-  const row = await withActor(deps.db, ctx.actor, (trx) => deleteFile(trx, ctx.businessId, clientId, fileId));
+  const row = await withActor(deps.db, ctx, (trx) => deleteFile(trx, ctx.businessId, clientId, fileId));
   if (!row) throw notFound('file');
   try {
     await deps.storage.delete(row.storage_key);

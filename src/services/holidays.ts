@@ -56,7 +56,7 @@ async function recomputeTolerance(trx: Executor, businessId: string, date: strin
 
 export function createHoliday(db: Database, ctx: ActorContext, input: HolidayInput): Promise<HolidayRow> {
   const fields = cleanText(input);
-  return withActor(db.kysely, ctx.actor, async (trx) => {
+  return withActor(db.kysely, ctx, async (trx) => {
     await lockHolidays(trx, ctx.businessId, 'exclusive');
     const holiday = await insertHoliday(trx, ctx.businessId, fields);
     if (!holiday) throw conflict(`${fields.date} is a holiday already`);
@@ -67,7 +67,7 @@ export function createHoliday(db: Database, ctx: ActorContext, input: HolidayInp
 
 /** The holiday deleted; 404 when the date has none. */
 export function deleteHoliday(db: Database, ctx: ActorContext, date: string): Promise<HolidayRow> {
-  return withActor(db.kysely, ctx.actor, async (trx) => {
+  return withActor(db.kysely, ctx, async (trx) => {
     await lockHolidays(trx, ctx.businessId, 'exclusive');
     const holiday = await deleteRow(trx, ctx.businessId, date);
     if (!holiday) throw notFound('holiday');

@@ -143,22 +143,17 @@ async function createCreditIn(
   return { credit, installments, ledgerEntries };
 }
 
-/** Runs inside the use case's transaction just before it commits (the route stores an Idempotency-Key answer with it). */
-export type BeforeCommit<T> = (trx: Transaction<DB>, result: T) => Promise<void>;
-
 export async function createCredit(
   db: Kysely<DB>,
   ctx: LendingContext,
   input: CreateCreditInput,
-  beforeCommit?: BeforeCommit<CreditDetailRows>,
 ): Promise<CreditDetailRows> {
-  return withActor(db, ctx.actor, async (trx) => {
+  return withActor(db, ctx, async (trx) => {
     // before any row lock: a holiday change holds the business's holiday lock while it updates installments
     const holidays = await holidaySet(trx, ctx.businessId);
     const client = await getClient(trx, ctx.businessId, input.clientId);
     if (!client) throw notFound('client');
     const result = await createCreditIn(trx, ctx, input, holidays);
-    await beforeCommit?.(trx, result);
     return result;
   });
 }
@@ -476,9 +471,8 @@ export async function registerPayment(
   ctx: LendingContext,
   creditId: string,
   input: PaymentInput,
-  beforeCommit?: BeforeCommit<PaymentResult>,
 ): Promise<PaymentResult> {
-  return withActor(db, ctx.actor, async (trx) => {
+  return withActor(db, ctx, async (trx) => {
     const l = await loadLocked(trx, ctx, creditId);
     const { credit } = l;
     const why = STATUS_FORBIDS_PAYMENT[credit.status];
@@ -540,7 +534,6 @@ export async function registerPayment(
       paymentId,
       punitoryAtStorableMax: l.atStorableMax,
     };
-    await beforeCommit?.(trx, result);
     return result;
   });
 }
@@ -562,9 +555,8 @@ export async function reversePayment(
   creditId: string,
   paymentId: string,
   reason: string,
-  beforeCommit?: BeforeCommit<CreditDetailRows>,
 ): Promise<CreditDetailRows> {
-  return withActor(db, ctx.actor, async (trx) => {
+  return withActor(db, ctx, async (trx) => {
     const l = await loadLocked(trx, ctx, creditId);
     const payment = l.payments.find((p) => p.id === paymentId);
     if (!payment) throw notFound('payment');
@@ -587,9 +579,7 @@ export async function reversePayment(
     stageCorrections(ctx, l, replay(ctx, l, rest), paymentId);
     postPunitory(ctx, l, l.postedThrough!);
     await flush(trx, ctx, l);
-    const result = { credit: l.credit, installments: l.installments, ledgerEntries: l.ledger };
-    await beforeCommit?.(trx, result);
-    return result;
+    return { credit: l.credit, installments: l.installments, ledgerEntries: l.ledger };
   });
 }
 
@@ -671,7 +661,7 @@ export async function payoffQuote(
   asOf?: string,
 ): Promise<Payoff> {
   const date = asOf ?? ctx.today;
-  return withActor(db, ctx.actor, async (trx) => {
+  return withActor(db, ctx, async (trx) => {
     const credit = await getCredit(trx, ctx.businessId, creditId);
     if (!credit) throw notFound('credit');
     if (compareDates(date, ctx.today) > 0)
@@ -716,7 +706,7 @@ export async function writeOffCredit(
   creditId: string,
   reason: string,
 ): Promise<Credit> {
-  return withActor(db, ctx.actor, async (trx) => {
+  return withActor(db, ctx, async (trx) => {
     const l = await loadLocked(trx, ctx, creditId);
     if (l.credit.status !== 'active')
       throw conflict(`only an active credit can be written off; this one is ${l.credit.status}`);
@@ -737,7 +727,7 @@ export async function writeOffCredit(
  * and refinance.
  */
 export async function cancelCredit(db: Kysely<DB>, ctx: LendingContext, creditId: string): Promise<Credit> {
-  return withActor(db, ctx.actor, async (trx) => {
+  return withActor(db, ctx, async (trx) => {
     const l = await loadLocked(trx, ctx, creditId);
     const { credit } = l;
     if (credit.status !== 'active')
@@ -774,7 +764,7 @@ export async function refinanceCredit(
   creditId: string,
   input: RefinanceInput,
 ): Promise<CreditDetailRows> {
-  return withActor(db, ctx.actor, async (trx) => {
+  return withActor(db, ctx, async (trx) => {
     // before the credit's lock: a holiday change holds the business's holiday lock while it updates installments
     const holidays = await holidaySet(trx, ctx.businessId);
     const l = await loadLocked(trx, ctx, creditId);

@@ -114,7 +114,13 @@ export async function gatherStatement(db: Kysely<DB>, businessId: string, credit
         const punitory = money(entry.punitory_part);
         const vat = money(entry.vat_part);
         const interest = money(entry.interest_part);
-        return { entry, punitory, vat, interest, principal: money(entry.amount).minus(punitory).minus(vat).minus(interest) };
+        return {
+          entry,
+          punitory,
+          vat,
+          interest,
+          principal: money(entry.amount).minus(punitory).minus(vat).minus(interest),
+        };
       });
   };
   const payments: GatheredPayment[] = rows.map((p) => ({

@@ -35,16 +35,16 @@ export async function createUploadLink(
 ): Promise<{ session: UploadSession; token: string }> {
   const client = await requireClient(db, ctx.businessId, clientId);
   const token = newUploadToken();
-  const session = await withActor(db, ctx.actor, (trx) =>
-    insertUploadSession(trx, {
+  return withActor(db, ctx, async (trx) => ({
+    session: await insertUploadSession(trx, {
       businessId: ctx.businessId,
       clientId: client.id,
       tokenHash: hashUploadToken(token),
       createdBy: ctx.actor,
       expiresInHours,
     }),
-  );
-  return { session, token };
+    token,
+  }));
 }
 
 /** A client's links, oldest first. */
@@ -60,9 +60,7 @@ export async function revokeUploadLink(
   clientId: string,
   sessionId: string,
 ): Promise<UploadSession> {
-  const session = await withActor(db, ctx.actor, (trx) =>
-    revokeUploadSession(trx, ctx.businessId, clientId, sessionId),
-  );
+  const session = await withActor(db, ctx, (trx) => revokeUploadSession(trx, ctx.businessId, clientId, sessionId));
   if (!session) throw notFound('upload link');
   return session;
 }

@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
 
-test('the server starts the accrual schedule and the file sweep', async () => {
+test('the server starts the accrual schedule, the file sweep, the statistics and the idempotency sweep', async () => {
   const { serve } = await import('../../src/server.ts');
   const { JOBS } = await import('../../src/jobs/index.ts');
   assert.equal(typeof serve, 'function');
   assert.deepEqual(
     JOBS.map((j) => j.name),
-    ['accrual', 'file_sweep', 'statistics'],
+    ['accrual', 'file_sweep', 'statistics', 'idempotency_sweep'],
   );
 });
 

@@ -168,7 +168,7 @@ export async function legacyDailyRun(
   o: { writeOff?: string[]; now?: Date; timezone?: string } = {},
 ) {
   const tz = o.timezone ?? 'UTC';
-  await withActor(db.kysely, 'cli', async (trx) => {
+  await withActor(db.kysely, { actor: 'cli' }, async (trx) => {
     const credits = await trx
       .selectFrom('credits')
       .selectAll()

@@ -3,6 +3,7 @@ import type { App } from '../../types.ts';
 import { Branch, Nullable, ReadOnlyFields, documented, errors, example, idParams, ref } from '../../schemas.ts';
 import * as ex from '../../examples.ts';
 import { sendJsonText, writable } from '../../helpers.ts';
+import { write } from '../../idempotency.ts';
 import { createBranch, deleteBranch, editBranch, listBranches } from '../../../services/branches.ts';
 
 // The record's writable fields (src/domain/records.ts); address and phone may be sent as null
@@ -56,7 +57,7 @@ export default async function branchRoutes(app: App) {
         response: { 201: documented(ref(Branch), 'The branch created', ex.branch) },
       },
     },
-    async (req, reply) => reply.status(201).send(await createBranch(app.db, req.auth, input(req.body))),
+    async (req, reply) => write(req, reply, 201, (ctx) => createBranch(app.db, ctx, input(req.body))),
   );
 
   app.put(

@@ -17,6 +17,7 @@ import {
 } from '../../schemas.ts';
 import * as ex from '../../examples.ts';
 import { pageRequest, sendJsonText, writable } from '../../helpers.ts';
+import { write } from '../../idempotency.ts';
 import { clientCredits, clientDetail, createClient, editClient, listClients } from '../../../services/clients.ts';
 
 // The bodies are the record's writable fields (src/domain/records.ts), dni required on creation;
@@ -64,7 +65,7 @@ export default async function clientRoutes(app: App) {
         response: { 201: documented(ref(Client), 'The client created', ex.client), ...errors(409) },
       },
     },
-    async (req, reply) => reply.status(201).send(await createClient(app.db, req.auth, writable(req.body))),
+    async (req, reply) => write(req, reply, 201, (ctx) => createClient(app.db, ctx, writable(req.body))),
   );
 
   app.get(

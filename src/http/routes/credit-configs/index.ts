@@ -15,6 +15,7 @@ import {
 } from '../../schemas.ts';
 import * as ex from '../../examples.ts';
 import { sendJsonText, writable } from '../../helpers.ts';
+import { write } from '../../idempotency.ts';
 import { createPlan, editPlan, getPlan, listPlans, simulate } from '../../../services/creditPlans.ts';
 
 // The record's writable fields with their limits and defaults (src/domain/records.ts), name
@@ -71,7 +72,7 @@ export default async function creditConfigRoutes(app: App) {
         response: { 201: documented(ref(CreditConfig), 'The plan created, every field filled in', ex.plan) },
       },
     },
-    async (req, reply) => reply.status(201).send(await createPlan(app.db, req.auth, writable(req.body))),
+    async (req, reply) => write(req, reply, 201, (ctx) => createPlan(app.db, ctx, writable(req.body))),
   );
 
   app.get(
@@ -113,6 +114,8 @@ export default async function creditConfigRoutes(app: App) {
   app.post(
     '/credit-configs/:id/simulate',
     {
+      // nothing is written: a retry computes the schedule again, with or without a key
+      config: { idempotency: 'ignored' },
       schema: {
         operationId: 'simulateCredit',
         tags: ['credit plans'],

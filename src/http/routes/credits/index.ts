@@ -35,7 +35,7 @@ import {
   reversePayment,
   writeOffCredit,
 } from '../../../services/lending.ts';
-import { idempotent, type Answer } from './idempotency.ts';
+import { write } from '../../idempotency.ts';
 
 // Amounts: a JSON number with at most 2 decimals (more is a 400); ≤ 0 or more than owed is a
 // business rule (422), checked by the use case.
@@ -145,15 +145,6 @@ const Payoff = Type.Object({
   }),
 });
 
-const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({
-      description:
-        'optional; a retry with the same key and body replays the first answer (1 to 255 visible ASCII characters)',
-    }),
-  ),
-});
-
 const ListQuery = Type.Object(
   { status: Type.Optional(CreditStatus), client_id: Type.Optional(Uuid), branch_id: Type.Optional(Uuid), ...PageQuery },
   { additionalProperties: false },
@@ -189,10 +180,8 @@ export default async function creditRoutes(app: App) {
         summary:
           "Grant a credit to the client on a plan: the schedule is built, the plan's terms are kept on the credit",
         description:
-          'Flat interest: total = amount × (1 + interest_rate); every installment round(total / n) and the last one the remainder. ' +
-          'Optional Idempotency-Key header: the same key and body replay the first answer; the same key with another body is 409.',
+          'Flat interest: total = amount × (1 + interest_rate); every installment round(total / n) and the last one the remainder.',
         params: Type.Object({ clientId: UuidParam(ex.ids.client) }),
-        headers: IdempotencyHeaders,
         body: CreateBody,
         response: {
           201: documented(
@@ -207,26 +196,21 @@ export default async function creditRoutes(app: App) {
     async (req, reply) => {
       const b = req.body;
       const ref = b.origin_transaction_reference?.trim();
-      return idempotent(app, req, reply, async (store) => {
-        let answer: Answer | undefined;
-        await createCredit(
-          app.db.kysely,
-          req.auth,
-          {
+      return write(
+        req,
+        reply,
+        201,
+        (ctx) =>
+          createCredit(app.db.kysely, ctx, {
             clientId: req.params.clientId,
             creditConfigId: b.credit_config_id,
             amount: b.amount,
             branchId: b.branch_id ?? null,
             originTransactionReference: ref ? ref : null,
             startDate: b.start_date,
-          },
-          async (trx, d) => {
-            answer = { status: 201, body: presentDetail(d, req.auth) };
-            await store?.(trx, answer);
-          },
-        );
-        return answer!;
-      });
+          }),
+        (d) => presentDetail(d, req.auth),
+      );
     },
   );
 
@@ -284,11 +268,10 @@ export default async function creditRoutes(app: App) {
         summary:
           'Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount',
         description:
-          'paid_on defaults to today; it may not be in the future, before the start date or before the last payment (422). ' +
+          'paid_on defaults to today; it may not be in the future or before the start date (422); dated before other payments, it is placed in date order and they are allocated again. ' +
           'amount must be > 0 and at most the outstanding balance as of paid_on (422). Refinanced, closed or cancelled credits: 409. ' +
-          'Written-off credits accept payments (recoveries). Optional Idempotency-Key header.',
+          'Written-off credits accept payments (recoveries).',
         params: IdParams,
-        headers: IdempotencyHeaders,
         body: PaymentBody,
         response: {
           201: documented(
@@ -302,25 +285,25 @@ export default async function creditRoutes(app: App) {
     },
     async (req, reply) => {
       const b = req.body;
-      return idempotent(app, req, reply, async (store) => {
-        let answer: Answer | undefined;
-        // branch_id omitted (undefined) and null differ: the credit's branch, or none
-        const r = await registerPayment(
-          app.db.kysely,
-          req.auth,
-          req.params.id,
-          { amount: b.amount, paidOn: b.paid_on, branchId: b.branch_id },
-          async (trx, r) => {
-            // only the entries this payment created
-            answer = { status: 201, body: presentDetail(r, req.auth, r.created) };
-            await store?.(trx, answer);
-          },
-        );
-        // DOMAIN.md: an amount that cannot be stored never fails a payment; the credit is reported
-        if (r.punitoryAtStorableMax)
-          req.log.warn({ credit_id: r.credit.id }, 'punitory stopped at the storable maximum (999,999,999,999.99)');
-        return answer!;
-      });
+      return write(
+        req,
+        reply,
+        201,
+        async (ctx) => {
+          // branch_id omitted (undefined) and null differ: the credit's branch, or none
+          const r = await registerPayment(app.db.kysely, ctx, req.params.id, {
+            amount: b.amount,
+            paidOn: b.paid_on,
+            branchId: b.branch_id,
+          });
+          // DOMAIN.md: an amount that cannot be stored never fails a payment; the credit is reported
+          if (r.punitoryAtStorableMax)
+            req.log.warn({ credit_id: r.credit.id }, 'punitory stopped at the storable maximum (999,999,999,999.99)');
+          return r;
+        },
+        // only the entries this payment created
+        (r) => presentDetail(r, req.auth, r.created),
+      );
     },
   );
 
@@ -349,9 +332,8 @@ export default async function creditRoutes(app: App) {
         description:
           'Append-only: entries of origin reversal cancel the payment, corrections re-allocate the later payments in date order, ' +
           'punitory is recomputed up to today; a closed credit reopens. A payment is reversed once (409 the second time). ' +
-          'Refinanced or cancelled credits: 409. Optional Idempotency-Key header.',
+          'Refinanced or cancelled credits: 409.',
         params: PaymentParams,
-        headers: IdempotencyHeaders,
         body: ReverseBody,
         response: {
           200: documented(CreditDetail, 'The credit after the reversal', ex.creditDetail),
@@ -360,21 +342,13 @@ export default async function creditRoutes(app: App) {
       },
     },
     async (req, reply) =>
-      idempotent(app, req, reply, async (store) => {
-        let answer: Answer | undefined;
-        await reversePayment(
-          app.db.kysely,
-          req.auth,
-          req.params.id,
-          req.params.paymentId,
-          req.body.reason.trim(),
-          async (trx, r) => {
-            answer = { status: 200, body: presentDetail(r, req.auth) };
-            await store?.(trx, answer);
-          },
-        );
-        return answer!;
-      }),
+      write(
+        req,
+        reply,
+        200,
+        (ctx) => reversePayment(app.db.kysely, ctx, req.params.id, req.params.paymentId, req.body.reason.trim()),
+        (d) => presentDetail(d, req.auth),
+      ),
   );
 
   app.get(
@@ -418,7 +392,14 @@ export default async function creditRoutes(app: App) {
         },
       },
     },
-    async (req) => presentCredit(await writeOffCredit(app.db.kysely, req.auth, req.params.id, req.body.reason.trim())),
+    async (req, reply) =>
+      write(
+        req,
+        reply,
+        200,
+        (ctx) => writeOffCredit(app.db.kysely, ctx, req.params.id, req.body.reason.trim()),
+        presentCredit,
+      ),
   );
 
   app.post(
@@ -443,14 +424,20 @@ export default async function creditRoutes(app: App) {
     async (req, reply) => {
       const b = req.body;
       const ref = b.origin_transaction_reference?.trim();
-      const d = await refinanceCredit(app.db.kysely, req.auth, req.params.id, {
-        creditConfigId: b.credit_config_id,
-        amount: b.amount,
-        startDate: b.start_date,
-        branchId: b.branch_id,
-        originTransactionReference: ref ? ref : null,
-      });
-      return reply.status(201).send(presentDetail(d, req.auth));
+      return write(
+        req,
+        reply,
+        201,
+        (ctx) =>
+          refinanceCredit(app.db.kysely, ctx, req.params.id, {
+            creditConfigId: b.credit_config_id,
+            amount: b.amount,
+            startDate: b.start_date,
+            branchId: b.branch_id,
+            originTransactionReference: ref ? ref : null,
+          }),
+        (d) => presentDetail(d, req.auth),
+      );
     },
   );
 
@@ -473,6 +460,7 @@ export default async function creditRoutes(app: App) {
         },
       },
     },
-    async (req) => presentCredit(await cancelCredit(app.db.kysely, req.auth, req.params.id)),
+    async (req, reply) =>
+      write(req, reply, 200, (ctx) => cancelCredit(app.db.kysely, ctx, req.params.id), presentCredit),
   );
 }

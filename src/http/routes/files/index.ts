@@ -23,6 +23,7 @@ import {
 } from '../../../services/uploadLinks.ts';
 import { UploadBody, receiveFile, registerMultipart } from './multipart.ts';
 import { proxyTrust, publicBase } from '../../origin.ts';
+import { write } from '../../idempotency.ts';
 
 const IdParams = idParams(ex.ids.client);
 const FileParams = Type.Object({ id: UuidParam(ex.ids.client), fileId: UuidParam(ex.ids.file) });
@@ -101,12 +102,14 @@ export default async function fileRoutes(app: App) {
           response: { 201: documented(ref(ClientFile), 'The file stored', ex.clientFile), ...errors(409) },
         },
       },
-      async (req, reply) => {
-        const row = await addClientFile(deps(req), req.auth, req.params.id, () =>
-          receiveFile(req, app.config.maxFileBytes),
-        );
-        return reply.status(201).send(presentFile(row));
-      },
+      async (req, reply) =>
+        write(
+          req,
+          reply,
+          201,
+          (ctx) => addClientFile(deps(req), ctx, req.params.id, () => receiveFile(req, app.config.maxFileBytes)),
+          presentFile,
+        ),
     );
   });
 
@@ -170,19 +173,19 @@ export default async function fileRoutes(app: App) {
         },
       },
     },
-    async (req, reply) => {
-      const { session, token } = await createUploadLink(
-        app.db.kysely,
-        req.auth,
-        req.params.id,
-        req.body?.expires_in_hours,
-      );
-      return reply.status(201).send({
-        session: presentUploadSession(session),
-        upload_url: `${publicBase(req, app.config, trust)}/upload/${token}`,
-        token,
-      });
-    },
+    async (req, reply) =>
+      write(
+        req,
+        reply,
+        201,
+        (ctx) => createUploadLink(app.db.kysely, ctx, req.params.id, req.body?.expires_in_hours),
+        // a replay answers this again, token included (docs/api.md, Idempotency keys)
+        ({ session, token }) => ({
+          session: presentUploadSession(session),
+          upload_url: `${publicBase(req, app.config, trust)}/upload/${token}`,
+          token,
+        }),
+      ),
   );
 
   app.get(

@@ -4,11 +4,13 @@
 // while it streams (413), and a cut-off or malformed upload is a 400, never a 500.
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { Type } from 'typebox';
 import { AppError, invalid } from '../../../domain/errors.ts';
 import type { IncomingFile } from '../../../services/files.ts';
 import type { App } from '../../types.ts';
+import { describeRequest } from '../../idempotency.ts';
 
 export async function registerMultipart(app: App) {
   await app.register(multipart, {
@@ -108,6 +110,15 @@ export async function receiveFile(req: FastifyRequest, maxBytes: number): Promis
   if (src.errored || (src.closed && !src.readableEnded)) {
     out.destroy(new AppError('validation_failed', 'the upload was cut off or is not well-formed multipart'));
   } else if (req.raw.complete && src.readableEnded) out.end();
+  // with an Idempotency-Key, the same upload is the same name and the same bytes (the route
+  // reads no other field): known once the bytes have gone through, before the row is stored
+  const sha256 = createHash('sha256');
+  src.on('data', (chunk: Buffer) => sha256.update(chunk));
+  let digest: string | undefined;
+  describeRequest(req, () => {
+    digest ??= sha256.digest('hex');
+    return { file_name: part.filename ?? null, sha256: digest };
+  });
   src.pipe(out, { end: false });
   return { filename: part.filename, stream: out };
 }

@@ -4,6 +4,7 @@ import type { App } from '../../types.ts';
 import { DATE_FORMAT, DateInput, Holiday, ReadOnlyFields, documented, errors, example, ref } from '../../schemas.ts';
 import * as ex from '../../examples.ts';
 import { writable } from '../../helpers.ts';
+import { write } from '../../idempotency.ts';
 import { createHoliday, deleteHoliday, listHolidays } from '../../../services/holidays.ts';
 
 // the record's writable fields; created_at sent back (a holiday read with GET) is ignored
@@ -54,7 +55,7 @@ export default async function holidayRoutes(app: App) {
     },
     async (req, reply) => {
       const { date, name } = writable(req.body);
-      return reply.status(201).send(await createHoliday(app.db, req.auth, { date, name }));
+      return write(req, reply, 201, (ctx) => createHoliday(app.db, ctx, { date, name }));
     },
   );
 
