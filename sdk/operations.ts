@@ -12,7 +12,7 @@ export function operations(client: Client<paths, 'application/json'>) {
     checkReadiness: p["/readyz"].GET,
     /** Upload a file through an upload link (public: the token is the credential; multipart, field "file") (POST /upload/{token}) */
     uploadFileThroughLink: p["/upload/{token}"].POST,
-    /** List clients (newest first); q matches a dni prefix or a name or email fragment (GET /api/clients) */
+    /** List clients (newest first); q matches a dni or cuit prefix or a name or email fragment (GET /api/clients) */
     listClients: p["/api/clients"].GET,
     /** Create a client (POST /api/clients) */
     createClient: p["/api/clients"].POST,
@@ -70,6 +70,12 @@ export function operations(client: Client<paths, 'application/json'>) {
     getCredit: p["/api/credits/{id}"].GET,
     /** Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount (POST /api/credits/{id}/payments) */
     registerPayment: p["/api/credits/{id}/payments"].POST,
+    /** The payments of a credit in the order they apply (by paid_on, then as made), reversed ones included (GET /api/credits/{id}/payments) */
+    listCreditPayments: p["/api/credits/{id}/payments"].GET,
+    /** Reverse a payment (a bounced transfer, a payment on the wrong credit): its slices are cancelled by new entries and every later payment is allocated again (POST /api/credits/{id}/payments/{paymentId}/reverse) */
+    reversePayment: p["/api/credits/{id}/payments/{paymentId}/reverse"].POST,
+    /** What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period (GET /api/credits/{id}/payoff) */
+    getPayoff: p["/api/credits/{id}/payoff"].GET,
     /** Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries) (POST /api/credits/{id}/write-off) */
     writeOffCredit: p["/api/credits/{id}/write-off"].POST,
     /** Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created (POST /api/credits/{id}/refinance) */
@@ -78,5 +84,15 @@ export function operations(client: Client<paths, 'application/json'>) {
     cancelCredit: p["/api/credits/{id}/cancel"].POST,
     /** The collections worklist: installments, most days late first, each with its client and credit number (GET /api/installments) */
     listInstallments: p["/api/installments"].GET,
+    /** The credit's statement as of today: client, schedule with each installment's parts and status, payments, and what is owed (JSON, or PDF with Accept: application/pdf) (GET /api/credits/{id}/statement) */
+    getCreditStatement: p["/api/credits/{id}/statement"].GET,
+    /** A payment's receipt: its amount and date, how it was applied to the installments, and the credit's balance after it (JSON, or PDF with Accept: application/pdf) (GET /api/credits/{id}/payments/{paymentId}/receipt) */
+    getPaymentReceipt: p["/api/credits/{id}/payments/{paymentId}/receipt"].GET,
+    /** List the business's holidays by date; from and to (both included) narrow the list (GET /api/holidays) */
+    listHolidays: p["/api/holidays"].GET,
+    /** Add a holiday: the date is no longer a business day (409 when it is a holiday already) (POST /api/holidays) */
+    createHoliday: p["/api/holidays"].POST,
+    /** Delete the holiday of a date: it is a business day again unless a Saturday or Sunday (DELETE /api/holidays/{date}) */
+    deleteHoliday: p["/api/holidays/{date}"].DELETE,
   };
 }

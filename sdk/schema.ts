@@ -61,7 +61,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List clients (newest first); q matches a dni prefix or a name or email fragment */
+        /** List clients (newest first); q matches a dni or cuit prefix or a name or email fragment */
         get: operations["listClients"];
         put?: never;
         /** Create a client */
@@ -102,7 +102,7 @@ export interface paths {
         put?: never;
         /**
          * Grant a credit to the client on a plan: the schedule is built, the plan's terms are kept on the credit
-         * @description Flat interest: total = amount × (1 + interest_rate); every installment round(total / n) and the last one the remainder. Optional Idempotency-Key header: the same key and body replay the first answer; the same key with another body is 409.
+         * @description Flat interest: total = amount × (1 + interest_rate); every installment round(total / n) and the last one the remainder.
          */
         post: operations["createCredit"];
         delete?: never;
@@ -408,13 +408,54 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The payments of a credit in the order they apply (by paid_on, then as made), reversed ones included */
+        get: operations["listCreditPayments"];
         put?: never;
         /**
          * Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount
-         * @description paid_on defaults to today; it may not be in the future, before the start date or before the last payment (422). amount must be > 0 and at most the outstanding balance as of paid_on (422). Refinanced, closed or cancelled credits: 409. Written-off credits accept payments (recoveries). Optional Idempotency-Key header.
+         * @description paid_on defaults to today; it may not be in the future or before the start date (422); dated before other payments, it is placed in date order and they are allocated again. amount must be > 0 and at most the outstanding balance as of paid_on (422). Refinanced, closed or cancelled credits: 409. Written-off credits accept payments (recoveries).
          */
         post: operations["registerPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/{id}/payments/{paymentId}/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse a payment (a bounced transfer, a payment on the wrong credit): its slices are cancelled by new entries and every later payment is allocated again
+         * @description Append-only: entries of origin reversal cancel the payment, corrections re-allocate the later payments in date order, punitory is recomputed up to today; a closed credit reopens. A payment is reversed once (409 the second time). Refinanced or cancelled credits: 409.
+         */
+        post: operations["reversePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/{id}/payoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period
+         * @description A payment of exactly `amount` dated as_of (and not before another payment) closes the credit: the interest not owed is written off by entries of origin rebate. Credits that no longer accrue (closed, refinanced, cancelled) quote 0.
+         */
+        get: operations["getPayoff"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -495,6 +536,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/credits/{id}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The credit's statement as of today: client, schedule with each installment's parts and status, payments, and what is owed (JSON, or PDF with Accept: application/pdf)
+         * @description Accept: application/pdf answers the printable statement (Spanish, amounts as $ 1.234,56, Content-Disposition: inline); no Accept or one that allows JSON answers JSON; an Accept that allows neither is 406. The figures are those of GET /api/credits/{id}.
+         */
+        get: operations["getCreditStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/{id}/payments/{paymentId}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment's receipt: its amount and date, how it was applied to the installments, and the credit's balance after it (JSON, or PDF with Accept: application/pdf)
+         * @description Negotiated like the statement. A payment of another credit (or business) is 404. A reversed payment is marked (reversed_at; ANULADO on the PDF).
+         */
+        get: operations["getPaymentReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/holidays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the business's holidays by date; from and to (both included) narrow the list */
+        get: operations["listHolidays"];
+        put?: never;
+        /** Add a holiday: the date is no longer a business day (409 when it is a holiday already) */
+        post: operations["createHoliday"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/holidays/{date}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete the holiday of a date: it is a business day again unless a Saturday or Sunday */
+        delete: operations["deleteHoliday"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -504,7 +620,7 @@ export interface components {
             /** @description what went wrong, in a sentence a person can act on */
             error: string;
             /** @description stable machine code; the HTTP status goes with it (src/domain/errors.ts) */
-            code: "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "request_timeout" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "invalid_amount" | "invalid_interest_rate" | "invalid_installments_count" | "invalid_days_until_first_payment" | "invalid_cut_type" | "invalid_payment_day" | "invalid_start_date" | "amount_too_small" | "schedule_out_of_range" | "rate_limited" | "headers_too_large" | "internal" | "unavailable";
+            code: "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "invalid_amount" | "invalid_interest_rate" | "invalid_installments_count" | "invalid_days_until_first_payment" | "invalid_cut_type" | "invalid_payment_day" | "invalid_start_date" | "amount_too_small" | "schedule_out_of_range" | "rate_limited" | "headers_too_large" | "internal" | "unavailable";
             details?: {
                 path: string;
                 message: string;
@@ -538,6 +654,7 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            cuit: string | null;
         };
         /** Credit */
         Credit: {
@@ -568,6 +685,10 @@ export interface components {
              * @description YYYY-MM-DD
              */
             start_date: string;
+            /** @description the plan's interest method when the credit was granted */
+            amortization: "flat" | "french";
+            /** @description VAT on interest and punitory, a fraction (0.21 = 21 %) */
+            vat_rate: number;
         };
         /** Installment */
         Installment: {
@@ -590,6 +711,12 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description decimal amount, at most 2 decimals */
+            principal: number;
+            /** @description decimal amount, at most 2 decimals */
+            interest: number;
+            /** @description decimal amount, at most 2 decimals */
+            vat: number;
             /** @description decimal amount, at most 2 decimals */
             punitory_posted: number;
             /** @description decimal amount, at most 2 decimals */
@@ -619,6 +746,9 @@ export interface components {
              * @description YYYY-MM-DD
              */
             effective_date: string;
+            /** @description why it exists: schedule (an installment), accrual (punitory posted), payment (cash), reversal (cancels a reversed payment), correction (a payment allocated again, or punitory recomputed), rebate (interest not owed at an early payoff), refinance (the settlement of a refinanced credit; no cash) */
+            origin: "schedule" | "payment" | "accrual" | "reversal" | "rebate" | "refinance" | "correction";
+            payment_id: string | null;
         };
         /** ClientFile */
         ClientFile: {
@@ -684,6 +814,15 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description flat (interest_rate is a flat fraction over the whole credit) or french (declining balance, equal installments; interest_rate is the nominal annual rate); default flat */
+            amortization: "flat" | "french";
+            /**
+             * Format: rate
+             * @description VAT on interest and punitory, a fraction: 0.21 = 21 %; default 0
+             */
+            vat_rate: number;
+            /** @description next: a due date on a weekend or holiday moves to the next business day; default none */
+            business_day_rule: "none" | "next";
         };
         /** AuditLogEntry */
         AuditLogEntry: {
@@ -740,6 +879,248 @@ export interface components {
             last_used_at: string | null;
             upload_count: number;
             max_uploads: number;
+        };
+        /** Payment */
+        Payment: {
+            /** Format: uuid */
+            id: string;
+            /** @description decimal amount, at most 2 decimals */
+            amount: number;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            paid_on: string;
+            branch_id: string | null;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            reversed_at: string | null;
+            reversal_reason: string | null;
+        };
+        /** Cost */
+        Cost: {
+            /** @description nominal annual rate */
+            tna: number;
+            /** @description effective annual rate: (1 + tna/12)^12 − 1 */
+            tea: number;
+            cft_tea: number | null;
+        };
+        /**
+         * Statement
+         * @description A credit's statement as of the business's today: its schedule, what was paid and when, and what is owed (punitory accrued included); the same figures as the credit read
+         */
+        Statement: {
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            as_of: string;
+            business: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            };
+            client: {
+                /** Format: uuid */
+                id: string;
+                first_name: string | null;
+                last_name: string | null;
+                dni: string;
+                cuit: string | null;
+            };
+            credit: {
+                /** Format: uuid */
+                id: string;
+                /** @description the credit's number within the business */
+                sequential_id: number;
+                status: "active" | "refinanced" | "closed" | "written_off" | "inactive";
+                /** @description decimal amount, at most 2 decimals */
+                amount: number;
+                /** @description decimal amount, at most 2 decimals */
+                total: number;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                start_date: string;
+                branch_id: string | null;
+                branch_name: string | null;
+            };
+            installments: {
+                /** Format: uuid */
+                id: string;
+                number: number;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                due_date: string;
+                /** @description decimal amount, at most 2 decimals */
+                amount: number;
+                principal: number | null;
+                interest: number | null;
+                vat: number | null;
+                status: "pending" | "partial" | "paid";
+                overdue: boolean;
+                days_late: number;
+                /** @description decimal amount, at most 2 decimals */
+                punitory_posted: number;
+                /** @description decimal amount, at most 2 decimals */
+                punitory_accrued: number;
+                /** @description decimal amount, at most 2 decimals */
+                paid: number;
+                /** @description decimal amount, at most 2 decimals */
+                outstanding: number;
+            }[];
+            /** @description oldest first; reversed ones stay, with reversed_at */
+            payments: {
+                /** Format: uuid */
+                id: string;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                paid_on: string;
+                /** @description decimal amount, at most 2 decimals */
+                amount: number;
+                branch_id: string | null;
+                branch_name: string | null;
+                /** @description payment: money the client paid; refinance: the balance settled when the credit was refinanced (moved to the new credit, no cash) */
+                origin: "payment" | "refinance";
+                created_by: string;
+                /** Format: date-time */
+                created_at: string;
+                reversed_at: string | null;
+                reversal_reason: string | null;
+            }[];
+            /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+            balance: {
+                /** @description decimal amount, at most 2 decimals */
+                principal: number;
+                /** @description decimal amount, at most 2 decimals */
+                interest: number;
+                /** @description decimal amount, at most 2 decimals */
+                vat: number;
+                /** @description decimal amount, at most 2 decimals */
+                punitory_posted: number;
+                /** @description decimal amount, at most 2 decimals */
+                punitory_accrued: number;
+                /** @description decimal amount, at most 2 decimals */
+                paid: number;
+                /** @description decimal amount, at most 2 decimals */
+                outstanding: number;
+            };
+        };
+        /**
+         * Receipt
+         * @description The receipt of one payment: its amount and date, how it was applied, and the balance after it
+         */
+        Receipt: {
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            as_of: string;
+            business: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            };
+            client: {
+                /** Format: uuid */
+                id: string;
+                first_name: string | null;
+                last_name: string | null;
+                dni: string;
+                cuit: string | null;
+            };
+            credit: {
+                /** Format: uuid */
+                id: string;
+                /** @description the credit's number within the business */
+                sequential_id: number;
+                status: "active" | "refinanced" | "closed" | "written_off" | "inactive";
+                /** @description decimal amount, at most 2 decimals */
+                amount: number;
+                /** @description decimal amount, at most 2 decimals */
+                total: number;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                start_date: string;
+                branch_id: string | null;
+                branch_name: string | null;
+            };
+            payment: {
+                /** Format: uuid */
+                id: string;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                paid_on: string;
+                /** @description decimal amount, at most 2 decimals */
+                amount: number;
+                branch_id: string | null;
+                branch_name: string | null;
+                /** @description payment: money the client paid; refinance: the balance settled when the credit was refinanced (moved to the new credit, no cash) */
+                origin: "payment" | "refinance";
+                created_by: string;
+                /** Format: date-time */
+                created_at: string;
+                reversed_at: string | null;
+                reversal_reason: string | null;
+            };
+            /** @description per installment, in the order applied: punitory first, then the installment amount */
+            applied: {
+                /** Format: uuid */
+                installment_id: string;
+                number: number;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                due_date: string;
+                /** @description decimal amount, at most 2 decimals */
+                amount: number;
+                /** @description decimal amount, at most 2 decimals */
+                punitory: number;
+                principal: number | null;
+                interest: number | null;
+                vat: number | null;
+                /** @description decimal amount, at most 2 decimals */
+                outstanding_after: number;
+            }[];
+            /** @description the credit's balance right after the payment was recorded (entries recorded up to it), as of its date */
+            balance_after: {
+                /** @description decimal amount, at most 2 decimals */
+                principal: number;
+                /** @description decimal amount, at most 2 decimals */
+                interest: number;
+                /** @description decimal amount, at most 2 decimals */
+                vat: number;
+                /** @description decimal amount, at most 2 decimals */
+                punitory_posted: number;
+                /** @description decimal amount, at most 2 decimals */
+                punitory_accrued: number;
+                /** @description decimal amount, at most 2 decimals */
+                paid: number;
+                /** @description decimal amount, at most 2 decimals */
+                outstanding: number;
+            };
+        };
+        /** Holiday */
+        Holiday: {
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            date: string;
+            name: string;
+            /** Format: date-time */
+            created_at: string;
         };
     };
     responses: {
@@ -839,7 +1220,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description conflict: a duplicate, or a state that forbids the operation (e.g. paying a closed credit) */
+        /** @description conflict: a duplicate, a state that forbids the operation (e.g. paying a closed credit), or an Idempotency-Key already used for another request */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -960,6 +1341,21 @@ export interface components {
                  *           "message": "at most 75800.00"
                  *         }
                  *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description not_acceptable: the Accept header accepts none of the types this operation answers in (application/json, application/pdf) */
+        NotAcceptable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "this resource is available as application/json or application/pdf; the Accept header allows neither",
+                 *       "code": "not_acceptable"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1155,7 +1551,8 @@ export interface operations {
                      *           "alt_phone": null,
                      *           "email": "ana.garcia@example.com",
                      *           "created_at": "2026-01-15T13:02:02.114Z",
-                     *           "updated_at": "2026-01-15T13:02:02.114Z"
+                     *           "updated_at": "2026-01-15T13:02:02.114Z",
+                     *           "cuit": "27301234568"
                      *         }
                      *       ],
                      *       "total": 1,
@@ -1185,7 +1582,13 @@ export interface operations {
     createClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1198,7 +1601,8 @@ export interface operations {
                  *       "last_name": "García",
                  *       "email": "ana.garcia@example.com",
                  *       "phone": "+54 11 5555-1234",
-                 *       "city": "Buenos Aires"
+                 *       "city": "Buenos Aires",
+                 *       "cuit": "27-30123456-8"
                  *     }
                  */
                 "application/json": {
@@ -1218,6 +1622,7 @@ export interface operations {
                     phone?: string | null;
                     alt_phone?: string | null;
                     email?: string | null;
+                    cuit?: string | null;
                     id?: unknown;
                     business_id?: unknown;
                     created_at?: unknown;
@@ -1252,7 +1657,8 @@ export interface operations {
                      *       "alt_phone": null,
                      *       "email": "ana.garcia@example.com",
                      *       "created_at": "2026-01-15T13:02:02.114Z",
-                     *       "updated_at": "2026-01-15T13:02:02.114Z"
+                     *       "updated_at": "2026-01-15T13:02:02.114Z",
+                     *       "cuit": "27301234568"
                      *     }
                      */
                     "application/json": components["schemas"]["Client"];
@@ -1311,7 +1717,8 @@ export interface operations {
                      *         "alt_phone": null,
                      *         "email": "ana.garcia@example.com",
                      *         "created_at": "2026-01-15T13:02:02.114Z",
-                     *         "updated_at": "2026-01-15T13:02:02.114Z"
+                     *         "updated_at": "2026-01-15T13:02:02.114Z",
+                     *         "cuit": "27301234568"
                      *       },
                      *       "credits": [
                      *         {
@@ -1330,7 +1737,9 @@ export interface operations {
                      *           "written_off_at": null,
                      *           "write_off_reason": null,
                      *           "total": 120000,
-                     *           "start_date": "2026-01-15"
+                     *           "start_date": "2026-01-15",
+                     *           "amortization": "flat",
+                     *           "vat_rate": 0
                      *         }
                      *       ],
                      *       "installments": [
@@ -1345,6 +1754,9 @@ export interface operations {
                      *           "days_late": 10,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
                      *           "paid": 40800,
@@ -1361,6 +1773,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 4200,
@@ -1377,6 +1792,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -1393,7 +1811,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "2f38c936-47e6-4206-8341-3c6f9ef79a47",
@@ -1404,7 +1824,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b",
@@ -1415,7 +1837,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "1b2d723c-29af-4bc0-a3de-06b76b795445",
@@ -1426,7 +1850,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "accrual",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
@@ -1437,7 +1863,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
                      *         },
                      *         {
                      *           "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
@@ -1448,7 +1876,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
                      *         }
                      *       ],
                      *       "files": [
@@ -1513,6 +1943,7 @@ export interface operations {
                     phone?: string | null;
                     alt_phone?: string | null;
                     email?: string | null;
+                    cuit?: string | null;
                     id?: unknown;
                     business_id?: unknown;
                     created_at?: unknown;
@@ -1547,7 +1978,8 @@ export interface operations {
                      *       "alt_phone": null,
                      *       "email": "ana.garcia@example.com",
                      *       "created_at": "2026-01-15T13:02:02.114Z",
-                     *       "updated_at": "2026-03-20T15:41:10.480Z"
+                     *       "updated_at": "2026-03-20T15:41:10.480Z",
+                     *       "cuit": "27301234568"
                      *     }
                      */
                     "application/json": components["schemas"]["Client"];
@@ -1603,7 +2035,9 @@ export interface operations {
                      *         "written_off_at": null,
                      *         "write_off_reason": null,
                      *         "total": 120000,
-                     *         "start_date": "2026-01-15"
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0
                      *       }
                      *     ]
                      */
@@ -1624,7 +2058,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description optional; a retry with the same key and body replays the first answer (1 to 255 visible ASCII characters) */
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -1686,7 +2123,9 @@ export interface operations {
                      *         "written_off_at": null,
                      *         "write_off_reason": null,
                      *         "total": 120000,
-                     *         "start_date": "2026-01-15"
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0
                      *       },
                      *       "installments": [
                      *         {
@@ -1700,6 +2139,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -1716,6 +2158,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -1732,6 +2177,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -1748,7 +2196,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "2f38c936-47e6-4206-8341-3c6f9ef79a47",
@@ -1759,7 +2209,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b",
@@ -1770,14 +2222,24 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         }
                      *       ],
                      *       "balance": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
                      *         "punitory_posted": 0,
                      *         "punitory_accrued": 0,
                      *         "paid": 0,
                      *         "outstanding": 120000
+                     *       },
+                     *       "cost": {
+                     *         "tna": 1.164123,
+                     *         "tea": 2.037584,
+                     *         "cft_tea": 1.208452
                      *       }
                      *     }
                      */
@@ -1785,8 +2247,14 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = amount + punitory_posted + punitory_accrued − paid (negative: in the client’s favour); punitory_accrued is the punitory since the last posting, not in the ledger yet */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
                         balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -1796,6 +2264,7 @@ export interface operations {
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
                         };
+                        cost: components["schemas"]["Cost"];
                     };
                 };
             };
@@ -1861,7 +2330,13 @@ export interface operations {
     uploadClientFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
                 id: string;
@@ -2050,7 +2525,13 @@ export interface operations {
     createUploadSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
                 id: string;
@@ -2109,6 +2590,21 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            /** @description conflict: a duplicate, a state that forbids the operation (e.g. paying a closed credit), or an Idempotency-Key already used for another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this Idempotency-Key was already used for a different request",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2201,7 +2697,10 @@ export interface operations {
                      *         "punitory_cap_pct": 0,
                      *         "write_off_days": 0,
                      *         "created_at": "2026-01-15T13:02:01.107Z",
-                     *         "updated_at": "2026-01-15T13:02:01.107Z"
+                     *         "updated_at": "2026-01-15T13:02:01.107Z",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0,
+                     *         "business_day_rule": "none"
                      *       }
                      *     ]
                      */
@@ -2221,7 +2720,13 @@ export interface operations {
     createCreditConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2271,6 +2776,15 @@ export interface operations {
                     punitory_cap_pct?: number;
                     /** @description days late that write a credit off in the daily run; 0 = never; default 0 */
                     write_off_days?: number;
+                    /** @description flat (interest_rate is a flat fraction over the whole credit) or french (declining balance, equal installments; interest_rate is the nominal annual rate); default flat */
+                    amortization?: "flat" | "french";
+                    /**
+                     * Format: rate
+                     * @description VAT on interest and punitory, a fraction: 0.21 = 21 %; default 0
+                     */
+                    vat_rate?: number;
+                    /** @description next: a due date on a weekend or holiday moves to the next business day; default none */
+                    business_day_rule?: "none" | "next";
                     id?: unknown;
                     business_id?: unknown;
                     created_at?: unknown;
@@ -2303,7 +2817,10 @@ export interface operations {
                      *       "punitory_cap_pct": 0,
                      *       "write_off_days": 0,
                      *       "created_at": "2026-01-15T13:02:01.107Z",
-                     *       "updated_at": "2026-01-15T13:02:01.107Z"
+                     *       "updated_at": "2026-01-15T13:02:01.107Z",
+                     *       "amortization": "flat",
+                     *       "vat_rate": 0,
+                     *       "business_day_rule": "none"
                      *     }
                      */
                     "application/json": components["schemas"]["CreditConfig"];
@@ -2314,6 +2831,21 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            /** @description conflict: a duplicate, a state that forbids the operation (e.g. paying a closed credit), or an Idempotency-Key already used for another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this Idempotency-Key was already used for a different request",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2358,7 +2890,10 @@ export interface operations {
                      *       "punitory_cap_pct": 0,
                      *       "write_off_days": 0,
                      *       "created_at": "2026-01-15T13:02:01.107Z",
-                     *       "updated_at": "2026-01-15T13:02:01.107Z"
+                     *       "updated_at": "2026-01-15T13:02:01.107Z",
+                     *       "amortization": "flat",
+                     *       "vat_rate": 0,
+                     *       "business_day_rule": "none"
                      *     }
                      */
                     "application/json": components["schemas"]["CreditConfig"];
@@ -2424,6 +2959,15 @@ export interface operations {
                     punitory_cap_pct?: number;
                     /** @description days late that write a credit off in the daily run; 0 = never; default 0 */
                     write_off_days?: number;
+                    /** @description flat (interest_rate is a flat fraction over the whole credit) or french (declining balance, equal installments; interest_rate is the nominal annual rate); default flat */
+                    amortization?: "flat" | "french";
+                    /**
+                     * Format: rate
+                     * @description VAT on interest and punitory, a fraction: 0.21 = 21 %; default 0
+                     */
+                    vat_rate?: number;
+                    /** @description next: a due date on a weekend or holiday moves to the next business day; default none */
+                    business_day_rule?: "none" | "next";
                     id?: unknown;
                     business_id?: unknown;
                     created_at?: unknown;
@@ -2456,7 +3000,10 @@ export interface operations {
                      *       "punitory_cap_pct": 0,
                      *       "write_off_days": 0,
                      *       "created_at": "2026-01-15T13:02:01.107Z",
-                     *       "updated_at": "2026-06-01T12:00:00.000Z"
+                     *       "updated_at": "2026-06-01T12:00:00.000Z",
+                     *       "amortization": "flat",
+                     *       "vat_rate": 0,
+                     *       "business_day_rule": "none"
                      *     }
                      */
                     "application/json": components["schemas"]["CreditConfig"];
@@ -2478,7 +3025,13 @@ export interface operations {
     simulateCredit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description accepted for uniformity and ignored: this operation writes nothing, so a retry is already safe
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @example 0e5dd6fd-5823-49a5-a280-d455f8c471c3 */
                 id: string;
@@ -2609,7 +3162,13 @@ export interface operations {
     createBranch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2661,6 +3220,21 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            /** @description conflict: a duplicate, a state that forbids the operation (e.g. paying a closed credit), or an Idempotency-Key already used for another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this Idempotency-Key was already used for a different request",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2783,9 +3357,9 @@ export interface operations {
     listAuditLog: {
         parameters: {
             query?: {
-                /** @description clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions */
+                /** @description clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions, holidays */
                 table_name?: string;
-                /** @description clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions */
+                /** @description clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions, holidays */
                 table?: string;
                 action?: "INSERT" | "UPDATE" | "DELETE";
                 record_id?: string;
@@ -2834,7 +3408,8 @@ export interface operations {
                      *             "alt_phone": null,
                      *             "email": "ana.garcia@example.com",
                      *             "created_at": "2026-01-15T13:02:02.114+00:00",
-                     *             "updated_at": "2026-01-15T13:02:02.114+00:00"
+                     *             "updated_at": "2026-01-15T13:02:02.114+00:00",
+                     *             "cuit": "27301234568"
                      *           },
                      *           "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
                      *           "branch_id": null,
@@ -2900,6 +3475,7 @@ export interface operations {
                      *         "inactive": 0
                      *       },
                      *       "disbursed": 100000,
+                     *       "disbursed_refinanced": 0,
                      *       "outstanding": 75800,
                      *       "written_off_outstanding": 0,
                      *       "overdue": 0,
@@ -2975,8 +3551,10 @@ export interface operations {
                             written_off: number;
                             inactive: number;
                         };
-                        /** @description decimal amount, at most 2 decimals */
+                        /** @description cash lent: the amounts of credits that are not refinancings */
                         disbursed: number;
+                        /** @description the amounts of credits that refinance another (the balance moved, and any new money on top) */
+                        disbursed_refinanced: number;
                         /** @description decimal amount, at most 2 decimals */
                         outstanding: number;
                         /** @description decimal amount, at most 2 decimals */
@@ -3140,7 +3718,9 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-01-15T13:02:03.121Z",
                      *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *         "effective_date": "2026-01-15"
+                     *         "effective_date": "2026-01-15",
+                     *         "origin": "schedule",
+                     *         "payment_id": null
                      *       },
                      *       {
                      *         "id": "2f38c936-47e6-4206-8341-3c6f9ef79a47",
@@ -3151,7 +3731,9 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-01-15T13:02:03.121Z",
                      *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *         "effective_date": "2026-01-15"
+                     *         "effective_date": "2026-01-15",
+                     *         "origin": "schedule",
+                     *         "payment_id": null
                      *       },
                      *       {
                      *         "id": "c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b",
@@ -3162,7 +3744,9 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-01-15T13:02:03.121Z",
                      *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *         "effective_date": "2026-01-15"
+                     *         "effective_date": "2026-01-15",
+                     *         "origin": "schedule",
+                     *         "payment_id": null
                      *       },
                      *       {
                      *         "id": "1b2d723c-29af-4bc0-a3de-06b76b795445",
@@ -3173,7 +3757,9 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-03-20T15:40:05.100Z",
                      *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *         "effective_date": "2026-03-20"
+                     *         "effective_date": "2026-03-20",
+                     *         "origin": "accrual",
+                     *         "payment_id": null
                      *       },
                      *       {
                      *         "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
@@ -3184,7 +3770,9 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-03-20T15:40:05.100Z",
                      *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *         "effective_date": "2026-03-20"
+                     *         "effective_date": "2026-03-20",
+                     *         "origin": "payment",
+                     *         "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
                      *       },
                      *       {
                      *         "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
@@ -3195,7 +3783,9 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-03-20T15:40:05.100Z",
                      *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *         "effective_date": "2026-03-20"
+                     *         "effective_date": "2026-03-20",
+                     *         "origin": "payment",
+                     *         "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
                      *       }
                      *     ]
                      */
@@ -3252,7 +3842,9 @@ export interface operations {
                      *           "written_off_at": null,
                      *           "write_off_reason": null,
                      *           "total": 120000,
-                     *           "start_date": "2026-01-15"
+                     *           "start_date": "2026-01-15",
+                     *           "amortization": "flat",
+                     *           "vat_rate": 0
                      *         }
                      *       ],
                      *       "total": 1,
@@ -3315,7 +3907,9 @@ export interface operations {
                      *         "written_off_at": null,
                      *         "write_off_reason": null,
                      *         "total": 120000,
-                     *         "start_date": "2026-01-15"
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0
                      *       },
                      *       "installments": [
                      *         {
@@ -3329,6 +3923,9 @@ export interface operations {
                      *           "days_late": 10,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
                      *           "paid": 40800,
@@ -3345,6 +3942,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 4200,
@@ -3361,6 +3961,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -3377,7 +3980,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "2f38c936-47e6-4206-8341-3c6f9ef79a47",
@@ -3388,7 +3993,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b",
@@ -3399,7 +4006,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "1b2d723c-29af-4bc0-a3de-06b76b795445",
@@ -3410,7 +4019,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "accrual",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
@@ -3421,7 +4032,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
                      *         },
                      *         {
                      *           "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
@@ -3432,14 +4045,24 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
                      *         }
                      *       ],
                      *       "balance": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
                      *         "paid": 45000,
                      *         "outstanding": 75800
+                     *       },
+                     *       "cost": {
+                     *         "tna": 1.164123,
+                     *         "tea": 2.037584,
+                     *         "cft_tea": 1.208452
                      *       }
                      *     }
                      */
@@ -3447,8 +4070,14 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = amount + punitory_posted + punitory_accrued − paid (negative: in the client’s favour); punitory_accrued is the punitory since the last posting, not in the ledger yet */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
                         balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -3458,7 +4087,53 @@ export interface operations {
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
                         };
+                        cost: components["schemas"]["Cost"];
                     };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listCreditPayments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6",
+                     *         "amount": 45000,
+                     *         "paid_on": "2026-03-20",
+                     *         "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *         "created_at": "2026-03-20T15:40:05.100Z",
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Payment"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3475,7 +4150,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description optional; a retry with the same key and body replays the first answer (1 to 255 visible ASCII characters) */
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3533,7 +4211,9 @@ export interface operations {
                      *         "written_off_at": null,
                      *         "write_off_reason": null,
                      *         "total": 120000,
-                     *         "start_date": "2026-01-15"
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0
                      *       },
                      *       "installments": [
                      *         {
@@ -3547,6 +4227,9 @@ export interface operations {
                      *           "days_late": 10,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
                      *           "paid": 40800,
@@ -3563,6 +4246,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 4200,
@@ -3579,6 +4265,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -3595,7 +4284,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "accrual",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
@@ -3606,7 +4297,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
                      *         },
                      *         {
                      *           "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
@@ -3617,24 +4310,40 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
                      *         }
                      *       ],
                      *       "balance": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
                      *         "paid": 45000,
                      *         "outstanding": 75800
+                     *       },
+                     *       "cost": {
+                     *         "tna": 1.164123,
+                     *         "tea": 2.037584,
+                     *         "cft_tea": 1.208452
                      *       }
                      *     }
                      */
                     "application/json": {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
-                        /** @description only the entries this payment created: punitory posted up to paid_on, then the payment slices */
+                        /** @description only the entries this payment created: punitory posted, an early-payoff rebate, the payment slices, and the corrections of later payments allocated again when it is dated before them */
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = amount + punitory_posted + punitory_accrued − paid (negative: in the client’s favour); punitory_accrued is the punitory since the last posting, not in the ledger yet */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
                         balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -3644,6 +4353,7 @@ export interface operations {
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
                         };
+                        cost: components["schemas"]["Cost"];
                     };
                 };
             };
@@ -3662,10 +4372,337 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    reversePayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+                /** @example 7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6 */
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "the transfer bounced"
+                 *     }
+                 */
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The credit after the reversal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credit": {
+                     *         "id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *         "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *         "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *         "amount": 100000,
+                     *         "status": "active",
+                     *         "refinanced_from_id": null,
+                     *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *         "origin_transaction_reference": null,
+                     *         "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *         "sequential_id": 1,
+                     *         "created_at": "2026-01-15T13:02:03.121Z",
+                     *         "updated_at": "2026-01-15T13:02:03.121Z",
+                     *         "written_off_at": null,
+                     *         "write_off_reason": null,
+                     *         "total": 120000,
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0
+                     *       },
+                     *       "installments": [
+                     *         {
+                     *           "id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 1,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-03-10",
+                     *           "status": "paid",
+                     *           "overdue": false,
+                     *           "days_late": 10,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "punitory_posted": 800,
+                     *           "punitory_accrued": 0,
+                     *           "paid": 40800,
+                     *           "outstanding": 0
+                     *         },
+                     *         {
+                     *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 2,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-04-10",
+                     *           "status": "partial",
+                     *           "overdue": false,
+                     *           "days_late": 0,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "punitory_posted": 0,
+                     *           "punitory_accrued": 0,
+                     *           "paid": 4200,
+                     *           "outstanding": 35800
+                     *         },
+                     *         {
+                     *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 3,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-05-10",
+                     *           "status": "pending",
+                     *           "overdue": false,
+                     *           "days_late": 0,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
+                     *           "punitory_posted": 0,
+                     *           "punitory_accrued": 0,
+                     *           "paid": 0,
+                     *           "outstanding": 40000
+                     *         }
+                     *       ],
+                     *       "ledgerEntries": [
+                     *         {
+                     *           "id": "fe38cdf5-3d31-44e7-b0b2-284a6ea606ea",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "installment",
+                     *           "amount": 40000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "2f38c936-47e6-4206-8341-3c6f9ef79a47",
+                     *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "type": "installment",
+                     *           "amount": 40000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b",
+                     *           "installment_id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
+                     *           "type": "installment",
+                     *           "amount": 40000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "1b2d723c-29af-4bc0-a3de-06b76b795445",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "punitory",
+                     *           "amount": 800,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "accrual",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "payment",
+                     *           "amount": 40800,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
+                     *         },
+                     *         {
+                     *           "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
+                     *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "type": "payment",
+                     *           "amount": 4200,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
+                     *         }
+                     *       ],
+                     *       "balance": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
+                     *         "punitory_posted": 800,
+                     *         "punitory_accrued": 0,
+                     *         "paid": 45000,
+                     *         "outstanding": 75800
+                     *       },
+                     *       "cost": {
+                     *         "tna": 1.164123,
+                     *         "tea": 2.037584,
+                     *         "cft_tea": 1.208452
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        credit: components["schemas"]["Credit"];
+                        installments: components["schemas"]["Installment"][];
+                        ledgerEntries: components["schemas"]["LedgerEntry"][];
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            punitory_posted: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            punitory_accrued: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            paid: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            outstanding: number;
+                        };
+                        cost: components["schemas"]["Cost"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPayoff: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DD; default today, not before the start date nor after today */
+                as_of?: string;
+            };
+            header?: never;
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payoff quote */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-04-01",
+                     *       "amount": 67197.85,
+                     *       "breakdown": {
+                     *         "due": 0,
+                     *         "punitory": 0,
+                     *         "principal": 66666.67,
+                     *         "interest": 531.18,
+                     *         "vat": 0,
+                     *         "rebate": 8602.15
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: date */
+                        as_of: string;
+                        /** @description what settles the credit on as_of; a payment of exactly this amount that day closes it */
+                        amount: number;
+                        breakdown: {
+                            /** @description the amount still owed of installments due on or before as_of */
+                            due: number;
+                            /** @description their punitory, posted and accrued, less what is paid of it (VAT included) */
+                            punitory: number;
+                            /** @description the principal of installments due later */
+                            principal: number;
+                            /** @description their interest accrued pro rata in the current period */
+                            interest: number;
+                            /** @description the VAT of that interest */
+                            vat: number;
+                            /** @description the interest and VAT not owed: written off by an early-payoff rebate */
+                            rebate: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     writeOffCredit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
                 id: string;
@@ -3708,7 +4745,9 @@ export interface operations {
                      *       "written_off_at": "2026-09-01T12:00:00.000Z",
                      *       "write_off_reason": "the client cannot be reached; collection agency gave up",
                      *       "total": 120000,
-                     *       "start_date": "2026-01-15"
+                     *       "start_date": "2026-01-15",
+                     *       "amortization": "flat",
+                     *       "vat_rate": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Credit"];
@@ -3731,7 +4770,13 @@ export interface operations {
     refinanceCredit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
                 id: string;
@@ -3791,7 +4836,9 @@ export interface operations {
                      *         "written_off_at": null,
                      *         "write_off_reason": null,
                      *         "total": 96000,
-                     *         "start_date": "2026-03-20"
+                     *         "start_date": "2026-03-20",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0
                      *       },
                      *       "installments": [
                      *         {
@@ -3805,6 +4852,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-03-20T16:02:44.310Z",
                      *           "updated_at": "2026-03-20T16:02:44.310Z",
+                     *           "principal": 26666.67,
+                     *           "interest": 5333.33,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -3821,6 +4871,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-03-20T16:02:44.310Z",
                      *           "updated_at": "2026-03-20T16:02:44.310Z",
+                     *           "principal": 26666.67,
+                     *           "interest": 5333.33,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -3837,6 +4890,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-03-20T16:02:44.310Z",
                      *           "updated_at": "2026-03-20T16:02:44.310Z",
+                     *           "principal": 26666.66,
+                     *           "interest": 5333.34,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -3853,7 +4909,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T16:02:44.310Z",
                      *           "credit_id": "4d0f6b8e-2a19-4c7e-9f31-b5a6c7d8e9f0",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "a25e6f70-8192-43a4-85b6-c7d8495a6b7c",
@@ -3864,7 +4922,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T16:02:44.310Z",
                      *           "credit_id": "4d0f6b8e-2a19-4c7e-9f31-b5a6c7d8e9f0",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "b36f7081-92a3-44b5-96c7-d8e95a6b7c8d",
@@ -3875,14 +4935,24 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T16:02:44.310Z",
                      *           "credit_id": "4d0f6b8e-2a19-4c7e-9f31-b5a6c7d8e9f0",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         }
                      *       ],
                      *       "balance": {
+                     *         "principal": 80000,
+                     *         "interest": 16000,
+                     *         "vat": 0,
                      *         "punitory_posted": 0,
                      *         "punitory_accrued": 0,
                      *         "paid": 0,
                      *         "outstanding": 96000
+                     *       },
+                     *       "cost": {
+                     *         "tna": 1.164123,
+                     *         "tea": 2.037584,
+                     *         "cft_tea": 1.274803
                      *       }
                      *     }
                      */
@@ -3890,8 +4960,14 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = amount + punitory_posted + punitory_accrued − paid (negative: in the client’s favour); punitory_accrued is the punitory since the last posting, not in the ledger yet */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
                         balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -3901,6 +4977,7 @@ export interface operations {
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
                         };
+                        cost: components["schemas"]["Cost"];
                     };
                 };
             };
@@ -3922,7 +4999,13 @@ export interface operations {
     cancelCredit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
                 id: string;
@@ -3954,7 +5037,9 @@ export interface operations {
                      *       "written_off_at": null,
                      *       "write_off_reason": null,
                      *       "total": 120000,
-                     *       "start_date": "2026-01-15"
+                     *       "start_date": "2026-01-15",
+                     *       "amortization": "flat",
+                     *       "vat_rate": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Credit"];
@@ -4011,6 +5096,9 @@ export interface operations {
                      *           "days_late": 12,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 859.2,
                      *           "paid": 4200,
@@ -4046,6 +5134,12 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                             /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
+                            /** @description decimal amount, at most 2 decimals */
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_accrued: number;
@@ -4069,6 +5163,408 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCreditStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-03-20",
+                     *       "business": {
+                     *         "id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *         "name": "Demo"
+                     *       },
+                     *       "client": {
+                     *         "id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *         "first_name": "Ana",
+                     *         "last_name": "García",
+                     *         "dni": "30123456",
+                     *         "cuit": null
+                     *       },
+                     *       "credit": {
+                     *         "id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *         "sequential_id": 1,
+                     *         "status": "active",
+                     *         "amount": 100000,
+                     *         "total": 120000,
+                     *         "start_date": "2026-01-15",
+                     *         "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *         "branch_name": "Centro"
+                     *       },
+                     *       "installments": [
+                     *         {
+                     *           "id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "number": 1,
+                     *           "due_date": "2026-03-10",
+                     *           "amount": 40000,
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "status": "paid",
+                     *           "overdue": false,
+                     *           "days_late": 10,
+                     *           "punitory_posted": 800,
+                     *           "punitory_accrued": 0,
+                     *           "paid": 40800,
+                     *           "outstanding": 0
+                     *         },
+                     *         {
+                     *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "number": 2,
+                     *           "due_date": "2026-04-10",
+                     *           "amount": 40000,
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "status": "partial",
+                     *           "overdue": false,
+                     *           "days_late": 0,
+                     *           "punitory_posted": 0,
+                     *           "punitory_accrued": 0,
+                     *           "paid": 4200,
+                     *           "outstanding": 35800
+                     *         },
+                     *         {
+                     *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
+                     *           "number": 3,
+                     *           "due_date": "2026-05-10",
+                     *           "amount": 40000,
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
+                     *           "status": "pending",
+                     *           "overdue": false,
+                     *           "days_late": 0,
+                     *           "punitory_posted": 0,
+                     *           "punitory_accrued": 0,
+                     *           "paid": 0,
+                     *           "outstanding": 40000
+                     *         }
+                     *       ],
+                     *       "payments": [
+                     *         {
+                     *           "id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6",
+                     *           "paid_on": "2026-03-20",
+                     *           "amount": 45000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "branch_name": "Centro",
+                     *           "origin": "payment",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "reversed_at": null,
+                     *           "reversal_reason": null
+                     *         }
+                     *       ],
+                     *       "balance": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
+                     *         "punitory_posted": 800,
+                     *         "punitory_accrued": 0,
+                     *         "paid": 45000,
+                     *         "outstanding": 75800
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Statement"];
+                    /** @example %PDF-1.3 … */
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPaymentReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+                /** @example 7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6 */
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-03-20",
+                     *       "business": {
+                     *         "id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *         "name": "Demo"
+                     *       },
+                     *       "client": {
+                     *         "id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *         "first_name": "Ana",
+                     *         "last_name": "García",
+                     *         "dni": "30123456",
+                     *         "cuit": null
+                     *       },
+                     *       "credit": {
+                     *         "id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *         "sequential_id": 1,
+                     *         "status": "active",
+                     *         "amount": 100000,
+                     *         "total": 120000,
+                     *         "start_date": "2026-01-15",
+                     *         "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *         "branch_name": "Centro"
+                     *       },
+                     *       "payment": {
+                     *         "id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6",
+                     *         "paid_on": "2026-03-20",
+                     *         "amount": 45000,
+                     *         "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *         "branch_name": "Centro",
+                     *         "origin": "payment",
+                     *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *         "created_at": "2026-03-20T15:40:05.100Z",
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null
+                     *       },
+                     *       "applied": [
+                     *         {
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "number": 1,
+                     *           "due_date": "2026-03-10",
+                     *           "amount": 40800,
+                     *           "punitory": 800,
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "outstanding_after": 0
+                     *         },
+                     *         {
+                     *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "number": 2,
+                     *           "due_date": "2026-04-10",
+                     *           "amount": 4200,
+                     *           "punitory": 0,
+                     *           "principal": 0,
+                     *           "interest": 4200,
+                     *           "vat": 0,
+                     *           "outstanding_after": 35800
+                     *         }
+                     *       ],
+                     *       "balance_after": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
+                     *         "punitory_posted": 800,
+                     *         "punitory_accrued": 0,
+                     *         "paid": 45000,
+                     *         "outstanding": 75800
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Receipt"];
+                    /** @example %PDF-1.3 … */
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listHolidays: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DD: holidays on or after it */
+                from?: string;
+                /** @description YYYY-MM-DD: holidays on or before it */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The holidays, by date */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "date": "2026-02-16",
+                     *         "name": "Carnaval",
+                     *         "created_at": "2026-01-15T13:01:58.100Z"
+                     *       },
+                     *       {
+                     *         "date": "2026-02-17",
+                     *         "name": "Carnaval",
+                     *         "created_at": "2026-01-15T13:01:58.200Z"
+                     *       },
+                     *       {
+                     *         "date": "2026-03-24",
+                     *         "name": "Día de la Memoria",
+                     *         "created_at": "2026-01-15T13:01:58.300Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Holiday"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createHoliday: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "date": "2026-03-24",
+                 *       "name": "Día de la Memoria"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    date: string;
+                    name: string;
+                    id?: unknown;
+                    business_id?: unknown;
+                    created_at?: unknown;
+                    updated_at?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The holiday added */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "date": "2026-03-24",
+                     *       "name": "Día de la Memoria",
+                     *       "created_at": "2026-01-15T13:01:58.300Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Holiday"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteHoliday: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description YYYY-MM-DD
+                 * @example 2026-03-24
+                 */
+                date: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The holiday deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "date": "2026-03-24",
+                     *       "name": "Día de la Memoria",
+                     *       "created_at": "2026-01-15T13:01:58.300Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Holiday"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
