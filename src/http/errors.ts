@@ -27,7 +27,9 @@ const PG_CODES: Record<string, ErrorCode> = {
   '23505': 'conflict', // unique_violation
   '23503': 'unprocessable', // foreign_key_violation
   '23514': 'unprocessable', // check_violation
-  '22003': 'validation_failed', // numeric_value_out_of_range
+  // numeric_value_out_of_range: every input is range-checked before it reaches SQL, so what
+  // overflows is a figure computed from the book, never the caller's validation error
+  '22003': 'unprocessable',
   '22P02': 'validation_failed', // invalid_text_representation
   '22007': 'validation_failed', // invalid_datetime_format
   '22008': 'validation_failed', // datetime_field_overflow
@@ -94,6 +96,8 @@ export function toAppError(err: unknown): AppError {
     const code = PG_CODES[e.code]!;
     if (e.code === '22021' || e.code === '22P05')
       return new AppError(code, 'text may not contain the NUL character (\\u0000)');
+    if (e.code === '22003')
+      return new AppError(code, 'an amount this operation computes is beyond what can be stored (999,999,999,999.99)');
     const msg =
       code === 'conflict'
         ? 'the request conflicts with the current state; retry or check for a duplicate'
