@@ -21,6 +21,7 @@ const CLIENTS = [
     first_name: 'María',
     last_name: 'González',
     dni: '28456789',
+    cuit: '27284567892',
     sex: 'f',
     city: 'Córdoba',
     state: 'Córdoba',
@@ -32,6 +33,7 @@ const CLIENTS = [
     first_name: 'Juan',
     last_name: 'Pérez',
     dni: '30123456',
+    cuit: '20301234563',
     sex: 'm',
     city: 'Rosario',
     state: 'Santa Fe',
@@ -43,6 +45,7 @@ const CLIENTS = [
     first_name: 'Lucía',
     last_name: 'Fernández',
     dni: '35987654',
+    cuit: '27359876543',
     sex: 'f',
     city: 'Mendoza',
     state: 'Mendoza',
@@ -54,6 +57,7 @@ const CLIENTS = [
     first_name: 'Carlos',
     last_name: 'Rodríguez',
     dni: '25333444',
+    cuit: '20253334445',
     sex: 'm',
     city: 'La Plata',
     state: 'Buenos Aires',
@@ -65,6 +69,7 @@ const CLIENTS = [
     first_name: 'Sofía',
     last_name: 'López',
     dni: '40111222',
+    cuit: '27401112222',
     sex: 'f',
     city: 'Salta',
     state: 'Salta',
@@ -115,6 +120,20 @@ export async function createDemo(db: Database, clock: Clock = systemClock): Prom
       write_off_days: 365,
     }),
     await createPlan(db, ctx, { name: 'Pago único 30 días', interest_rate: '0.12', daily_punitory_rate: '0.004' }),
+    // declining balance at a nominal 120 % a year, VAT on interest and punitory, due dates moved
+    // off weekends and holidays
+    await createPlan(db, ctx, {
+      name: '12 cuotas sistema francés',
+      installments_count: 12,
+      cut_type: 'monthly',
+      payment_day: 5,
+      amortization: 'french',
+      interest_rate: '1.2',
+      vat_rate: '0.21',
+      business_day_rule: 'next',
+      daily_punitory_rate: '0.002',
+      grace_days: 2,
+    }),
   ];
   const clients = [];
   for (const c of CLIENTS) clients.push(await createClient(db, ctx, { ...c }));
