@@ -236,11 +236,21 @@ export function statusOf(s: InstallmentState): { status: InstallmentStatus; paid
     amount: s.amount,
     principalPaid: s.principalPaid,
     punitoryOwed: s.punitoryPosted.minus(s.punitoryPaid),
-    anythingPaid: s.payments.length > 0,
+    // net: a reversed payment's slices and their reversal add up to nothing paid
+    anythingPaid: s.principalPaid.plus(s.punitoryPaid).gt(0),
   });
-  // the day it became paid: the date of the payment that completed it (payments are in date order)
-  const last = s.payments[s.payments.length - 1];
-  return { status, paidDate: status === 'paid' ? (last?.paidOn ?? null) : null };
+  // the day it became paid: the last day whose slices (payments, reversals, corrections of that
+  // day, in date order) did not add up to nothing
+  let paidOn: string | null = null;
+  for (let j = s.payments.length - 1; j >= 0 && paidOn === null; j--) {
+    const day = s.payments[j]!.paidOn;
+    let net = new Dec(0);
+    for (let k = j; k >= 0 && s.payments[k]!.paidOn === day; k--)
+      net = net.plus(s.payments[k]!.principal).plus(s.payments[k]!.punitory);
+    if (!net.isZero()) paidOn = day;
+    while (j > 0 && s.payments[j - 1]!.paidOn === day) j--;
+  }
+  return { status, paidDate: status === 'paid' ? paidOn : null };
 }
 
 // ---------------------------------------------------------------- what is owed when it is read
