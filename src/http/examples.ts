@@ -88,11 +88,12 @@ export const plan = {
 
 export const simulation = {
   installments: [
-    { number: 1, amount: 40000, due_date: '2026-03-10' },
-    { number: 2, amount: 40000, due_date: '2026-04-10' },
-    { number: 3, amount: 40000, due_date: '2026-05-10' },
+    { number: 1, amount: 40000, due_date: '2026-03-10', principal: 33333.33, interest: 6666.67, vat: 0 },
+    { number: 2, amount: 40000, due_date: '2026-04-10', principal: 33333.33, interest: 6666.67, vat: 0 },
+    { number: 3, amount: 40000, due_date: '2026-05-10', principal: 33333.34, interest: 6666.66, vat: 0 },
   ],
   total: 120000,
+  cost: { tna: 1.164123, tea: 2.037584, cft_tea: 1.208452 },
 };
 
 export const clientInput = {

@@ -10,7 +10,9 @@ import {
   type CreditConfigInput,
   type CreditConfigPatch,
 } from '../db/repositories/creditConfigs.ts';
-import { scheduleFor, toMoneyNumber } from '../domain/index.ts';
+import { creditCost, money, toMoneyNumber } from '../domain/index.ts';
+import { plannedSchedule } from './lending.ts';
+import { holidaySet } from './holidays.ts';
 import { notFound } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
 import { plansDocument } from '../db/repositories/documents.ts';
@@ -63,13 +65,37 @@ export async function simulate(
   input: { amount: number; startDate?: string },
 ) {
   const plan = await existingPlan(db, ctx, id);
-  const s = scheduleFor(plan, input.amount, input.startDate ?? ctx.today);
-  return {
-    installments: s.installments.map((i) => ({
-      number: i.number,
-      amount: toMoneyNumber(i.amount),
-      due_date: i.dueDate,
+  const startDate = input.startDate ?? ctx.today;
+  // the schedule credit creation would give, due dates moved by the business-day rule included
+  const { schedule, rows } = plannedSchedule(
+    plan,
+    money(input.amount),
+    startDate,
+    await holidaySet(db.kysely, ctx.businessId),
+  );
+  const cost = creditCost({
+    amount: input.amount,
+    startDate,
+    amortization: plan.amortization,
+    interestRate: plan.interest_rate,
+    installments: rows.map((r) => ({
+      dueDate: r.due_date,
+      amount: r.amount,
+      principal: r.principal,
+      interest: r.interest,
+      vat: r.vat,
     })),
-    total: toMoneyNumber(s.total),
+  });
+  return {
+    installments: rows.map((r) => ({
+      number: r.number,
+      amount: toMoneyNumber(money(r.amount)),
+      due_date: r.due_date,
+      principal: toMoneyNumber(money(r.principal)),
+      interest: toMoneyNumber(money(r.interest)),
+      vat: toMoneyNumber(money(r.vat)),
+    })),
+    total: toMoneyNumber(schedule.total),
+    cost: { tna: cost.tna.toNumber(), tea: cost.tea.toNumber(), cft_tea: cost.cft_tea?.toNumber() ?? null },
   };
 }

@@ -71,6 +71,34 @@ export interface CreateCreditInput {
   refinancedFromId?: string | null;
 }
 
+/**
+ * The schedule a credit of `amount` on this plan gets when it starts on startDate: a due date on a
+ * weekend or holiday moved to the next business day under the `next` rule; either way it cannot be
+ * late before the end of the next business day (tolerance_days). Refuses (422) a total too large.
+ */
+export function plannedSchedule(
+  plan: Parameters<typeof scheduleFor>[0] & { business_day_rule: string },
+  amount: Decimal,
+  startDate: string,
+  holidays: ReadonlySet<string>,
+) {
+  const schedule = scheduleFor(plan, amount, startDate);
+  if (schedule.total.gt(STORABLE_MAX)) throw unprocessable('the credit total (amount plus interest) is too large');
+  const rows = schedule.installments.map((i) => {
+    const dueDate = plan.business_day_rule === 'next' ? nextBusinessDay(i.dueDate, holidays) : i.dueDate;
+    return {
+      number: i.number,
+      amount: toMoneyString(i.amount),
+      principal: toMoneyString(i.principal),
+      interest: toMoneyString(i.interest),
+      vat: toMoneyString(i.vat),
+      due_date: dueDate,
+      tolerance_days: toleranceDays(dueDate, holidays),
+    };
+  });
+  return { schedule, rows };
+}
+
 /** `holidays`: the business's (holidaySet), read first in the transaction, before any row lock it takes. */
 async function createCreditIn(
   trx: Transaction<DB>,
@@ -92,22 +120,7 @@ async function createCreditIn(
   const amount = positiveAmount(input.amount);
   const startDate = input.startDate ?? ctx.today;
 
-  const schedule = scheduleFor(plan, amount, startDate);
-  if (schedule.total.gt(STORABLE_MAX)) throw unprocessable('the credit total (amount plus interest) is too large');
-  // a due date on a weekend or holiday: moved to the next business day under the `next` rule;
-  // either way it cannot be late before the end of the next business day (tolerance_days)
-  const rows = schedule.installments.map((i) => {
-    const dueDate = plan.business_day_rule === 'next' ? nextBusinessDay(i.dueDate, holidays) : i.dueDate;
-    return {
-      number: i.number,
-      amount: toMoneyString(i.amount),
-      principal: toMoneyString(i.principal),
-      interest: toMoneyString(i.interest),
-      vat: toMoneyString(i.vat),
-      due_date: dueDate,
-      tolerance_days: toleranceDays(dueDate, holidays),
-    };
-  });
+  const { schedule, rows } = plannedSchedule(plan, amount, startDate, holidays);
 
   const credit = await insertNumberedCredit(trx, bid, {
     client_id: input.clientId,
@@ -619,33 +632,37 @@ function payoffOf(ctx: LendingContext, l: Loaded, asOf: string): Payoff {
       b.due = b.due.plus(amountPart);
       b.punitory = b.punitory.plus(punitory);
     } else {
-      const principal = s.amount
-        .minus(s.vat)
-        .minus(s.interest)
-        .minus(s.principalPaid.minus(s.vatPaid).minus(s.interestPaid));
       // the current period earns interest pro rata to its days elapsed; later periods none
       const period = daysBetween(prevDue, s.dueDate);
       const elapsed = compareDates(prevDue, asOf) < 0 ? daysBetween(prevDue, asOf) : 0;
-      const share = period > 0 ? new Dec(elapsed).div(period) : ZERO;
+      const share = period > 0 ? Dec.min(new Dec(elapsed).div(period), 1) : ZERO;
       const accruedInterest = round2(s.interest.times(share));
       const accruedVat = round2(s.vat.times(share));
-      const interest = Dec.max(accruedInterest.minus(s.interestPaid), ZERO);
-      const vat = Dec.max(accruedVat.minus(s.vatPaid), ZERO);
-      const rebateInterest = Dec.max(s.interest.minus(Dec.max(s.interestPaid, accruedInterest)), ZERO);
-      const rebateVat = Dec.max(s.vat.minus(Dec.max(s.vatPaid, accruedVat)), ZERO);
-      b.principal = b.principal.plus(Dec.max(principal, ZERO));
+      // owed: its principal and the interest and VAT accrued, less everything paid of its amount (a
+      // prepayment that went to interest not owed after all counts toward the principal)
+      const owed = Dec.max(
+        s.amount.minus(s.interest).minus(s.vat).plus(accruedInterest).plus(accruedVat).minus(s.principalPaid),
+        ZERO,
+      );
+      const interest = Dec.min(Dec.max(accruedInterest.minus(s.interestPaid), ZERO), owed);
+      const vat = Dec.min(Dec.max(accruedVat.minus(s.vatPaid), ZERO), owed.minus(interest));
+      b.principal = b.principal.plus(owed.minus(interest).minus(vat));
       b.interest = b.interest.plus(interest);
       b.vat = b.vat.plus(vat);
-      b.rebate = b.rebate.plus(rebateInterest).plus(rebateVat);
-      if (rebateInterest.gt(0) || rebateVat.gt(0))
+      // the rebate: what is left of the amount once `owed` is paid, all of it interest and VAT not owed
+      const rebate = s.amount.minus(s.principalPaid).minus(owed);
+      if (rebate.gt(0)) {
+        const rebateVat = Dec.min(rebate, Dec.max(s.vat.minus(accruedVat), ZERO));
+        b.rebate = b.rebate.plus(rebate);
         rebates.push({
           installmentId: s.id,
-          amount: rebateInterest.plus(rebateVat),
-          principal: rebateInterest.plus(rebateVat),
+          amount: rebate,
+          principal: rebate,
           punitory: ZERO,
           vat: rebateVat,
-          interest: rebateInterest,
+          interest: rebate.minus(rebateVat),
         });
+      }
     }
     prevDue = s.dueDate;
   }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../types.ts';
 import {
+  Cost,
   CalendarDate,
   CreditConfig,
   DateInput,
@@ -41,8 +42,18 @@ const SimulateBody = example(
 );
 const IdParams = idParams(ex.ids.plan);
 const Simulation = Type.Object({
-  installments: Type.Array(Type.Object({ number: Type.Integer(), amount: Type.Number(), due_date: CalendarDate })),
+  installments: Type.Array(
+    Type.Object({
+      number: Type.Integer(),
+      amount: Type.Number(),
+      due_date: CalendarDate,
+      principal: Type.Number(),
+      interest: Type.Number(),
+      vat: Type.Number(),
+    }),
+  ),
   total: Type.Number(),
+  cost: ref(Cost),
 });
 
 export default async function creditConfigRoutes(app: App) {
