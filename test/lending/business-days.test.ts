@@ -196,3 +196,21 @@ test('holidays: an installment due on a holiday weekday is in time the next busi
     ],
   );
 });
+
+test('holidays: a holiday added after the credit was made gives the tolerance too, and does not move its due date', async (t) => {
+  const clock = settableClock('2024-07-02');
+  const h = await build(t, { clock });
+  const next = await plan(h, { ...P35, business_day_rule: 'next' });
+  const c = await client(h);
+  // 2024-06-01 + 30 = 07-01, a Monday: a business day when the schedule is built
+  const d = await credit(h, c.id, { credit_config_id: next.id, amount: 1000, start_date: '2024-06-01' });
+  assert.equal(d.installments[0].due_date, '2024-07-01');
+  if (!(await holiday(t, h, '2024-07-01', 'Feriado de julio'))) return;
+  // the schedule stays as built; the installment, now due on a holiday, is in time on 07-02
+  const r = await pay(h, d.credit.id, { amount: 450, paid_on: '2024-07-02' });
+  assert.equal(r.installments[0].due_date, '2024-07-01');
+  assert.deepEqual(
+    r.ledgerEntries.map((e: any) => [e.type, e.amount]),
+    [['payment', 450]],
+  );
+});
