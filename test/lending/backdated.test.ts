@@ -162,16 +162,16 @@ async function onTimeRecordedLate(t: any) {
 
 test('a backdated payment on the due date takes back the punitory a later payment met and moves that payment on', async (t) => {
   const { h, d, r } = await onTimeRecordedLate(t);
-  // #1's days_late is pinned by the todo test below
+  // #1's days_late is pinned by the test below
   assert.deepEqual(
-    r.installments.map(figures).map((f: any) => ({ ...f, days_late: f.number === 1 ? '(todo)' : f.days_late })),
+    r.installments.map(figures).map((f: any) => ({ ...f, days_late: f.number === 1 ? '(pinned below)' : f.days_late })),
     [
       {
         number: 1,
         amount: 450,
         status: 'paid',
         overdue: false,
-        days_late: '(todo)',
+        days_late: '(pinned below)',
         punitory: 0,
         paid: 450,
         outstanding: 0,
@@ -210,9 +210,7 @@ test('a backdated payment on the due date takes back the punitory a later paymen
 
 // DOMAIN.md "Delinquency": a paid installment's days_late is the days between its due date and the
 // day it became paid. In date order #1 became paid on 01-31, its due date: 0 days late.
-test('a backdated payment that pays an installment on its due date leaves it 0 days late', {
-  todo: 'service bug: days_late counts to the later payment that was re-allocated away (20), not to the day it became paid (0)',
-}, async (t) => {
+test('a backdated payment that pays an installment on its due date leaves it 0 days late', {}, async (t) => {
   const { r } = await onTimeRecordedLate(t);
   assert.deepEqual([r.installments[0].status, r.installments[0].days_late], ['paid', 0]);
 });

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { build, json, settableClock } from '../helpers/app.ts';
 import { P35, client, credit, detail, figures, ledger, netBy, pay, payments, plan, total } from './helpers.ts';
 
-/** Installment figures without #3's status, which the todo test below pins on its own. */
-const noStatus3 = (f: any) => (f.number === 3 ? { ...f, status: '(see todo test)' } : f);
+/** Installment figures without #3's status, which the test below pins on its own. */
+const noStatus3 = (f: any) => (f.number === 3 ? { ...f, status: '(pinned below)' } : f);
 
 // One credit of the P35 plan: 1000 on 2024-01-01 → 3 × 450 due 01-31, 02-29 (2024 is a leap
 // year), 03-31; read on 2024-04-15. Paid on time: A 450 on 01-31, B 450 on 02-29, C 450 on 03-31
@@ -109,7 +109,7 @@ test('reversing the first payment: slices cancelled, later payments re-allocated
       outstanding: 483.75,
     },
   ];
-  // #3's status is pinned apart (see the todo test below): here the figures and #1, #2's status
+  // #3's status is pinned apart (see the test below): here the figures and #1, #2's status
   assert.deepEqual(r.installments.map(figures).map(noStatus3), expected.map(noStatus3));
   // the reversal is one of the events punitory is posted before: posted up to today, nothing accrued since
   assert.deepEqual(
@@ -203,7 +203,7 @@ test('reversing the last payment reopens the credit and leaves the earlier ones 
   const r = json(res);
   assert.equal(r.credit.status, 'active');
   // #1 and #2 paid on time stay paid; #3 (due 03-31) is unpaid again and late 15 days (Apr 1..15):
-  // 15 × 2.25 = 33.75 → 483.75 (#3's status: the todo test below)
+  // 15 × 2.25 = 33.75 → 483.75 (#3's status: the test below)
   assert.deepEqual(
     r.installments.map(figures).map(noStatus3),
     [
@@ -289,9 +289,7 @@ test("reversal refusals: twice 409, without a reason 400, another credit's payme
 // otherwise. After a reversal takes back everything that had been paid on it, nothing is paid on
 // it: it is pending again, whether its slice was reversed (C) or moved away by a correction (B's
 // and C's re-allocation after A's reversal).
-test('an installment whose every payment was taken back by a reversal is pending again, not partial', {
-  todo: 'service bug: an installment with paid 0 after a reversal or correction stays "partial"',
-}, async (t) => {
+test('an installment whose every payment was taken back by a reversal is pending again, not partial', {}, async (t) => {
   const h = await build(t, { clock: settableClock('2024-04-15') });
   const first = await closedOnTime(h);
   const second = await closedOnTime(h);
