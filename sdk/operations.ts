@@ -70,6 +70,12 @@ export function operations(client: Client<paths, 'application/json'>) {
     getCredit: p["/api/credits/{id}"].GET,
     /** Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount (POST /api/credits/{id}/payments) */
     registerPayment: p["/api/credits/{id}/payments"].POST,
+    /** The payments of a credit in the order they apply (by paid_on, then as made), reversed ones included (GET /api/credits/{id}/payments) */
+    listCreditPayments: p["/api/credits/{id}/payments"].GET,
+    /** Reverse a payment (a bounced transfer, a payment on the wrong credit): its slices are cancelled by new entries and every later payment is allocated again (POST /api/credits/{id}/payments/{paymentId}/reverse) */
+    reversePayment: p["/api/credits/{id}/payments/{paymentId}/reverse"].POST,
+    /** What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period (GET /api/credits/{id}/payoff) */
+    getPayoff: p["/api/credits/{id}/payoff"].GET,
     /** Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries) (POST /api/credits/{id}/write-off) */
     writeOffCredit: p["/api/credits/{id}/write-off"].POST,
     /** Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created (POST /api/credits/{id}/refinance) */

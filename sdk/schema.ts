@@ -408,13 +408,54 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The payments of a credit in the order they apply (by paid_on, then as made), reversed ones included */
+        get: operations["listCreditPayments"];
         put?: never;
         /**
          * Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount
          * @description paid_on defaults to today; it may not be in the future, before the start date or before the last payment (422). amount must be > 0 and at most the outstanding balance as of paid_on (422). Refinanced, closed or cancelled credits: 409. Written-off credits accept payments (recoveries). Optional Idempotency-Key header.
          */
         post: operations["registerPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/{id}/payments/{paymentId}/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse a payment (a bounced transfer, a payment on the wrong credit): its slices are cancelled by new entries and every later payment is allocated again
+         * @description Append-only: entries of origin reversal cancel the payment, corrections re-allocate the later payments in date order, punitory is recomputed up to today; a closed credit reopens. A payment is reversed once (409 the second time). Refinanced or cancelled credits: 409. Optional Idempotency-Key header.
+         */
+        post: operations["reversePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/{id}/payoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period
+         * @description A payment of exactly `amount` dated as_of (and not before another payment) closes the credit: the interest not owed is written off by entries of origin rebate. Credits that no longer accrue (closed, refinanced, cancelled) quote 0.
+         */
+        get: operations["getPayoff"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -568,6 +609,10 @@ export interface components {
              * @description YYYY-MM-DD
              */
             start_date: string;
+            /** @description the plan's interest method when the credit was granted */
+            amortization: "flat" | "french";
+            /** @description VAT on interest and punitory, a fraction (0.21 = 21 %) */
+            vat_rate: number;
         };
         /** Installment */
         Installment: {
@@ -590,6 +635,12 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description decimal amount, at most 2 decimals */
+            principal: number;
+            /** @description decimal amount, at most 2 decimals */
+            interest: number;
+            /** @description decimal amount, at most 2 decimals */
+            vat: number;
             /** @description decimal amount, at most 2 decimals */
             punitory_posted: number;
             /** @description decimal amount, at most 2 decimals */
@@ -619,6 +670,9 @@ export interface components {
              * @description YYYY-MM-DD
              */
             effective_date: string;
+            /** @description why it exists: schedule (an installment), accrual (punitory posted), payment (cash), reversal (cancels a reversed payment), correction (a payment allocated again, or punitory recomputed), rebate (interest not owed at an early payoff), refinance (the settlement of a refinanced credit; no cash) */
+            origin: "schedule" | "payment" | "accrual" | "reversal" | "rebate" | "refinance" | "correction";
+            payment_id: string | null;
         };
         /** ClientFile */
         ClientFile: {
@@ -684,6 +738,15 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description flat (interest_rate is a flat fraction over the whole credit) or french (declining balance, equal installments; interest_rate is the nominal annual rate); default flat */
+            amortization: "flat" | "french";
+            /**
+             * Format: rate
+             * @description VAT on interest and punitory, a fraction: 0.21 = 21 %; default 0
+             */
+            vat_rate: number;
+            /** @description next: a due date on a weekend or holiday moves to the next business day; default none */
+            business_day_rule: "none" | "next";
         };
         /** AuditLogEntry */
         AuditLogEntry: {
@@ -740,6 +803,32 @@ export interface components {
             last_used_at: string | null;
             upload_count: number;
             max_uploads: number;
+        };
+        /** Payment */
+        Payment: {
+            /** Format: uuid */
+            id: string;
+            /** @description decimal amount, at most 2 decimals */
+            amount: number;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            paid_on: string;
+            branch_id: string | null;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            reversed_at: string | null;
+            reversal_reason: string | null;
+        };
+        /** Cost */
+        Cost: {
+            /** @description nominal annual rate */
+            tna: number;
+            /** @description effective annual rate: (1 + tna/12)^12 − 1 */
+            tea: number;
+            cft_tea: number | null;
         };
     };
     responses: {
@@ -1330,7 +1419,9 @@ export interface operations {
                      *           "written_off_at": null,
                      *           "write_off_reason": null,
                      *           "total": 120000,
-                     *           "start_date": "2026-01-15"
+                     *           "start_date": "2026-01-15",
+                     *           "amortization": "flat",
+                     *           "vat_rate": 0
                      *         }
                      *       ],
                      *       "installments": [
@@ -1345,6 +1436,9 @@ export interface operations {
                      *           "days_late": 10,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
                      *           "paid": 40800,
@@ -1361,6 +1455,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 4200,
@@ -1377,6 +1474,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -1393,7 +1493,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "2f38c936-47e6-4206-8341-3c6f9ef79a47",
@@ -1404,7 +1506,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b",
@@ -1415,7 +1519,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "1b2d723c-29af-4bc0-a3de-06b76b795445",
@@ -1426,7 +1532,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "accrual",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
@@ -1437,7 +1545,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f"
                      *         },
                      *         {
                      *           "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
@@ -1448,7 +1558,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f"
                      *         }
                      *       ],
                      *       "files": [
@@ -1603,7 +1715,9 @@ export interface operations {
                      *         "written_off_at": null,
                      *         "write_off_reason": null,
                      *         "total": 120000,
-                     *         "start_date": "2026-01-15"
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0
                      *       }
                      *     ]
                      */
@@ -1686,7 +1800,9 @@ export interface operations {
                      *         "written_off_at": null,
                      *         "write_off_reason": null,
                      *         "total": 120000,
-                     *         "start_date": "2026-01-15"
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0
                      *       },
                      *       "installments": [
                      *         {
@@ -1700,6 +1816,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -1716,6 +1835,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -1732,6 +1854,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -1748,7 +1873,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "2f38c936-47e6-4206-8341-3c6f9ef79a47",
@@ -1759,7 +1886,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b",
@@ -1770,14 +1899,24 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         }
                      *       ],
                      *       "balance": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
                      *         "punitory_posted": 0,
                      *         "punitory_accrued": 0,
                      *         "paid": 0,
                      *         "outstanding": 120000
+                     *       },
+                     *       "cost": {
+                     *         "tna": 0.162162,
+                     *         "tea": 0.174204,
+                     *         "cft_tea": 0.193552
                      *       }
                      *     }
                      */
@@ -1785,8 +1924,14 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = amount + punitory_posted + punitory_accrued − paid (negative: in the client’s favour); punitory_accrued is the punitory since the last posting, not in the ledger yet */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
                         balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -1796,6 +1941,7 @@ export interface operations {
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
                         };
+                        cost: components["schemas"]["Cost"];
                     };
                 };
             };
@@ -2201,7 +2347,10 @@ export interface operations {
                      *         "punitory_cap_pct": 0,
                      *         "write_off_days": 0,
                      *         "created_at": "2026-01-15T13:02:01.107Z",
-                     *         "updated_at": "2026-01-15T13:02:01.107Z"
+                     *         "updated_at": "2026-01-15T13:02:01.107Z",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0,
+                     *         "business_day_rule": "none"
                      *       }
                      *     ]
                      */
@@ -2271,6 +2420,15 @@ export interface operations {
                     punitory_cap_pct?: number;
                     /** @description days late that write a credit off in the daily run; 0 = never; default 0 */
                     write_off_days?: number;
+                    /** @description flat (interest_rate is a flat fraction over the whole credit) or french (declining balance, equal installments; interest_rate is the nominal annual rate); default flat */
+                    amortization?: "flat" | "french";
+                    /**
+                     * Format: rate
+                     * @description VAT on interest and punitory, a fraction: 0.21 = 21 %; default 0
+                     */
+                    vat_rate?: number;
+                    /** @description next: a due date on a weekend or holiday moves to the next business day; default none */
+                    business_day_rule?: "none" | "next";
                     id?: unknown;
                     business_id?: unknown;
                     created_at?: unknown;
@@ -2303,7 +2461,10 @@ export interface operations {
                      *       "punitory_cap_pct": 0,
                      *       "write_off_days": 0,
                      *       "created_at": "2026-01-15T13:02:01.107Z",
-                     *       "updated_at": "2026-01-15T13:02:01.107Z"
+                     *       "updated_at": "2026-01-15T13:02:01.107Z",
+                     *       "amortization": "flat",
+                     *       "vat_rate": 0,
+                     *       "business_day_rule": "none"
                      *     }
                      */
                     "application/json": components["schemas"]["CreditConfig"];
@@ -2358,7 +2519,10 @@ export interface operations {
                      *       "punitory_cap_pct": 0,
                      *       "write_off_days": 0,
                      *       "created_at": "2026-01-15T13:02:01.107Z",
-                     *       "updated_at": "2026-01-15T13:02:01.107Z"
+                     *       "updated_at": "2026-01-15T13:02:01.107Z",
+                     *       "amortization": "flat",
+                     *       "vat_rate": 0,
+                     *       "business_day_rule": "none"
                      *     }
                      */
                     "application/json": components["schemas"]["CreditConfig"];
@@ -2424,6 +2588,15 @@ export interface operations {
                     punitory_cap_pct?: number;
                     /** @description days late that write a credit off in the daily run; 0 = never; default 0 */
                     write_off_days?: number;
+                    /** @description flat (interest_rate is a flat fraction over the whole credit) or french (declining balance, equal installments; interest_rate is the nominal annual rate); default flat */
+                    amortization?: "flat" | "french";
+                    /**
+                     * Format: rate
+                     * @description VAT on interest and punitory, a fraction: 0.21 = 21 %; default 0
+                     */
+                    vat_rate?: number;
+                    /** @description next: a due date on a weekend or holiday moves to the next business day; default none */
+                    business_day_rule?: "none" | "next";
                     id?: unknown;
                     business_id?: unknown;
                     created_at?: unknown;
@@ -2456,7 +2629,10 @@ export interface operations {
                      *       "punitory_cap_pct": 0,
                      *       "write_off_days": 0,
                      *       "created_at": "2026-01-15T13:02:01.107Z",
-                     *       "updated_at": "2026-06-01T12:00:00.000Z"
+                     *       "updated_at": "2026-06-01T12:00:00.000Z",
+                     *       "amortization": "flat",
+                     *       "vat_rate": 0,
+                     *       "business_day_rule": "none"
                      *     }
                      */
                     "application/json": components["schemas"]["CreditConfig"];
@@ -2900,6 +3076,7 @@ export interface operations {
                      *         "inactive": 0
                      *       },
                      *       "disbursed": 100000,
+                     *       "disbursed_refinanced": 0,
                      *       "outstanding": 75800,
                      *       "written_off_outstanding": 0,
                      *       "overdue": 0,
@@ -2975,8 +3152,10 @@ export interface operations {
                             written_off: number;
                             inactive: number;
                         };
-                        /** @description decimal amount, at most 2 decimals */
+                        /** @description cash lent: the amounts of credits that are not refinancings */
                         disbursed: number;
+                        /** @description the amounts of credits that refinance another (the balance moved, and any new money on top) */
+                        disbursed_refinanced: number;
                         /** @description decimal amount, at most 2 decimals */
                         outstanding: number;
                         /** @description decimal amount, at most 2 decimals */
@@ -3140,7 +3319,9 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-01-15T13:02:03.121Z",
                      *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *         "effective_date": "2026-01-15"
+                     *         "effective_date": "2026-01-15",
+                     *         "origin": "schedule",
+                     *         "payment_id": null
                      *       },
                      *       {
                      *         "id": "2f38c936-47e6-4206-8341-3c6f9ef79a47",
@@ -3151,7 +3332,9 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-01-15T13:02:03.121Z",
                      *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *         "effective_date": "2026-01-15"
+                     *         "effective_date": "2026-01-15",
+                     *         "origin": "schedule",
+                     *         "payment_id": null
                      *       },
                      *       {
                      *         "id": "c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b",
@@ -3162,7 +3345,9 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-01-15T13:02:03.121Z",
                      *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *         "effective_date": "2026-01-15"
+                     *         "effective_date": "2026-01-15",
+                     *         "origin": "schedule",
+                     *         "payment_id": null
                      *       },
                      *       {
                      *         "id": "1b2d723c-29af-4bc0-a3de-06b76b795445",
@@ -3173,7 +3358,9 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-03-20T15:40:05.100Z",
                      *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *         "effective_date": "2026-03-20"
+                     *         "effective_date": "2026-03-20",
+                     *         "origin": "accrual",
+                     *         "payment_id": null
                      *       },
                      *       {
                      *         "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
@@ -3184,7 +3371,9 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-03-20T15:40:05.100Z",
                      *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *         "effective_date": "2026-03-20"
+                     *         "effective_date": "2026-03-20",
+                     *         "origin": "payment",
+                     *         "payment_id": "5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f"
                      *       },
                      *       {
                      *         "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
@@ -3195,7 +3384,9 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-03-20T15:40:05.100Z",
                      *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *         "effective_date": "2026-03-20"
+                     *         "effective_date": "2026-03-20",
+                     *         "origin": "payment",
+                     *         "payment_id": "5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f"
                      *       }
                      *     ]
                      */
@@ -3252,7 +3443,9 @@ export interface operations {
                      *           "written_off_at": null,
                      *           "write_off_reason": null,
                      *           "total": 120000,
-                     *           "start_date": "2026-01-15"
+                     *           "start_date": "2026-01-15",
+                     *           "amortization": "flat",
+                     *           "vat_rate": 0
                      *         }
                      *       ],
                      *       "total": 1,
@@ -3315,7 +3508,9 @@ export interface operations {
                      *         "written_off_at": null,
                      *         "write_off_reason": null,
                      *         "total": 120000,
-                     *         "start_date": "2026-01-15"
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0
                      *       },
                      *       "installments": [
                      *         {
@@ -3329,6 +3524,9 @@ export interface operations {
                      *           "days_late": 10,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
                      *           "paid": 40800,
@@ -3345,6 +3543,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 4200,
@@ -3361,6 +3562,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -3377,7 +3581,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "2f38c936-47e6-4206-8341-3c6f9ef79a47",
@@ -3388,7 +3594,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b",
@@ -3399,7 +3607,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-01-15"
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "1b2d723c-29af-4bc0-a3de-06b76b795445",
@@ -3410,7 +3620,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "accrual",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
@@ -3421,7 +3633,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f"
                      *         },
                      *         {
                      *           "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
@@ -3432,14 +3646,24 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f"
                      *         }
                      *       ],
                      *       "balance": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
                      *         "paid": 45000,
                      *         "outstanding": 75800
+                     *       },
+                     *       "cost": {
+                     *         "tna": 0.162162,
+                     *         "tea": 0.174204,
+                     *         "cft_tea": 0.193552
                      *       }
                      *     }
                      */
@@ -3447,8 +3671,14 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = amount + punitory_posted + punitory_accrued − paid (negative: in the client’s favour); punitory_accrued is the punitory since the last posting, not in the ledger yet */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
                         balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -3458,7 +3688,53 @@ export interface operations {
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
                         };
+                        cost: components["schemas"]["Cost"];
                     };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listCreditPayments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f",
+                     *         "amount": 45000,
+                     *         "paid_on": "2026-03-20",
+                     *         "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *         "created_at": "2026-03-20T15:40:05.100Z",
+                     *         "reversed_at": null,
+                     *         "reversal_reason": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Payment"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3533,7 +3809,9 @@ export interface operations {
                      *         "written_off_at": null,
                      *         "write_off_reason": null,
                      *         "total": 120000,
-                     *         "start_date": "2026-01-15"
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0
                      *       },
                      *       "installments": [
                      *         {
@@ -3547,6 +3825,9 @@ export interface operations {
                      *           "days_late": 10,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
                      *           "paid": 40800,
@@ -3563,6 +3844,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 4200,
@@ -3579,6 +3863,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -3595,7 +3882,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "accrual",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
@@ -3606,7 +3895,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f"
                      *         },
                      *         {
                      *           "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
@@ -3617,24 +3908,40 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f"
                      *         }
                      *       ],
                      *       "balance": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
                      *         "paid": 45000,
                      *         "outstanding": 75800
+                     *       },
+                     *       "cost": {
+                     *         "tna": 0.162162,
+                     *         "tea": 0.174204,
+                     *         "cft_tea": 0.193552
                      *       }
                      *     }
                      */
                     "application/json": {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
-                        /** @description only the entries this payment created: punitory posted up to paid_on, then the payment slices */
+                        /** @description only the entries this payment created: punitory posted, an early-payoff rebate, the payment slices, and the corrections of later payments allocated again when it is dated before them */
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = amount + punitory_posted + punitory_accrued − paid (negative: in the client’s favour); punitory_accrued is the punitory since the last posting, not in the ledger yet */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
                         balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -3644,6 +3951,7 @@ export interface operations {
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
                         };
+                        cost: components["schemas"]["Cost"];
                     };
                 };
             };
@@ -3655,6 +3963,324 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reversePayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional; a retry with the same key and body replays the first answer (1 to 255 visible ASCII characters) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+                /** @example 5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f */
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "the transfer bounced"
+                 *     }
+                 */
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The credit after the reversal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credit": {
+                     *         "id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *         "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *         "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *         "amount": 100000,
+                     *         "status": "active",
+                     *         "refinanced_from_id": null,
+                     *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *         "origin_transaction_reference": null,
+                     *         "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *         "sequential_id": 1,
+                     *         "created_at": "2026-01-15T13:02:03.121Z",
+                     *         "updated_at": "2026-01-15T13:02:03.121Z",
+                     *         "written_off_at": null,
+                     *         "write_off_reason": null,
+                     *         "total": 120000,
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0
+                     *       },
+                     *       "installments": [
+                     *         {
+                     *           "id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 1,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-03-10",
+                     *           "status": "paid",
+                     *           "overdue": false,
+                     *           "days_late": 10,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "punitory_posted": 800,
+                     *           "punitory_accrued": 0,
+                     *           "paid": 40800,
+                     *           "outstanding": 0
+                     *         },
+                     *         {
+                     *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 2,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-04-10",
+                     *           "status": "partial",
+                     *           "overdue": false,
+                     *           "days_late": 0,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "punitory_posted": 0,
+                     *           "punitory_accrued": 0,
+                     *           "paid": 4200,
+                     *           "outstanding": 35800
+                     *         },
+                     *         {
+                     *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 3,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-05-10",
+                     *           "status": "pending",
+                     *           "overdue": false,
+                     *           "days_late": 0,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
+                     *           "punitory_posted": 0,
+                     *           "punitory_accrued": 0,
+                     *           "paid": 0,
+                     *           "outstanding": 40000
+                     *         }
+                     *       ],
+                     *       "ledgerEntries": [
+                     *         {
+                     *           "id": "fe38cdf5-3d31-44e7-b0b2-284a6ea606ea",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "installment",
+                     *           "amount": 40000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "2f38c936-47e6-4206-8341-3c6f9ef79a47",
+                     *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "type": "installment",
+                     *           "amount": 40000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b",
+                     *           "installment_id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
+                     *           "type": "installment",
+                     *           "amount": 40000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "1b2d723c-29af-4bc0-a3de-06b76b795445",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "punitory",
+                     *           "amount": 800,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "accrual",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "payment",
+                     *           "amount": 40800,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f"
+                     *         },
+                     *         {
+                     *           "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
+                     *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "type": "payment",
+                     *           "amount": 4200,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "5a0c7e21-9b34-4d8f-a6e2-0f1b2c3d4e5f"
+                     *         }
+                     *       ],
+                     *       "balance": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
+                     *         "punitory_posted": 800,
+                     *         "punitory_accrued": 0,
+                     *         "paid": 45000,
+                     *         "outstanding": 75800
+                     *       },
+                     *       "cost": {
+                     *         "tna": 0.162162,
+                     *         "tea": 0.174204,
+                     *         "cft_tea": 0.193552
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        credit: components["schemas"]["Credit"];
+                        installments: components["schemas"]["Installment"][];
+                        ledgerEntries: components["schemas"]["LedgerEntry"][];
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            punitory_posted: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            punitory_accrued: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            paid: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            outstanding: number;
+                        };
+                        cost: components["schemas"]["Cost"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPayoff: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DD; default today, not before the start date nor after today */
+                as_of?: string;
+            };
+            header?: never;
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payoff quote */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-04-01",
+                     *       "amount": 68780.65,
+                     *       "breakdown": {
+                     *         "due": 0,
+                     *         "punitory": 0,
+                     *         "principal": 66666.67,
+                     *         "interest": 2113.98,
+                     *         "vat": 0,
+                     *         "rebate": 11219.35
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: date */
+                        as_of: string;
+                        /** @description what settles the credit on as_of; a payment of exactly this amount that day closes it */
+                        amount: number;
+                        breakdown: {
+                            /** @description the amount still owed of installments due on or before as_of */
+                            due: number;
+                            /** @description their punitory, posted and accrued, less what is paid of it (VAT included) */
+                            punitory: number;
+                            /** @description the principal of installments due later */
+                            principal: number;
+                            /** @description their interest accrued pro rata in the current period */
+                            interest: number;
+                            /** @description the VAT of that interest */
+                            vat: number;
+                            /** @description the interest and VAT not owed: written off by an early-payoff rebate */
+                            rebate: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -3708,7 +4334,9 @@ export interface operations {
                      *       "written_off_at": "2026-09-01T12:00:00.000Z",
                      *       "write_off_reason": "the client cannot be reached; collection agency gave up",
                      *       "total": 120000,
-                     *       "start_date": "2026-01-15"
+                     *       "start_date": "2026-01-15",
+                     *       "amortization": "flat",
+                     *       "vat_rate": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Credit"];
@@ -3791,7 +4419,9 @@ export interface operations {
                      *         "written_off_at": null,
                      *         "write_off_reason": null,
                      *         "total": 96000,
-                     *         "start_date": "2026-03-20"
+                     *         "start_date": "2026-03-20",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0
                      *       },
                      *       "installments": [
                      *         {
@@ -3805,6 +4435,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-03-20T16:02:44.310Z",
                      *           "updated_at": "2026-03-20T16:02:44.310Z",
+                     *           "principal": 26666.67,
+                     *           "interest": 5333.33,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -3821,6 +4454,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-03-20T16:02:44.310Z",
                      *           "updated_at": "2026-03-20T16:02:44.310Z",
+                     *           "principal": 26666.67,
+                     *           "interest": 5333.33,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -3837,6 +4473,9 @@ export interface operations {
                      *           "days_late": 0,
                      *           "created_at": "2026-03-20T16:02:44.310Z",
                      *           "updated_at": "2026-03-20T16:02:44.310Z",
+                     *           "principal": 26666.66,
+                     *           "interest": 5333.34,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
@@ -3853,7 +4492,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T16:02:44.310Z",
                      *           "credit_id": "4d0f6b8e-2a19-4c7e-9f31-b5a6c7d8e9f0",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "a25e6f70-8192-43a4-85b6-c7d8495a6b7c",
@@ -3864,7 +4505,9 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T16:02:44.310Z",
                      *           "credit_id": "4d0f6b8e-2a19-4c7e-9f31-b5a6c7d8e9f0",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         },
                      *         {
                      *           "id": "b36f7081-92a3-44b5-96c7-d8e95a6b7c8d",
@@ -3875,14 +4518,24 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T16:02:44.310Z",
                      *           "credit_id": "4d0f6b8e-2a19-4c7e-9f31-b5a6c7d8e9f0",
-                     *           "effective_date": "2026-03-20"
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
                      *         }
                      *       ],
                      *       "balance": {
+                     *         "principal": 80000,
+                     *         "interest": 16000,
+                     *         "vat": 0,
                      *         "punitory_posted": 0,
                      *         "punitory_accrued": 0,
                      *         "paid": 0,
                      *         "outstanding": 96000
+                     *       },
+                     *       "cost": {
+                     *         "tna": 0.162162,
+                     *         "tea": 0.174204,
+                     *         "cft_tea": 0.193552
                      *       }
                      *     }
                      */
@@ -3890,8 +4543,14 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = amount + punitory_posted + punitory_accrued − paid (negative: in the client’s favour); punitory_accrued is the punitory since the last posting, not in the ledger yet */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
                         balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -3901,6 +4560,7 @@ export interface operations {
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
                         };
+                        cost: components["schemas"]["Cost"];
                     };
                 };
             };
@@ -3954,7 +4614,9 @@ export interface operations {
                      *       "written_off_at": null,
                      *       "write_off_reason": null,
                      *       "total": 120000,
-                     *       "start_date": "2026-01-15"
+                     *       "start_date": "2026-01-15",
+                     *       "amortization": "flat",
+                     *       "vat_rate": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Credit"];
@@ -4011,6 +4673,9 @@ export interface operations {
                      *           "days_late": 12,
                      *           "created_at": "2026-01-15T13:02:03.121Z",
                      *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 859.2,
                      *           "paid": 4200,
@@ -4045,6 +4710,12 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
