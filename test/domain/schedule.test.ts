@@ -120,20 +120,18 @@ test('refuses what cannot be booked', () => {
 });
 
 /**
- * Whether flat refuses these terms, judged on its own: amount, interest and VAT each spread as
- * round2(t / n) with the remainder on the last, principal the rest; refused when an installment
- * would be under 0.01 or a part negative (0.06 of interest over 12: 0.01 each, −0.05 on the last).
+ * Whether flat refuses these terms, judged on its own: the amount with interest and VAT spread as
+ * round2(t / n) with the remainder on the last; refused when an installment would be under 0.01.
+ * A tiny interest that cannot be spread evenly (0.06 over 12: 0.01 each, −0.05 on the last) is not
+ * refused: each installment then carries interest and VAT in proportion to its amount.
  */
 const flatRefused = (r: { cents: number; rateBp: number; vatBp: number; n: number }) => {
   const amount = money(r.cents).div(100);
   const interest = round2(amount.times(money(r.rateBp).div(10_000)));
   const vat = round2(interest.times(money(r.vatBp).div(10_000)));
-  const spread = (t: Dec) => {
-    const each = round2(t.div(r.n));
-    return [each, t.minus(each.times(r.n - 1))]; // any but the last, the last
-  };
-  const [a, i, v] = [spread(amount.plus(interest).plus(vat)), spread(interest), spread(vat)];
-  return [0, 1].some((k) => a[k]!.lte(0) || i[k]!.lt(0) || v[k]!.lt(0) || a[k]!.minus(i[k]!).minus(v[k]!).lt(0));
+  const total = amount.plus(interest).plus(vat);
+  const each = round2(total.div(r.n));
+  return each.lte(0) || total.minus(each.times(r.n - 1)).lte(0);
 };
 
 const scheduleInput = fc.record({
@@ -149,7 +147,7 @@ const scheduleInput = fc.record({
 test('property: installments sum exactly to total; all but the last are round2(total/n); dates strictly increase', () => {
   fc.assert(
     fc.property(scheduleInput, (r) => {
-      // a tiny interest (0.06 over 12) would leave a negative interest on the last: refused, below
+      // a total too small for n installments of at least 0.01: refused, below
       fc.pre(!flatRefused({ ...r, vatBp: 0 }));
       const s = buildSchedule({
         amount: money(r.cents).div(100),
@@ -308,7 +306,7 @@ test('scheduleFor reads amortization and vat_rate from the plan row, flat and 0 
   assert.equal(toMoneyString(french.installments[0]!.amount), '16776.33');
 });
 
-test('refuses a negative part, an unknown method, a negative VAT rate, an amount below the cent', () => {
+test('a tiny interest is spread without a negative part; refuses an unknown method, a negative VAT rate, an amount below the cent', () => {
   const code = (f: () => unknown) => {
     try {
       f();
@@ -318,11 +316,12 @@ test('refuses a negative part, an unknown method, a negative VAT rate, an amount
     }
     return null;
   };
-  // 100 at 0.06 %: interest 0.06 over 12 → 0.01 each, the last 0.06 − 0.11 = −0.05
-  assert.equal(
-    code(() => buildSchedule({ ...base, amount: money(100), interestRate: money('0.0006'), installmentsCount: 12 })),
-    'amount_too_small',
-  );
+  // 100 at 0.06 %: interest 0.06 over 12 → 0.01 each would leave 0.06 − 0.11 = −0.05 on the last:
+  // not refused, the interest goes in proportion to the amounts (0.00 or 0.01 each, 0.06 in all)
+  const tiny = buildSchedule({ ...base, amount: money(100), interestRate: money('0.0006'), installmentsCount: 12 });
+  assert.ok(tiny.installments.every((i) => i.principal.gte(0) && i.interest.gte(0) && i.interest.lte('0.01')));
+  assert.equal(tiny.installments.reduce((a, i) => a.plus(i.interest), money(0)).toFixed(2), '0.06');
+  assert.equal(tiny.installments.reduce((a, i) => a.plus(i.principal), money(0)).toFixed(2), '100.00');
   // 0.05 at 0 % french in 12: 0.05 / 12 → 0.00 each: refused
   assert.equal(
     code(() => buildSchedule({ ...base, amount: money('0.05'), installmentsCount: 12, amortization: 'french' })),
