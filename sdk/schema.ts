@@ -413,7 +413,7 @@ export interface paths {
         put?: never;
         /**
          * Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount
-         * @description paid_on defaults to today; it may not be in the future or before the start date (422); dated before other payments, it is placed in date order and they are allocated again. amount must be > 0 and at most the outstanding balance as of paid_on (422). Refinanced, closed or cancelled credits: 409. Written-off credits accept payments (recoveries).
+         * @description paid_on defaults to today; it may not be in the future or before the start date (422). A payment dated before others is placed in date order and the later ones are allocated again (correction entries). amount must be > 0 and at most what is owed as of paid_on, counting the later payments (422). Refinanced, closed or cancelled credits: 409. Written-off credits accept payments (recoveries).
          */
         post: operations["registerPayment"];
         delete?: never;
@@ -3073,20 +3073,34 @@ export interface operations {
                      *         {
                      *           "number": 1,
                      *           "amount": 40000,
-                     *           "due_date": "2026-03-10"
+                     *           "due_date": "2026-03-10",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0
                      *         },
                      *         {
                      *           "number": 2,
                      *           "amount": 40000,
-                     *           "due_date": "2026-04-10"
+                     *           "due_date": "2026-04-10",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0
                      *         },
                      *         {
                      *           "number": 3,
                      *           "amount": 40000,
-                     *           "due_date": "2026-05-10"
+                     *           "due_date": "2026-05-10",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0
                      *         }
                      *       ],
-                     *       "total": 120000
+                     *       "total": 120000,
+                     *       "cost": {
+                     *         "tna": 1.164123,
+                     *         "tea": 2.037584,
+                     *         "cft_tea": 1.208452
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -3098,8 +3112,12 @@ export interface operations {
                              * @description YYYY-MM-DD
                              */
                             due_date: string;
+                            principal: number;
+                            interest: number;
+                            vat: number;
                         }[];
                         total: number;
+                        cost: components["schemas"]["Cost"];
                     };
                 };
             };

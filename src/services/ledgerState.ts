@@ -56,7 +56,7 @@ type TermsSource = Pick<
   Credit,
   'daily_punitory_rate' | 'punitory_mode' | 'grace_days' | 'max_punitory_days' | 'punitory_cap_pct'
 > &
-  Partial<Pick<Credit, 'vat_rate'>>;
+  Pick<Credit, 'vat_rate'>;
 
 /** The punitory terms snapshotted on the credit, and the VAT rate its punitory carries. */
 export interface CreditTerms extends PunitoryTerms {
@@ -170,13 +170,24 @@ export function buildStates(
   return states;
 }
 
+/**
+ * What a slice paid of punitory before its VAT (the punitory paid that compound's base subtracts:
+ * the base grows on the punitory unpaid, not on its tax). The SQL readers divide the same way.
+ */
+export function netPunitoryPaid(punitory: Decimal, vatRate: Decimal): Decimal {
+  return vatRate.isZero() ? punitory : punitory.div(vatRate.plus(1));
+}
+
 /** Cumulative punitory of one installment as of a date, before VAT, from its payment history. */
-export function netCumulativeOf(s: InstallmentState, terms: PunitoryTerms, asOf: string, stop: string | null): Decimal {
+export function netCumulativeOf(s: InstallmentState, terms: CreditTerms, asOf: string, stop: string | null): Decimal {
   if (terms.dailyRate.lte(0)) return new Dec(0);
   // a due date that is not a business day cannot be late before the next business day
   const graceDays = Math.max(terms.graceDays, s.toleranceDays);
+  const payments = terms.vatRate.isZero()
+    ? s.payments
+    : s.payments.map((p) => ({ ...p, punitory: netPunitoryPaid(new Dec(p.punitory), terms.vatRate) }));
   return cumulativePunitory(
-    { amount: s.amount, dueDate: s.dueDate, payments: s.payments, asOf, stopDate: stop },
+    { amount: s.amount, dueDate: s.dueDate, payments, asOf, stopDate: stop },
     graceDays === terms.graceDays ? terms : { ...terms, graceDays },
   );
 }
@@ -236,21 +247,19 @@ export function statusOf(s: InstallmentState): { status: InstallmentStatus; paid
     amount: s.amount,
     principalPaid: s.principalPaid,
     punitoryOwed: s.punitoryPosted.minus(s.punitoryPaid),
-    // net: a reversed payment's slices and their reversal add up to nothing paid
+    // what the slices leave, net of reversals and corrections: a reversed payment paid nothing
     anythingPaid: s.principalPaid.plus(s.punitoryPaid).gt(0),
   });
-  // the day it became paid: the last day whose slices (payments, reversals, corrections of that
-  // day, in date order) did not add up to nothing
-  let paidOn: string | null = null;
-  for (let j = s.payments.length - 1; j >= 0 && paidOn === null; j--) {
-    const day = s.payments[j]!.paidOn;
-    let net = new Dec(0);
-    for (let k = j; k >= 0 && s.payments[k]!.paidOn === day; k--)
-      net = net.plus(s.payments[k]!.principal).plus(s.payments[k]!.punitory);
-    if (!net.isZero()) paidOn = day;
-    while (j > 0 && s.payments[j - 1]!.paidOn === day) j--;
-  }
-  return { status, paidDate: status === 'paid' ? paidOn : null };
+  if (status !== 'paid') return { status, paidDate: null };
+  // the day it became paid: the date of the payment that completed it, the last day whose slices
+  // (net of reversals and corrections, which are dated like their payment) changed what is paid;
+  // payments are in date order
+  const byDay = new Map<string, Decimal>();
+  for (const p of s.payments)
+    byDay.set(p.paidOn, (byDay.get(p.paidOn) ?? new Dec(0)).plus(p.principal).plus(p.punitory));
+  let paidDate: string | null = null;
+  for (const [day, net] of byDay) if (!net.isZero()) paidDate = day;
+  return { status, paidDate };
 }
 
 // ---------------------------------------------------------------- what is owed when it is read

@@ -265,7 +265,16 @@ async function insertLedgerRow(h: Harness, clientId: string, planId: string): Pr
       .executeTakeFirstOrThrow();
     const i = await trx
       .insertInto('installments')
-      .values({ business_id: bid, credit_id: c.id, number: 1, amount: '100', due_date: '2025-01-31' } as never)
+      .values({
+        business_id: bid,
+        credit_id: c.id,
+        number: 1,
+        amount: '100',
+        principal: '100',
+        interest: '0',
+        vat: '0',
+        due_date: '2025-01-31',
+      } as never)
       .returning('id')
       .executeTakeFirstOrThrow();
     const l = await trx
@@ -275,6 +284,7 @@ async function insertLedgerRow(h: Harness, clientId: string, planId: string): Pr
         credit_id: c.id,
         installment_id: i.id,
         type: 'installment',
+        origin: 'schedule',
         amount: '100',
         effective_date: '2025-01-01',
         created_by: 'test',

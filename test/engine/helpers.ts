@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { runCli } from '../../src/cli/main.ts';
 import type { Database } from '../../src/db/connection.ts';
-import { addDays, money, todayIn, Dec } from '../../src/domain/index.ts';
+import { addDays, money, todayIn, Dec, type Decimal } from '../../src/domain/index.ts';
 import {
   buildStates,
   creditTerms,
@@ -84,7 +84,7 @@ export const sum = (xs: { amount: number }[]) =>
  */
 export async function assertLedgerInvariant(db: Database, businessId: string): Promise<void> {
   const k = db.kysely;
-  const [biz, credits, installments, ledger, accruals] = await Promise.all([
+  const [biz, credits, installments, ledger, accruals, payments] = await Promise.all([
     k.selectFrom('businesses').select('timezone').where('id', '=', businessId).executeTakeFirstOrThrow(),
     k.selectFrom('credits').selectAll().where('business_id', '=', businessId).orderBy('sequential_id').execute(),
     k.selectFrom('installments').selectAll().where('business_id', '=', businessId).execute(),
@@ -94,8 +94,10 @@ export async function assertLedgerInvariant(db: Database, businessId: string): P
       .select(['credit_id', 'posted_through'])
       .where('business_id', '=', businessId)
       .execute(),
+    k.selectFrom('payments').selectAll().where('business_id', '=', businessId).execute(),
   ]);
   const postedThrough = new Map(accruals.map((a) => [a.credit_id, a.posted_through]));
+  const reversed = new Set(payments.filter((p) => p.reversed_at !== null).map((p) => p.id));
   assert.deepEqual(
     credits.map((c) => c.sequential_id),
     credits.map((_, i) => i + 1),
@@ -120,11 +122,31 @@ export async function assertLedgerInvariant(db: Database, businessId: string): P
       const instEntries = own.filter((e) => e.type === 'installment');
       assert.equal(instEntries.length, 1, `${where} #${inst.number}: one installment entry`);
       assert.equal(instEntries[0]!.amount, inst.amount, `${where} #${inst.number}: installment entry = amount`);
+      // a slice as first written is positive; reversals and corrections may be negative, but what
+      // one payment leaves on an installment (its net) is a slice's shape, and nothing once reversed
+      const net = new Map<string, { amount: Decimal; punitory: Decimal; origins: Set<string> }>();
       for (const e of own.filter((x) => x.type === 'payment')) {
-        assert.ok(
-          money(e.amount).gt(0) && money(e.punitory_part).gte(0) && money(e.punitory_part).lte(money(e.amount)),
-          `${where}: payment slice shape`,
-        );
+        if (e.origin === 'payment' || e.origin === 'rebate' || e.origin === 'refinance')
+          assert.ok(
+            money(e.amount).gt(0) && money(e.punitory_part).gte(0) && money(e.punitory_part).lte(money(e.amount)),
+            `${where}: payment slice shape`,
+          );
+        const n = net.get(e.payment_id!) ?? { amount: new Dec(0), punitory: new Dec(0), origins: new Set() };
+        n.amount = n.amount.plus(money(e.amount));
+        n.punitory = n.punitory.plus(money(e.punitory_part));
+        n.origins.add(e.origin);
+        net.set(e.payment_id!, n);
+      }
+      for (const [paymentId, n] of net) {
+        const where2 = `${where} #${inst.number}, payment ${paymentId}`;
+        if (n.origins.has('reversal')) {
+          assert.ok(n.amount.isZero() && n.punitory.isZero(), `${where2}: a reversed payment leaves nothing`);
+          assert.ok(reversed.has(paymentId), `${where2}: reversal entries of a payment not marked reversed`);
+        } else
+          assert.ok(
+            n.amount.gte(0) && n.punitory.gte(0) && n.punitory.lte(n.amount),
+            `${where2}: net slice shape (${n.amount}, ${n.punitory})`,
+          );
       }
       const paid = s.principalPaid.plus(s.punitoryPaid);
       assert.ok(
@@ -146,6 +168,16 @@ export async function assertLedgerInvariant(db: Database, businessId: string): P
       } else {
         assert.ok(s.punitoryPosted.isZero(), `${where} #${inst.number}: punitory posted without a posting date`);
       }
+    }
+    // a payment's entries (slices and their corrections) add up to it; a reversed one's to nothing
+    for (const p of payments.filter((x) => x.credit_id === c.id)) {
+      const mine = entries.filter((e) => e.payment_id === p.id && e.origin !== 'rebate');
+      const total = mine.reduce((a, e) => a.plus(money(e.amount)), new Dec(0));
+      assert.equal(
+        total.toFixed(2),
+        p.reversed_at === null ? money(p.amount).toFixed(2) : '0.00',
+        `${where}: payment ${p.id} of ${p.amount}${p.reversed_at === null ? '' : ' (reversed)'}`,
+      );
     }
     const allPaid = insts.every((i) => i.status === 'paid');
     if (c.status === 'closed' || c.status === 'refinanced') assert.ok(allPaid, `${where}: must be fully paid`);

@@ -48,7 +48,7 @@ test('manual write-off: punitory posted up to today, then no more; payments are 
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
 
-test('refinance: punitory up to today, the balance settled by payments, a new credit for at least that balance', async (t) => {
+test('refinance: punitory up to today, the balance settled by refinance entries (no cash), a new credit starting today for at least that balance', async (t) => {
   const h = await build(t);
   const p = await plan(h, P35);
   const p2 = await plan(h, { installments_count: 6, interest_rate: 0.5 });
@@ -69,6 +69,12 @@ test('refinance: punitory up to today, the balance settled by payments, a new cr
     422,
   );
   assert.equal((await h.post(`/api/credits/${d.credit.id}/refinance`, { credit_config_id: 'x' })).statusCode, 400);
+  // the new credit starts the day the old one is settled: another start_date is 422
+  for (const start_date of [day(-1), day(1)])
+    assert.equal(
+      (await h.post(`/api/credits/${d.credit.id}/refinance`, { credit_config_id: p2.id, start_date })).statusCode,
+      422,
+    );
   assert.equal(
     (await h.post(`/api/credits/${d.credit.id}/refinance`, { credit_config_id: p2.id, amount: 1.001 })).statusCode,
     400,
@@ -84,12 +90,19 @@ test('refinance: punitory up to today, the balance settled by payments, a new cr
   assert.equal(n.credit.branch_id, branch.id);
   assert.equal(n.credit.sequential_id, 2);
   assert.equal(n.credit.status, 'active');
+  assert.equal(n.credit.start_date, day(0));
   assert.equal(n.installments.length, 6);
 
   const old = json(await h.get(`/api/credits/${d.credit.id}`));
   assert.equal(old.credit.status, 'refinanced');
   assert.ok(old.installments.every((i: any) => i.status === 'paid'));
   const settled = old.ledgerEntries.filter((e: any) => e.type === 'payment' && e.effective_date === day(0));
+  // one settlement, not cash: origin refinance, under one id that is no payment of the credit
+  assert.ok(settled.length > 0 && settled.every((e: any) => e.origin === 'refinance'));
+  assert.equal(new Set(settled.map((e: any) => e.payment_id)).size, 1);
+  assert.ok(
+    !json(await h.get(`/api/credits/${d.credit.id}/payments`)).some((p: any) => p.id === settled[0].payment_id),
+  );
   assert.equal(
     settled.reduce((s: number, e: any) => s + Math.round(e.amount * 100), 0),
     Math.round(expected * 100),
@@ -106,27 +119,45 @@ test('refinance: punitory up to today, the balance settled by payments, a new cr
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
 
-test('cancel: only an active credit with no payment; it becomes inactive and leaves the worklist', async (t) => {
+test('cancel: only an active credit with no payment and no installment due yet; it becomes inactive and leaves the worklist', async (t) => {
   const h = await build(t);
   const p = await plan(h, P35);
   const c = await client(h);
-  const a = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40) });
-  const b = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40) });
+  // a: granted 10 days ago, first due in 20 days; b: the same with a payment; late: its first
+  // installment was due 10 days ago; dueToday: due today (not late, but due); undone: its only
+  // payment was reversed
+  const a = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-10) });
+  const b = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-10) });
+  const late = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-40) });
+  const dueToday = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-30) });
+  const undone = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: day(-10) });
   await pay(h, b.credit.id, { amount: 10 });
-  const worklist = async () => json(await h.get('/api/installments?overdue=true')).items.map((i: any) => i.credit_id);
-  assert.deepEqual(await worklist(), [a.credit.id, b.credit.id]);
+  const paid = await pay(h, undone.credit.id, { amount: 10 });
+  const paymentId = paid.ledgerEntries.find((e: any) => e.type === 'payment').payment_id;
+  const reversed = await h.post(`/api/credits/${undone.credit.id}/payments/${paymentId}/reverse`, {
+    reason: 'bounced',
+  });
+  assert.equal(reversed.statusCode, 200, reversed.body);
+  const worklist = async () =>
+    new Set(json(await h.get('/api/installments?limit=100')).items.map((i: any) => i.credit_id));
+  assert.ok((await worklist()).has(a.credit.id));
 
   const res = await h.post(`/api/credits/${a.credit.id}/cancel`);
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(json(res).status, 'inactive');
   assert.equal((await h.post(`/api/credits/${a.credit.id}/cancel`)).statusCode, 409);
   assert.equal((await h.post(`/api/credits/${b.credit.id}/cancel`)).statusCode, 409); // has a payment
-  assert.equal((await h.post(`/api/credits/${a.credit.id}/cancel`, undefined, h.tenant.readKey)).statusCode, 403);
+  assert.equal((await h.post(`/api/credits/${late.credit.id}/cancel`)).statusCode, 409); // an installment is due
+  assert.equal((await h.post(`/api/credits/${dueToday.credit.id}/cancel`)).statusCode, 409); // due today
+  const again = await h.post(`/api/credits/${undone.credit.id}/cancel`); // a reversed payment does not count
+  assert.equal(again.statusCode, 200, again.body);
+  assert.equal((await h.post(`/api/credits/${b.credit.id}/cancel`, undefined, h.tenant.readKey)).statusCode, 403);
   const stranger = await h.newTenant();
   assert.equal((await h.post(`/api/credits/${b.credit.id}/cancel`, undefined, stranger.fullKey)).statusCode, 404);
   // its installments stay as history
   assert.equal(json(await h.get(`/api/credits/${a.credit.id}`)).installments.length, 3);
-  assert.deepEqual(await worklist(), [b.credit.id]);
+  const left = await worklist();
+  assert.ok(!left.has(a.credit.id) && !left.has(undone.credit.id) && left.has(b.credit.id) && left.has(late.credit.id));
   // and the daily run leaves it alone
   await accrue(h, '--business', h.tenant.businessId);
   const ledger = json(await h.get(`/api/credits/${a.credit.id}/ledger`));

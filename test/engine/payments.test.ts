@@ -329,3 +329,56 @@ test('a new credit, a payment (with punitory, closing, backdated) and a write-of
   assert.equal(w.statusCode, 200, w.body);
   assert.deepEqual(json(w), (await read(e.credit.id)).credit);
 });
+
+test('VAT on punitory: compound grows on the punitory unpaid before its VAT, in every read and posting; a reversed payment leaves its installment pending', async (t) => {
+  // 1000 due Monday 2025-03-03, compound 1 % a day, VAT 21 %, written off at 20 days late
+  const clock = settableClock('2025-03-04');
+  const h = await build(t, { clock });
+  const p = await plan(h, {
+    installments_count: 1,
+    days_until_first_payment: 30,
+    daily_punitory_rate: 0.01,
+    punitory_mode: 'compound',
+    vat_rate: 0.21,
+    write_off_days: 20,
+  });
+  const c = await client(h);
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2025-02-01' });
+  const id = d.credit.id;
+  assert.equal(d.installments[0].due_date, '2025-03-03');
+  // day 1: 10.00 net, 12.10 with VAT, all paid
+  const paid = await pay(h, id, { amount: 12.1 });
+  const paymentId = paid.ledgerEntries.find((e: any) => e.origin === 'payment').payment_id;
+  assert.equal(paid.installments[0].status, 'partial');
+  // day 2 on 1000 + 10 − 10 (the punitory paid before its VAT): 10.00; day 3 on 1010: 10.10;
+  // 30.10 net, 36.42 with VAT, of which 12.10 paid
+  clock.set('2025-03-06');
+  const figures = (i: any) => [i.punitory_posted + i.punitory_accrued, i.paid, i.outstanding, i.status];
+  const expected = [36.42, 12.1, 1024.32, 'partial'];
+  assert.deepEqual(figures(json(await h.get(`/api/credits/${id}`)).installments[0]), expected);
+  assert.deepEqual(figures(json(await h.get(`/api/installments?credit_id=${id}`)).items[0]), expected);
+  assert.deepEqual(figures(json(await h.get(`/api/clients/${c.id}`)).installments[0]), expected);
+  assert.equal(json(await h.get('/api/reports/summary')).outstanding, 1024.32);
+
+  // reversed: nothing was paid, the installment is pending again; 3 days on 1000: 30.30 net, 36.66
+  const res = await h.post(`/api/credits/${id}/payments/${paymentId}/reverse`, { reason: 'bounced' });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.deepEqual(figures(json(res).installments[0]), [36.66, 0, 1036.66, 'pending']);
+  assert.deepEqual(figures(json(await h.get(`/api/installments?credit_id=${id}`)).items[0]), [
+    36.66,
+    0,
+    1036.66,
+    'pending',
+  ]);
+
+  // written off by the daily run at 20 days late, punitory posted up to then with its VAT:
+  // 1000 × (1.01^20 − 1) = 220.19 net, 266.43
+  clock.set('2025-03-23');
+  const run = await accrue(h, '--business', h.tenant.businessId);
+  assert.equal(run.code, 0, run.err);
+  assert.equal(run.out.businesses[0].written_off, 1);
+  const after = json(await h.get(`/api/credits/${id}`));
+  assert.equal(after.credit.status, 'written_off');
+  assert.deepEqual([after.balance.punitory_posted, after.balance.punitory_accrued], [266.43, 0]);
+  await assertLedgerInvariant(h.db, h.tenant.businessId);
+});

@@ -1,11 +1,19 @@
 // The reference model checked on its own: cases computed by hand (one per punitory mode, grace,
-// the limits, a backdated payment), then against the closed form of src/domain/punitory.ts on
-// random credits and payments (two independent computations of one rule).
+// the limits, backdated payments placed in date order, a reversal, the weekend tolerance, VAT),
+// then against the closed form of src/domain/punitory.ts on random credits, payments and
+// reversals (two independent computations of one rule).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { addDays, cumulativePunitory, money, type PunitoryTerms } from '../../src/domain/index.ts';
-import { ReferenceModel, type CreditView, type ModelCredit, type ModelPayment } from './reference-model.ts';
+import { addDays, cumulativePunitory, money, round2, type PunitoryTerms } from '../../src/domain/index.ts';
+import {
+  ReferenceModel,
+  weekendTolerance,
+  type CreditView,
+  type ModelCredit,
+  type ModelEvent,
+  type ModelPayment,
+} from './reference-model.ts';
 
 const terms = (t: Partial<PunitoryTerms> = {}): PunitoryTerms => ({
   dailyRate: money('0.005'),
@@ -167,7 +175,8 @@ test('backdated: recorded on the 20th, dated the 15th; allocated against what wa
     [
       paid('b', '2024-01-15', '1000.00', '2024-01-20'),
       paid('b', '2024-01-20', '100.00'), // more than the 25.63 owed
-      paid('b', '2024-01-14', '1.00', '2024-01-21'), // before the latest payment
+      paid('b', '2024-01-14', '1.00', '2024-01-21'), // before the latest payment: placed in date order
+      paid('b', '2024-01-12', '1000.00', '2024-01-22'), // with the later payments, more than owed
     ],
     '2024-01-31',
   );
@@ -182,14 +191,140 @@ test('backdated: recorded on the 20th, dated the 15th; allocated against what wa
     figures(m.creditOn('b', '2024-01-20')!).installments[0],
     inst('25.63', '1000.00', '25.63', 'partial', 10),
   );
-  // day 15: 25 + 10 × 0.125 = 26.25
-  assert.equal(m.creditOn('b', '2024-01-25')!.installments[0]!.outstanding.toFixed(2), '26.25');
-  assert.equal(m.creditOn('b', '2024-01-19')!.installments[0]!.punitory.toFixed(2), '45.00');
+  assert.equal(m.creditOn('b', '2024-01-20')!.installments[0]!.slices[0]!.punitory.toFixed(2), '25.00');
+  // the 21st knows the 1.00 of the 14th: it paid 1.00 of the 20.00 of punitory owed then, so the
+  // 1000.00 of the 15th paid 24.00 + 976.00; 24.00 unpaid from day 6: days 6..11 × 0.12 = 0.72
+  assert.deepEqual(
+    figures(m.creditOn('b', '2024-01-21')!).installments[0],
+    inst('25.72', '1001.00', '24.72', 'partial', 11),
+  );
+  assert.deepEqual(
+    m
+      .creditOn('b', '2024-01-21')!
+      .installments[0]!.slices.map((x) => [x.paidOn, x.principal.toFixed(2), x.punitory.toFixed(2)]),
+    [
+      ['2024-01-14', '0.00', '1.00'],
+      ['2024-01-15', '976.00', '24.00'],
+    ],
+  );
+  assert.equal(m.creditOn('b', '2024-01-20')!.installments[0]!.punitory.toFixed(2), '25.63');
   assert.deepEqual(m.verdicts, [
     { accepted: true },
     { accepted: false, reason: 'exceeds_outstanding' },
-    { accepted: false, reason: 'before_last_payment' },
+    { accepted: true },
+    { accepted: false, reason: 'exceeds_outstanding' },
   ]);
+});
+
+test('reversal: from the day it is recorded the credit is walked without the payment; once only; a closed credit reopens', () => {
+  const credit = oneInstallment('r', '1000.00', '2024-01-10', {});
+  const events: ModelEvent[] = [
+    paid('r', '2024-01-10', '500.00'), // 0: on its due date
+    paid('r', '2024-01-20', '500.00'), // 1: 10 days late on 500: 25.00 punitory + 475.00
+    { kind: 'reverse', creditId: 'r', recordedOn: '2024-01-25', payment: 0 },
+    { kind: 'reverse', creditId: 'r', recordedOn: '2024-01-26', payment: 0 }, // again
+    paid('r', '2024-01-26', '5000.00'), // 4: refused
+    { kind: 'reverse', creditId: 'r', recordedOn: '2024-01-27', payment: 4 }, // not a payment
+  ];
+  const m = new ReferenceModel([credit], events, '2024-01-31');
+  // the 24th: 25.00, then the 25.00 left unpaid from day 11: 4 × 0.125 = 0.50
+  assert.deepEqual(
+    figures(m.creditOn('r', '2024-01-24')!).installments[0],
+    inst('25.50', '1000.00', '25.50', 'partial', 14),
+  );
+  // the 25th: without the 500.00 of the 10th, the 20th owed 10 × 5.00 = 50.00: 50.00 + 450.00,
+  // then 550.00 unpaid from day 11: 5 × 2.75 = 13.75
+  assert.deepEqual(
+    figures(m.creditOn('r', '2024-01-25')!).installments[0],
+    inst('63.75', '500.00', '563.75', 'partial', 15),
+  );
+  assert.deepEqual(
+    m.creditOn('r', '2024-01-25')!.payments.map((p) => p.paidOn),
+    ['2024-01-20'],
+  );
+  assert.deepEqual(m.verdicts, [
+    { accepted: true },
+    { accepted: true },
+    { accepted: true },
+    { accepted: false, reason: 'already_reversed' },
+    { accepted: false, reason: 'exceeds_outstanding' },
+    { accepted: false, reason: 'not_a_payment' },
+  ]);
+
+  // paid in full, closed; reversed, active again and owing from its due date
+  const closed = new ReferenceModel(
+    [oneInstallment('c', '1000.00', '2024-01-10', {})],
+    [paid('c', '2024-01-08', '1000.00'), { kind: 'reverse', creditId: 'c', recordedOn: '2024-01-12', payment: 0 }],
+    '2024-01-31',
+  );
+  assert.equal(closed.creditOn('c', '2024-01-11')!.status, 'closed');
+  assert.deepEqual(figures(closed.creditOn('c', '2024-01-12')!), {
+    status: 'active',
+    outstanding: '1010.00',
+    overdue: '1010.00',
+    daysLate: 2,
+    installments: [inst('10.00', '0.00', '1010.00', 'pending', 2)],
+  });
+});
+
+test('business days: due on a Saturday or a Sunday, not late while paid in full by the next Monday', () => {
+  assert.deepEqual(['2024-01-12', '2024-01-13', '2024-01-14', '2024-01-15'].map(weekendTolerance), [0, 2, 1, 0]);
+  const sat = (id: string, graceDays = 0) => oneInstallment(id, '1000.00', '2024-01-13', { graceDays });
+  const m = new ReferenceModel(
+    [sat('mon'), sat('tue'), oneInstallment('sun', '1000.00', '2024-01-14', {}), sat('open'), sat('grace', 3)],
+    [
+      paid('mon', '2024-01-15', '1000.00'),
+      paid('tue', '2024-01-16', '1015.00'),
+      paid('sun', '2024-01-15', '1000.00'),
+      paid('grace', '2024-01-16', '1000.00'),
+    ],
+    '2024-01-31',
+  );
+  // paid on Monday: 2 days after the Saturday, nothing owed
+  assert.equal(m.creditOn('mon', '2024-01-31')!.status, 'closed');
+  assert.equal(m.creditOn('sun', '2024-01-31')!.status, 'closed');
+  // paid on Tuesday: late, every day counts (3 × 5.00)
+  assert.deepEqual(
+    figures(m.creditOn('tue', '2024-01-31')!).installments[0],
+    inst('15.00', '1015.00', '0.00', 'paid', 3),
+  );
+  // unpaid: on Monday it owes nothing yet (but is overdue); on Tuesday all 3 days
+  assert.deepEqual(
+    figures(m.creditOn('open', '2024-01-15')!).installments[0],
+    inst('0.00', '0.00', '1000.00', 'pending', 2),
+  );
+  assert.deepEqual(
+    figures(m.creditOn('open', '2024-01-16')!).installments[0],
+    inst('15.00', '0.00', '1015.00', 'pending', 3),
+  );
+  // grace_days larger than the tolerance: grace_days
+  assert.equal(m.creditOn('grace', '2024-01-31')!.status, 'closed');
+});
+
+test('VAT on punitory: the net figure (rounded, graced, capped) with its VAT; compound grows on the punitory unpaid before VAT', () => {
+  const withVat = (id: string, t: Partial<PunitoryTerms>): ModelCredit => ({
+    ...oneInstallment(id, '1000.00', '2024-01-10', t),
+    vatRate: '0.21',
+  });
+  const m = new ReferenceModel(
+    [
+      withVat('v', {}),
+      withVat('cap', { capPct: money(3) }),
+      withVat('c', { mode: 'compound', dailyRate: money('0.01') }),
+    ],
+    [paid('c', '2024-01-11', '12.10')],
+    '2024-01-31',
+  );
+  // 10 days × 5.00 = 50.00 net, 60.50 with VAT
+  assert.equal(m.creditOn('v', '2024-01-20')!.installments[0]!.punitory.toFixed(2), '60.50');
+  // capped at 3 % of 1000 = 30.00 net, 36.30 with VAT
+  assert.equal(m.creditOn('cap', '2024-01-31')!.installments[0]!.punitory.toFixed(2), '36.30');
+  // compound 1 %: day 1 adds 10.00 (12.10 with VAT), all paid on day 1; day 2 on 1000 + 10 − 10
+  // adds 10.00 (24.20); day 3 on 1000 + 20 − 10 adds 10.10: 30.10 net, 36.42 with VAT
+  assert.deepEqual(
+    [12, 13].map((d) => m.creditOn('c', `2024-01-${d}`)!.installments[0]!.punitory.toFixed(2)),
+    ['24.20', '36.42'],
+  );
 });
 
 // ---- the model against the closed form ----
@@ -203,6 +338,7 @@ const arbCase = fc
     graceDays: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 10 })),
     maxDays: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 60 })),
     capPct: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 150 })),
+    vatRate: fc.constantFrom('0', '0.21'),
     writeOff: fc.option(fc.integer({ min: 10, max: 90 }), { nil: null }),
     pays: fc.array(
       fc.record({
@@ -214,6 +350,8 @@ const arbCase = fc
         maxLength: 6,
       },
     ),
+    // reversals: of the payment at this index (mod the count), this many days after it is recorded
+    reversals: fc.array(fc.record({ pick: fc.nat(), after: fc.integer({ min: 0, max: 20 }) }), { maxLength: 2 }),
   })
   .map((r) => {
     const start = '2024-01-01';
@@ -232,38 +370,53 @@ const arbCase = fc
         maxDays: r.maxDays,
         capPct: money(r.capPct),
       }),
+      vatRate: r.vatRate,
       writtenOffOn: r.writeOff === null ? null : addDays(start, r.writeOff),
     };
     let day = 0;
-    const payments = r.pays.map((p) => {
+    const payments: ModelEvent[] = r.pays.map((p) => {
       day += p.gap;
       return paid('x', addDays(start, day), money(p.cents).div(100).toFixed(2), addDays(start, day + p.lag));
     });
-    return { credit, payments };
+    const events = [...payments];
+    if (payments.length > 0)
+      for (const v of r.reversals) {
+        const payment = v.pick % payments.length;
+        events.push({
+          kind: 'reverse',
+          creditId: 'x',
+          recordedOn: addDays(payments[payment]!.recordedOn, v.after),
+          payment,
+        });
+      }
+    return { credit, payments: events };
   });
 
-test('property: every day, each installment’s punitory equals cumulativePunitory of its payment slices', () => {
+test('property: every day, each installment’s punitory equals cumulativePunitory of its payment slices (its grace the larger of grace_days and the weekend tolerance, VAT on the net figure)', () => {
   const until = '2024-05-31';
   fc.assert(
     fc.property(arbCase, ({ credit, payments }) => {
       const m = new ReferenceModel([credit], payments, until);
+      const vat = money(credit.vatRate ?? 0);
       for (let k = 0; addDays('2024-01-01', k) <= until; k += 3) {
         const day = addDays('2024-01-01', k);
         for (const i of m.creditOn('x', day)!.installments) {
-          const closed = cumulativePunitory(
+          const net = cumulativePunitory(
             {
               amount: i.amount,
               dueDate: i.dueDate,
-              payments: [...i.slices],
+              // what is paid of punitory, before its VAT (the base of compound)
+              payments: i.slices.map((x) => ({ ...x, punitory: x.punitory.div(vat.plus(1)) })),
               asOf: day,
               stopDate: credit.writtenOffOn ?? null,
             },
-            credit.terms,
+            { ...credit.terms, graceDays: Math.max(credit.terms.graceDays, weekendTolerance(i.dueDate)) },
           );
+          const closed = vat.isZero() ? net : round2(net.times(vat.plus(1)));
           assert.equal(i.punitory.toFixed(2), closed.toFixed(2), `${day} #${i.number}`);
         }
       }
     }),
-    { numRuns: 40 },
+    { numRuns: 60 },
   );
 });

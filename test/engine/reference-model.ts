@@ -1,22 +1,36 @@
-// The day-by-day reference model of a book (issue 9, "bounded growth"): what posting punitory
-// every day would show on any day, computed the literal way, one day at a time, independently
-// of the closed form in src/domain/punitory.ts. The API-driven test compares every installment,
-// credit and summary figure with it on every day.
+// The day-by-day reference model of a book (issue 9, "bounded growth"; issue 12, "lending depth"):
+// what posting punitory every day would show on any day, computed the literal way, one day at a
+// time, independently of the closed form in src/domain/punitory.ts. The API-driven test compares
+// every installment, credit and summary figure with it on every day.
 //
 // For each installment the model walks the days after its due date: each chargeable day adds
 // rate × base (simple_outstanding: the amount unpaid that day; full_amount: the amount;
-// compound: the amount unpaid + punitory accrued so far − punitory paid); a payment counts from
-// the day after it is made; max_punitory_days and the write-off date end the chargeable days.
-// The figure of a day is that sum rounded to the cent, capped (and never above the storable
-// maximum), and 0 while the installment is not later than grace_days (grace is a tolerance: paid
-// in full within it, nothing is owed; once the days late exceed it, every day counts). Payments
-// are allocated as DOMAIN.md says (oldest installment first, its punitory before its amount)
-// against what was owed on their paid_on, with src/domain allocatePayment (tested on its own). A
-// payment recorded after its paid_on (backdated) changes the history from its date: the figures
-// of every day from the day it is recorded on are recomputed with it, those of earlier days are not.
+// compound: the amount unpaid + the punitory accrued so far − the punitory paid, both before VAT);
+// a payment counts from the day after it is made; max_punitory_days and the write-off date end the
+// chargeable days. The net figure of a day is that sum rounded to the cent, capped (and never above
+// the storable maximum), and 0 while the installment is not later than its grace (grace is a
+// tolerance: paid in full within it, nothing is owed; once the days late exceed it, every day
+// counts). Its grace is the larger of grace_days and the business-day tolerance: a due date on a
+// Saturday or a Sunday is not late while the installment is paid by the next Monday (DOMAIN.md
+// "Business days"; the model knows weekends, the tests have no holidays). The figure shown is the
+// net figure with its VAT: min(round2(net × (1 + vat_rate)), the storable maximum).
 //
-// Payments are accepted or refused as the API does: refused on a closed credit, dated in the
-// future or before the credit's start or its latest payment, or for more than it owes on its date.
+// Payments are allocated as DOMAIN.md says (oldest installment first, its punitory before its
+// amount) against what was owed on their paid_on, with src/domain allocatePayment (tested on its
+// own); inside an installment the amount's VAT, interest and principal do not change any figure
+// the model shows, so it allocates at the amount's level. Accepted payments are walked in date
+// order (one day's in the order they were recorded), whatever order they were recorded in: a
+// payment recorded after its paid_on, even before another payment's date (backdated), changes the
+// history from its date, and a reversed payment is walked no more. The figures of every day from
+// the day such an event is recorded on are recomputed with it; those of earlier days are not.
+//
+// Payments are accepted or refused as the API does: refused on a closed credit, when not positive,
+// dated in the future or before the credit's start, or when, walked with the accepted payments in
+// date order, some payment could no longer be fully allocated (more than owed, counting the later
+// payments). A reversal is refused for a payment that was not accepted or is already reversed, and
+// when without it some later payment could no longer be allocated. The scenarios never pay exactly
+// an early-payoff quote (their amounts are shares of the outstanding balance: at most 60 % of it,
+// or all of it, or more), so no payment carries a rebate.
 import {
   Dec,
   STORABLE_MAX,
@@ -38,11 +52,14 @@ export interface ModelCredit {
   installments: { number: number; amount: Money; dueDate: string }[];
   /** the punitory terms snapshotted on the credit */
   terms: PunitoryTerms;
+  /** the VAT on punitory, a fraction (absent: none) */
+  vatRate?: Money;
   /** the business date of the write-off, if written off: no later day is chargeable */
   writtenOffOn?: string | null;
 }
 
 export interface ModelPayment {
+  kind?: 'pay';
   creditId: string;
   /** the day it is registered (the API's today) */
   recordedOn: string;
@@ -50,18 +67,34 @@ export interface ModelPayment {
   amount: Money;
 }
 
+/** The reversal of a payment, recorded on a day (the API's today). */
+export interface ModelReversal {
+  kind: 'reverse';
+  creditId: string;
+  recordedOn: string;
+  /** the payment reversed: its index in the events given to the model */
+  payment: number;
+}
+
+export type ModelEvent = ModelPayment | ModelReversal;
+
 export type Rejection =
   | 'closed'
   | 'not_positive'
   | 'future'
   | 'before_start'
-  | 'before_last_payment'
-  | 'exceeds_outstanding';
+  | 'exceeds_outstanding'
+  /** a reversal of an event that is no accepted payment of the credit */
+  | 'not_a_payment'
+  | 'already_reversed'
+  /** a reversal that would leave a later payment more than the credit owes */
+  | 'no_longer_fits';
 export type Verdict = { accepted: true } | { accepted: false; reason: Rejection };
 
 export interface SliceView {
   paidOn: string;
   principal: Decimal;
+  /** VAT included */
   punitory: Decimal;
 }
 
@@ -69,7 +102,7 @@ export interface InstallmentView {
   number: number;
   dueDate: string;
   amount: Decimal;
-  /** what daily posting would have posted by this day (the API's punitory_posted + punitory_accrued) */
+  /** what daily posting would have posted by this day, VAT included (the API's punitory_posted + punitory_accrued) */
   punitory: Decimal;
   principalPaid: Decimal;
   punitoryPaid: Decimal;
@@ -94,18 +127,32 @@ export interface CreditView {
   overdue: Decimal;
   /** days late of its oldest overdue installment, 0 when none */
   daysLate: number;
+  /** the payments known this day (accepted, recorded by then, not reversed by then), in date order */
+  payments: readonly { paidOn: string; amount: Decimal }[];
 }
 
 const ZERO = new Dec(0);
+
+/**
+ * Days from a due date to the next weekday: 2 on a Saturday, 1 on a Sunday, else 0 (no holidays
+ * in the tests). Computed here from the calendar, not by src/domain/businessDays.ts.
+ */
+export function weekendTolerance(dueDate: string): number {
+  const weekday = new Date(`${dueDate}T00:00:00Z`).getUTCDay();
+  return weekday === 6 ? 2 : weekday === 0 ? 1 : 0;
+}
 
 /** One installment's running state during a walk. */
 interface Cell {
   number: number;
   due: number;
   amount: Decimal;
-  /** punitory accrued so far, unrounded, ungraced, uncapped */
+  /** max(grace_days, the weekend tolerance of its due date) */
+  grace: number;
+  /** punitory accrued so far, unrounded, ungraced, uncapped, before VAT */
   raw: Decimal;
   principalPaid: Decimal;
+  /** VAT included */
   punitoryPaid: Decimal;
   /** the day the amount was fully paid */
   fullyPaid: number | null;
@@ -121,19 +168,24 @@ interface Walk {
   unallocated: Decimal[];
 }
 
-/** The figure of one installment on day t: rounded, 0 within grace, capped. */
-function punitoryOn(c: Cell, t: number, terms: PunitoryTerms): Decimal {
+interface Terms extends PunitoryTerms {
+  vat: Decimal;
+}
+
+/** The figure of one installment on day t: rounded, 0 within grace, capped, then its VAT. */
+function punitoryOn(c: Cell, t: number, terms: Terms): Decimal {
   if (t <= c.due) return ZERO;
   const daysLate = (c.fullyPaid ?? t) - c.due;
-  if (daysLate <= terms.graceDays) return ZERO;
+  if (daysLate <= c.grace) return ZERO;
   // an amount that cannot be stored stops growing at the storable maximum
-  let r = Dec.min(round2(c.raw), STORABLE_MAX);
-  if (terms.capPct.gt(0)) r = Dec.min(r, round2(terms.capPct.times(c.amount).div(100)));
-  return Dec.max(r, ZERO);
+  let net = Dec.min(round2(c.raw), STORABLE_MAX);
+  if (terms.capPct.gt(0)) net = Dec.min(net, round2(terms.capPct.times(c.amount).div(100)));
+  net = Dec.max(net, ZERO);
+  return terms.vat.isZero() ? net : Dec.min(round2(net.times(terms.vat.plus(1))), STORABLE_MAX);
 }
 
 /** Adds day t's punitory to each installment whose day t is chargeable. */
-function accrueDay(cells: Cell[], t: number, terms: PunitoryTerms, stop: number | null) {
+function accrueDay(cells: Cell[], t: number, terms: Terms, stop: number | null) {
   for (const c of cells) {
     const k = t - c.due;
     if (k < 1 || (terms.maxDays > 0 && k > terms.maxDays) || (stop !== null && t > stop)) continue;
@@ -144,13 +196,14 @@ function accrueDay(cells: Cell[], t: number, terms: PunitoryTerms, stop: number 
         ? c.amount
         : terms.mode === 'simple_outstanding'
           ? unpaid
-          : unpaid.plus(c.raw).minus(c.punitoryPaid);
+          : // what is paid of punitory pays its VAT with it: the punitory paid, before VAT
+            unpaid.plus(c.raw).minus(c.punitoryPaid.div(terms.vat.plus(1)));
     if (base.gt(0)) c.raw = c.raw.plus(terms.dailyRate.times(base));
   }
 }
 
 /** Allocates one payment made on day t against what each installment owes that day; returns what is left over. */
-function pay(cells: Cell[], t: number, amount: Decimal, terms: PunitoryTerms): Decimal {
+function pay(cells: Cell[], t: number, amount: Decimal, terms: Terms): Decimal {
   const balances = cells.map((c) => ({
     id: String(c.number),
     number: c.number,
@@ -169,15 +222,18 @@ function pay(cells: Cell[], t: number, amount: Decimal, terms: PunitoryTerms): D
   return unallocated;
 }
 
-const outstandingOn = (c: Cell, t: number, terms: PunitoryTerms) =>
+const outstandingOn = (c: Cell, t: number, terms: Terms) =>
   c.amount
     .plus(punitoryOn(c, t, terms))
     .minus(c.principalPaid)
     .minus(c.punitoryPaid);
 
-function view(credit: ModelCredit, cells: Cell[], t: number): CreditView {
+const termsOf = (credit: ModelCredit): Terms => ({ ...credit.terms, vat: money(credit.vatRate ?? 0) });
+
+function view(credit: ModelCredit, cells: Cell[], t: number, payments: ModelPayment[]): CreditView {
+  const terms = termsOf(credit);
   const installments = cells.map((c): InstallmentView => {
-    const punitory = punitoryOn(c, t, credit.terms);
+    const punitory = punitoryOn(c, t, terms);
     const paid = c.principalPaid.plus(c.punitoryPaid);
     const isPaid = c.paidDay !== null;
     const overdue = !isPaid && t > c.due;
@@ -205,17 +261,20 @@ function view(credit: ModelCredit, cells: Cell[], t: number): CreditView {
     outstanding: installments.reduce((a, i) => a.plus(i.outstanding), ZERO),
     overdue: late.reduce((a, i) => a.plus(i.outstanding), ZERO),
     daysLate: late.length ? t - Math.min(...late.map((i) => dayNumber(i.dueDate))) : 0,
+    payments: payments.map((p) => ({ paidOn: p.paidOn, amount: money(p.amount) })),
   };
 }
 
 /** Every day of one credit from its start to `to`, with these payments (in date order). */
 function walk(credit: ModelCredit, payments: ModelPayment[], to: number): Walk {
+  const terms = termsOf(credit);
   const cells: Cell[] = [...credit.installments]
     .sort((a, b) => a.number - b.number)
     .map((i) => ({
       number: i.number,
       due: dayNumber(i.dueDate),
       amount: money(i.amount),
+      grace: Math.max(credit.terms.graceDays, weekendTolerance(i.dueDate)),
       raw: ZERO,
       principalPaid: ZERO,
       punitoryPaid: ZERO,
@@ -227,45 +286,54 @@ function walk(credit: ModelCredit, payments: ModelPayment[], to: number): Walk {
   const result: Walk = { days: [], unallocated: [] };
   let next = 0;
   for (let t = dayNumber(credit.startDate); t <= to; t++) {
-    accrueDay(cells, t, credit.terms, stop);
+    accrueDay(cells, t, terms, stop);
     for (; next < payments.length && dayNumber(payments[next]!.paidOn) === t; next++) {
-      result.unallocated.push(pay(cells, t, money(payments[next]!.amount), credit.terms));
+      result.unallocated.push(pay(cells, t, money(payments[next]!.amount), terms));
     }
     // paid: nothing left of its amount nor of its punitory (DOMAIN.md "Installment status")
-    for (const c of cells) c.paidDay = outstandingOn(c, t, credit.terms).lte(0) ? (c.paidDay ?? t) : null;
+    for (const c of cells) c.paidDay = outstandingOn(c, t, terms).lte(0) ? (c.paidDay ?? t) : null;
     (result.days as Cell[][]).push(cells.map((c) => ({ ...c })));
   }
   return result;
 }
 
+/** An accepted payment of a credit: its event index, and the day a reversal of it was recorded. */
+interface Accepted {
+  n: number;
+  p: ModelPayment;
+  recorded: number;
+  reversedOn: number | null;
+}
+
 export class ReferenceModel {
-  /** per payment given, in the order given: accepted, or why the API refuses it */
+  /** per event given, in the order given: accepted, or why the API refuses it */
   readonly verdicts: Verdict[];
   private readonly credits = new Map<string, ModelCredit>();
   /** per credit, its accepted payments in the order they were recorded */
-  private readonly accepted = new Map<string, ModelPayment[]>();
+  private readonly accepted = new Map<string, Accepted[]>();
   private readonly walks = new Map<string, Walk>();
   private readonly until: number;
 
-  /** `until`: the last day the model is read on. */
-  constructor(credits: ModelCredit[], payments: ModelPayment[], until: string) {
+  /** `until`: the last day the model is read on. Events of one day apply in the order given. */
+  constructor(credits: ModelCredit[], events: ModelEvent[], until: string) {
     this.until = dayNumber(until);
     for (const c of credits) {
       this.credits.set(c.id, c);
       this.accepted.set(c.id, []);
     }
-    this.verdicts = payments.map(() => ({ accepted: true }));
-    const order = payments
-      .map((p, n) => ({ p, n }))
-      .sort((a, b) => dayNumber(a.p.recordedOn) - dayNumber(b.p.recordedOn) || a.n - b.n);
-    for (const { p, n } of order) {
-      const reason = this.refusal(p);
+    this.verdicts = events.map(() => ({ accepted: true }));
+    const order = events
+      .map((e, n) => ({ e, n }))
+      .sort((a, b) => dayNumber(a.e.recordedOn) - dayNumber(b.e.recordedOn) || a.n - b.n);
+    for (const { e, n } of order) {
+      const reason = e.kind === 'reverse' ? this.reversal(e) : this.refusal(e);
       if (reason) this.verdicts[n] = { accepted: false, reason };
-      else this.accepted.get(p.creditId)!.push(p);
+      else if (e.kind !== 'reverse')
+        this.accepted.get(e.creditId)!.push({ n, p: e, recorded: dayNumber(e.recordedOn), reversedOn: null });
     }
   }
 
-  /** The credits that exist on `day` as they stand that day (payments recorded by then). */
+  /** The credits that exist on `day` as they stand that day (events recorded by then). */
   on(day: string): CreditView[] {
     return [...this.credits.keys()].flatMap((id) => {
       const v = this.creditOn(id, day);
@@ -280,8 +348,13 @@ export class ReferenceModel {
     if (t > this.until) throw new RangeError(`${day} is after the model's last day`);
     const index = t - dayNumber(credit.startDate);
     if (index < 0) return null;
-    const known = this.accepted.get(creditId)!.filter((p) => dayNumber(p.recordedOn) <= t);
-    return view(credit, this.walkOf(credit, known).days[index]!, t);
+    const known = this.known(creditId, t);
+    return view(
+      credit,
+      this.walkOf(credit, known).days[index]!,
+      t,
+      byDate(known).map((a) => a.p),
+    );
   }
 
   private credit(id: string): ModelCredit {
@@ -290,42 +363,73 @@ export class ReferenceModel {
     return c;
   }
 
-  /** The walk with these payments (a prefix of the accepted ones, so their count names it). */
-  private walkOf(credit: ModelCredit, known: ModelPayment[]): Walk {
-    const key = `${credit.id}/${known.length}`;
+  /** The payments of a credit known on day t: accepted, recorded by then, not reversed by then. */
+  private known(creditId: string, t: number): Accepted[] {
+    return this.accepted.get(creditId)!.filter((a) => a.recorded <= t && (a.reversedOn === null || a.reversedOn > t));
+  }
+
+  /** The walk with these payments (the set of their event indices names it). */
+  private walkOf(credit: ModelCredit, known: Accepted[]): Walk {
+    const key = `${credit.id}/${known
+      .map((a) => a.n)
+      .sort((a, b) => a - b)
+      .join(',')}`;
     let w = this.walks.get(key);
     if (!w) {
-      w = walk(credit, byDate(known), this.until);
+      w = walk(
+        credit,
+        byDate(known).map((a) => a.p),
+        this.until,
+      );
       this.walks.set(key, w);
     }
     return w;
   }
 
-  /** Why the API would refuse this payment, given the payments accepted before it. */
+  /** Whether some payment, walked with these in date order up to `to`, can no longer be fully allocated. */
+  private overpaid(credit: ModelCredit, payments: Accepted[], to: number): boolean {
+    const trial = walk(
+      credit,
+      byDate(payments).map((a) => a.p),
+      to,
+    );
+    return trial.unallocated.some((u) => u.gt(0));
+  }
+
+  /** Why the API would refuse this payment, given the events accepted before it. */
   private refusal(p: ModelPayment): Rejection | null {
     const credit = this.credit(p.creditId);
-    const accepted = this.accepted.get(p.creditId)!;
     const recorded = dayNumber(p.recordedOn);
     const paidOn = dayNumber(p.paidOn);
     const start = dayNumber(credit.startDate);
-    if (
-      recorded >= start &&
-      view(credit, this.walkOf(credit, accepted).days[recorded - start]!, recorded).status === 'closed'
-    )
-      return 'closed';
+    const known = this.known(p.creditId, recorded);
+    if (recorded >= start && this.creditOn(credit.id, p.recordedOn)!.status === 'closed') return 'closed';
     if (money(p.amount).lte(0)) return 'not_positive';
     if (paidOn > recorded) return 'future';
     if (paidOn < start) return 'before_start';
-    if (accepted.some((a) => dayNumber(a.paidOn) > paidOn)) return 'before_last_payment';
-    const trial = walk(credit, byDate([...accepted, p]), paidOn);
-    return trial.unallocated[trial.unallocated.length - 1]!.gt(0) ? 'exceeds_outstanding' : null;
+    const self: Accepted = { n: Number.MAX_SAFE_INTEGER, p, recorded, reversedOn: null };
+    const last = Math.max(paidOn, ...known.map((a) => dayNumber(a.p.paidOn)));
+    return this.overpaid(credit, [...known, self], last) ? 'exceeds_outstanding' : null;
+  }
+
+  /** Why the API would refuse this reversal; accepted, it takes effect from its day. */
+  private reversal(r: ModelReversal): Rejection | null {
+    const credit = this.credit(r.creditId);
+    const recorded = dayNumber(r.recordedOn);
+    const target = this.accepted.get(r.creditId)!.find((a) => a.n === r.payment);
+    if (!target || target.recorded > recorded) return 'not_a_payment';
+    if (target.reversedOn !== null) return 'already_reversed';
+    const rest = this.known(r.creditId, recorded).filter((a) => a !== target);
+    const last = Math.max(recorded, ...rest.map((a) => dayNumber(a.p.paidOn)));
+    if (this.overpaid(credit, rest, last)) return 'no_longer_fits';
+    target.reversedOn = recorded;
+    return null;
   }
 }
 
 /** In date order; payments of one day in the order they were recorded. */
-function byDate(payments: ModelPayment[]): ModelPayment[] {
-  return payments
-    .map((p, n) => ({ p, n }))
-    .sort((a, b) => dayNumber(a.p.paidOn) - dayNumber(b.p.paidOn) || a.n - b.n)
-    .map((x) => x.p);
+function byDate(payments: Accepted[]): Accepted[] {
+  return [...payments].sort(
+    (a, b) => dayNumber(a.p.paidOn) - dayNumber(b.p.paidOn) || a.recorded - b.recorded || a.n - b.n,
+  );
 }

@@ -19,6 +19,10 @@ const DEFAULTS = {
   max_punitory_days: 0,
   punitory_cap_pct: 0,
   write_off_days: 0,
+  // issue 12 (DOMAIN.md "Interest methods", "Business days")
+  amortization: 'flat',
+  vat_rate: 0,
+  business_day_rule: 'none',
 };
 const FIELDS = ['id', 'business_id', 'name', ...Object.keys(DEFAULTS), 'created_at', 'updated_at'].sort();
 
@@ -55,6 +59,9 @@ test('every field can be set on creation; rates and the percentage keep their de
     max_punitory_days: 90,
     punitory_cap_pct: 12.5,
     write_off_days: 180,
+    amortization: 'french',
+    vat_rate: 0.21,
+    business_day_rule: 'next',
   };
   const res = await h.post('/api/credit-configs', body);
   assert.equal(res.statusCode, 201, res.body);

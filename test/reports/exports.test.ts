@@ -59,6 +59,8 @@ const COLUMNS = {
     'write_off_reason',
     'total',
     'start_date',
+    'amortization',
+    'vat_rate',
   ],
   installments: [
     'id',
@@ -82,6 +84,8 @@ const COLUMNS = {
     'created_at',
     'credit_id',
     'effective_date',
+    'origin',
+    'payment_id',
   ],
   logs: [
     'id',
@@ -173,8 +177,21 @@ test('every dataset: CSV headers, the contract column order, and values equal to
           r.created_at,
           r.credit_id,
           r.effective_date,
+          r.origin,
+          r.payment_id || null,
         ],
-        [e.installment_id, e.type, e.amount, e.branch_id, e.created_by, e.created_at, e.credit_id, e.effective_date],
+        [
+          e.installment_id,
+          e.type,
+          e.amount,
+          e.branch_id,
+          e.created_by,
+          e.created_at,
+          e.credit_id,
+          e.effective_date,
+          e.origin,
+          e.payment_id,
+        ],
       );
     }
   }
@@ -412,8 +429,8 @@ async function seedLedger(h: Harness, rows: number) {
   const d = await ok(h.post(`/api/clients/${c.id}/credits`, { credit_config_id: plan.id, amount: 100 }));
   const inst = d.installments[0];
   await sql`
-    INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, created_by)
-    SELECT ${h.tenant.businessId}::uuid, ${d.credit.id}::uuid, ${inst.id}::uuid, 'punitory', (g % 1000) / 100.0 + 0.01, ${today()}::date,
+    INSERT INTO ledger (business_id, credit_id, installment_id, type, origin, amount, effective_date, created_by)
+    SELECT ${h.tenant.businessId}::uuid, ${d.credit.id}::uuid, ${inst.id}::uuid, 'punitory', 'accrual', (g % 1000) / 100.0 + 0.01, ${today()}::date,
            'seed, "quoted" ' || repeat('x', 80)
     FROM generate_series(1, ${rows}::int) g`.execute(h.db.kysely);
   return rows + 1; // and the credit's own installment entry

@@ -18,7 +18,7 @@ import { cli, day, newBranch, newClient, newPlan, ok, today } from './helpers.ts
  *  c      Cid    Sur    3000   31                                      active  3000 overdue 31 d
  *  d      Dan    Sur     400   60                                      active   400 overdue 60 d
  *  e      Eva    Sur     500   90                                      active   500 overdue 90 d
- *  i      Hal    Sur     900   15    cancelled                         inactive (void)
+ *  i      Hal    Sur     900   -5    cancelled (not yet due: due T+5)  inactive (void)
  *  h      Gus    -       700   70    paid in full on T−40              closed
  *  j      Ivo    -      1200  100    written off on T, recovers 200 on T   written off 1000
  *  k      Jon    -      1000   10    punitory plan: +100 (read)         active  1100 overdue 10 d
@@ -71,7 +71,7 @@ async function buildBook(h: Harness) {
   c.c = await credit('Cid', 3000, 31, sur);
   c.d = await credit('Dan', 400, 60, sur);
   c.e = await credit('Eva', 500, 90, sur);
-  c.i = await credit('Hal', 900, 15, sur);
+  c.i = await credit('Hal', 900, -5, sur);
   c.h = await credit('Gus', 700, 70, null);
   c.j = await credit('Ivo', 1200, 100, null);
   c.k = await credit('Jon', 1000, 10, null, punitory);
@@ -103,8 +103,10 @@ test('summary as of today: statuses, balances, PAR edges, situations, collection
   assert.equal(s.as_of, today(), 'as_of defaults to the business today');
   assert.equal(s.clients, 14);
   assert.deepEqual(s.credits, { active: 12, refinanced: 1, closed: 1, written_off: 1, inactive: 1 });
-  // every credit but the cancelled one: 1000+1000+2000+800+3000+400+500+700+1200+1000+100+100+100+500+500
-  assert.equal(s.disbursed, 12900);
+  // cash lent: every credit but the cancelled one and the refinancing r2:
+  // 1000+1000+2000+800+3000+400+500+700+1200+1000+100+100+100+500; r2's 500 lent no cash
+  assert.equal(s.disbursed, 12400);
+  assert.equal(s.disbursed_refinanced, 500);
   // a 1000 + f 1000 + b 2000 + g 500 + c 3000 + d 400 + e 500 + k 1100 + l,m,n 300 + r2 500
   assert.equal(s.outstanding, 10300);
   assert.equal(s.written_off_outstanding, 1000);
@@ -136,6 +138,7 @@ test('summary as of today: statuses, balances, PAR edges, situations, collection
   assert.equal(n.clients, 3);
   assert.deepEqual(n.credits, { active: 4, refinanced: 0, closed: 0, written_off: 0, inactive: 0 });
   assert.equal(n.disbursed, 4800);
+  assert.equal(n.disbursed_refinanced, 0);
   assert.equal(n.outstanding, 4500);
   assert.equal(n.overdue, 3500);
   assert.deepEqual(n.par, {
@@ -166,11 +169,12 @@ test('summary as of a past date reads effective dates: later credits, payments, 
   const asOf = day(-40); // the day h was paid in full
   const s = await ok(h.get(`/api/reports/summary?as_of=${asOf}`), 200);
   assert.equal(s.as_of, asOf);
-  // f, r and r2 start later; Hal's only credit is void; everyone else has a credit by then
+  // f, i, r and r2 start later; everyone else has a credit by then
   assert.equal(s.clients, 12);
-  // j is written off only on T: active then; h closed on this very day; i stays void
-  assert.deepEqual(s.credits, { active: 11, refinanced: 0, closed: 1, written_off: 0, inactive: 1 });
+  // j is written off only on T: active then; h closed on this very day
+  assert.deepEqual(s.credits, { active: 11, refinanced: 0, closed: 1, written_off: 0, inactive: 0 });
   assert.equal(s.disbursed, 10900);
+  assert.equal(s.disbursed_refinanced, 0);
   // a 1000 b 2000 c 3000 d 400 e 500 g 800 (its payment is on T) j 1200 k 1000 (not yet due) l,m,n 300
   assert.equal(s.outstanding, 10200);
   assert.equal(s.written_off_outstanding, 0);

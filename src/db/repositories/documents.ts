@@ -70,8 +70,9 @@ pay AS (
     coalesce(sum(l.amount - l.punitory_part) FILTER (WHERE l.type = 'payment'), 0) AS principal_paid,
     array_agg(l.effective_date ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS paid_on,
     array_agg(l.amount - l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
-    array_agg(l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS punitory
-  FROM l GROUP BY l.installment_id
+    -- the punitory paid before its VAT (compound grows on that: ledgerState.ts netPunitoryPaid)
+    array_agg(l.punitory_part / (1 + k.vat_rate) ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS punitory
+  FROM l JOIN k ON k.id = l.credit_id GROUP BY l.installment_id
 ),
 ib AS (
   SELECT i.*, coalesce(p.punitory_posted, 0) AS punitory_posted, coalesce(p.paid, 0) AS paid,

@@ -101,6 +101,7 @@ export type WorklistRow = Installment &
     | 'grace_days'
     | 'max_punitory_days'
     | 'punitory_cap_pct'
+    | 'vat_rate'
   > & {
     credit_sequential_id: number;
     credit_status: CreditStatus;
@@ -149,6 +150,8 @@ export async function listInstallments(
           'c.grace_days',
           'c.max_punitory_days',
           'c.punitory_cap_pct',
+          // the punitory carries the credit's VAT
+          'c.vat_rate',
         ])
         .orderBy('i.due_date')
         .orderBy('c.sequential_id')

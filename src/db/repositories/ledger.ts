@@ -59,8 +59,10 @@ export async function postPunitoryThrough(
              coalesce(sum(l.vat_part) FILTER (WHERE l.type = 'punitory'), 0) AS vat_posted,
              array_agg(l.effective_date ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS paid_on,
              array_agg(l.amount - l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
-             array_agg(l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS punitory
+             -- the punitory paid before its VAT (compound grows on that: ledgerState.ts netPunitoryPaid)
+             array_agg(l.punitory_part / (1 + inst.vat_rate) ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS punitory
         FROM ledger l
+        JOIN inst ON inst.id = l.installment_id
        WHERE l.business_id = ${businessId} AND l.credit_id = ANY(${ids}::uuid[]) AND l.type <> 'installment'
        GROUP BY l.installment_id),
     p AS (

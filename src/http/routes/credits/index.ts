@@ -268,8 +268,9 @@ export default async function creditRoutes(app: App) {
         summary:
           'Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount',
         description:
-          'paid_on defaults to today; it may not be in the future or before the start date (422); dated before other payments, it is placed in date order and they are allocated again. ' +
-          'amount must be > 0 and at most the outstanding balance as of paid_on (422). Refinanced, closed or cancelled credits: 409. ' +
+          'paid_on defaults to today; it may not be in the future or before the start date (422). A payment dated before ' +
+          'others is placed in date order and the later ones are allocated again (correction entries). ' +
+          'amount must be > 0 and at most what is owed as of paid_on, counting the later payments (422). Refinanced, closed or cancelled credits: 409. ' +
           'Written-off credits accept payments (recoveries).',
         params: IdParams,
         body: PaymentBody,
