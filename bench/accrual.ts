@@ -69,23 +69,30 @@ try {
   );
   await sql`UPDATE business_sequences SET last_credit_seq = ${CREDITS} WHERE business_id = ${bid}`.execute(db.kysely);
   await sql`
-    INSERT INTO installments (business_id, credit_id, number, amount, due_date)
-    SELECT c.business_id, c.id, k, 300, (c.start_date + 30 + make_interval(months => k - 1))::date
+    INSERT INTO installments (business_id, credit_id, number, amount, principal, interest, vat, due_date)
+    SELECT c.business_id, c.id, k, 300, 250, 50, 0, (c.start_date + 30 + make_interval(months => k - 1))::date
       FROM credits c, generate_series(1, ${PER_CREDIT}) k WHERE c.business_id = ${bid}`.execute(db.kysely);
   await sql`
-    INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, created_by)
-    SELECT i.business_id, i.credit_id, i.id, 'installment', i.amount, c.start_date, 'bench'
+    INSERT INTO ledger (business_id, credit_id, installment_id, type, origin, amount, effective_date, created_by)
+    SELECT i.business_id, i.credit_id, i.id, 'installment', 'schedule', i.amount, c.start_date, 'bench'
       FROM installments i JOIN credits c ON c.business_id = i.business_id AND c.id = i.credit_id WHERE i.business_id = ${bid}`.execute(
     db.kysely,
   );
-  // a partial payment (150 of 300) on the first installment of every third credit, 5 days after its due date
+  // a partial payment (150 of 300, its interest first: 50) on the first installment of every third
+  // credit, 5 days after its due date: its payments row and its one slice
   await sql`
-    WITH p AS (
-      SELECT i.business_id, i.credit_id, i.id, i.due_date + 5 AS paid_on
+    WITH p AS MATERIALIZED (
+      SELECT i.business_id, i.credit_id, i.id, i.due_date + 5 AS paid_on, gen_random_uuid() AS payment_id
         FROM installments i JOIN credits c ON c.business_id = i.business_id AND c.id = i.credit_id
-       WHERE i.business_id = ${bid} AND i.number = 1 AND c.sequential_id % 3 = 0)
-    INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, payment_id, created_by)
-    SELECT business_id, credit_id, id, 'payment', 150, paid_on, gen_random_uuid(), 'bench' FROM p`.execute(db.kysely);
+       WHERE i.business_id = ${bid} AND i.number = 1 AND c.sequential_id % 3 = 0),
+    pay AS (
+      INSERT INTO payments (business_id, id, credit_id, amount, paid_on, created_by)
+      SELECT business_id, payment_id, credit_id, 150, paid_on, 'bench' FROM p)
+    INSERT INTO ledger (business_id, credit_id, installment_id, type, origin, amount, interest_part, effective_date, payment_id,
+                        created_by)
+    SELECT business_id, credit_id, id, 'payment', 'payment', 150, 50, paid_on, payment_id, 'bench' FROM p`.execute(
+    db.kysely,
+  );
   await sql`UPDATE installments i SET status = 'partial' FROM credits c
              WHERE i.business_id = ${bid} AND c.business_id = i.business_id AND c.id = i.credit_id AND i.number = 1 AND c.sequential_id % 3 = 0`.execute(
     db.kysely,

@@ -14,15 +14,17 @@
 // 9 and 12 installments, fixed and monthly cut, every punitory mode, grace, caps, maximum days,
 // automatic write-off), 20 branches, ~1.8M installments, ~3.2M ledger entries and ~5.4M audit rows.
 // Schedules follow src/domain/schedule.ts (total = round(amount × (1 + rate)), equal installments
-// with the remainder on the last; due dates by cut type). Each credit has a behaviour: pays on
+// with the remainder on the last, the interest spread the same way (flat, no VAT): the
+// installments' principal and interest; due dates by cut type). Each credit has a behaviour: pays on
 // time (66.5 %), pays late (15 %), stops paying at some installment after a partial payment (17 %,
 // written off when its plan says so), cancelled (1.5 %). Punitory is the rule of
 // src/domain/punitory.ts for one installment: one entry at the payment that settles a late
 // installment, one for each overdue installment as of yesterday (or its write-off date). Paid
-// installments have payments covering amount + punitory (punitory_part first); credit_accruals
-// says how far punitory is posted. Every row goes through the real tables with the audit
+// installments have a payment (a payments row, and one slice with origin 'payment' carrying its
+// id) covering amount + punitory (punitory_part first, then interest_part inside the amount, as
+// src/domain/allocation.ts splits it); credit_accruals says how far punitory is posted. Every row goes through the real tables with the audit
 // triggers on (actor "bench"), in set-based INSERT … SELECT statements over plan tables in an
-// unlogged schema (bench_build, dropped at the end); installments and ledger load in --jobs
+// unlogged schema (bench_build, dropped at the end); installments, payments and ledger load in --jobs
 // parallel transactions. Indexes no foreign key needs are dropped for the load and built again
 // from their own definitions after it, as bulk loads do; then VACUUM ANALYZE.
 import { parseArgs } from 'node:util';
@@ -307,6 +309,9 @@ await step('plan tables (bench_build)', async () => {
        SELECT c.k, c.id AS credit_id, c.branch_id, c.start_date, c.created_at, c.behaviour, c.through, c.mode, c.rate, c.grace,
               c.max_days, c.cap, c.default_at, c.part, c.late_days, g.number,
               CASE WHEN g.number < c.n THEN c.each ELSE c.total - c.each * (c.n - 1) END AS amount,
+              -- flat: the interest spread like the amount, the remainder on the last (schedule.ts)
+              CASE WHEN g.number < c.n THEN round((c.total - c.amount) / c.n, 2)
+                   ELSE (c.total - c.amount) - round((c.total - c.amount) / c.n, 2) * (c.n - 1) END AS interest,
               (c.first_due + (g.number - 1) * interval '1 month')::date AS due_date
          FROM bench_build.credits c, generate_series(1, c.n) g(number)),
      o AS (
@@ -345,8 +350,12 @@ await step('plan tables (bench_build)', async () => {
                    WHEN mode = 'simple_outstanding' THEN round(rate * base * days, 2)
                    ELSE round(base * ((1 + rate) ^ days - 1), 2) END AS raw_punitory
          FROM e)
-     SELECT q.k, gen_random_uuid() AS id, q.credit_id, q.branch_id, q.start_date, q.created_at, q.number, q.amount, q.due_date,
-            q.pay_on, q.principal_paid, q.pun_on,
+     SELECT q.k, gen_random_uuid() AS id, q.credit_id, q.branch_id, q.start_date, q.created_at, q.number, q.amount, q.interest,
+            q.due_date, q.pay_on, q.principal_paid, q.pun_on,
+            -- the payment's id (payments.id, the slice's payment_id) and the interest inside it: the
+            -- amount's VAT (none here), then its interest, then principal (allocation.ts)
+            CASE WHEN q.principal_paid > 0 THEN gen_random_uuid() END AS payment_id,
+            least(q.principal_paid, q.interest) AS interest_paid,
             CASE WHEN q.cap > 0 THEN least(q.raw_punitory, round(q.cap / 100 * q.amount, 2)) ELSE q.raw_punitory END AS punitory,
             CASE WHEN q.principal_paid >= q.amount THEN 'paid' WHEN q.principal_paid > 0 THEN 'partial' ELSE 'pending' END AS status
        FROM q`,
@@ -368,7 +377,7 @@ await step('plan tables (bench_build)', async () => {
 // ---- the book, through the real tables and their triggers. Their indexes that no foreign key
 // needs are set aside while it loads and built again after (one sort each instead of millions of
 // random insertions), from their own definitions: the schema ends exactly as the migrations made it.
-const LOADED = ['audit_log', 'ledger', 'installments', 'credits', 'clients'];
+const LOADED = ['audit_log', 'ledger', 'payments', 'installments', 'credits', 'clients'];
 const aside = await step('set aside the indexes no foreign key uses', async () => {
   const r = await tx(
     `SELECT t.relname AS table, i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS def, c.contype AS constraint
@@ -441,11 +450,25 @@ await step(`credits (${CREDITS})`, async () => {
 
 await step(`installments (${jobs} jobs)`, () =>
   parallel(
-    `INSERT INTO installments (business_id, id, credit_id, number, amount, due_date, status, paid_date, created_at, updated_at)
-     SELECT $1, i.id, i.credit_id, i.number, i.amount, i.due_date, i.status, CASE WHEN i.status = 'paid' THEN i.pay_on END, i.created_at,
+    `INSERT INTO installments (business_id, id, credit_id, number, amount, principal, interest, vat, due_date, status, paid_date,
+                               created_at, updated_at)
+     SELECT $1, i.id, i.credit_id, i.number, i.amount, i.amount - i.interest, i.interest, 0, i.due_date, i.status,
+            CASE WHEN i.status = 'paid' THEN i.pay_on END, i.created_at,
             CASE WHEN i.principal_paid > 0 THEN (i.pay_on + time '12:00:01') AT TIME ZONE $2 ELSE i.created_at END
        FROM bench_build.inst i WHERE i.k % $3 = $4`,
     [bid, TIMEZONE],
+  ),
+);
+
+// each payment request, one an installment paid (its slices below carry its id): amount + the
+// punitory it settles
+await step(`payments (${jobs} jobs)`, () =>
+  parallel(
+    `INSERT INTO payments (business_id, id, credit_id, amount, paid_on, branch_id, created_by, created_at)
+     SELECT $1::uuid, i.payment_id, i.credit_id, i.principal_paid + CASE WHEN i.status = 'paid' THEN i.punitory ELSE 0 END, i.pay_on,
+            i.branch_id, $2::text, (i.pay_on + time '12:00:01') AT TIME ZONE $3::text
+       FROM bench_build.inst i WHERE i.principal_paid > 0 AND i.k % $4 = $5`,
+    [bid, ACTOR, TIMEZONE],
   ),
 );
 
@@ -453,15 +476,18 @@ await step(`installments (${jobs} jobs)`, () =>
 // punitory first; an unpaid installment's punitory is posted as of `through`
 await step(`ledger (${jobs} jobs)`, () =>
   parallel(
-    `INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, punitory_part, effective_date, payment_id, branch_id, created_by, created_at)
-     SELECT $1::uuid, i.credit_id, i.id, 'installment', i.amount, 0, i.start_date, NULL::uuid, i.branch_id, $2::text, i.created_at
+    `INSERT INTO ledger (business_id, credit_id, installment_id, type, origin, amount, punitory_part, vat_part, interest_part,
+                         effective_date, payment_id, branch_id, created_by, created_at)
+     SELECT $1::uuid, i.credit_id, i.id, 'installment', 'schedule', i.amount, 0, 0, 0, i.start_date, NULL::uuid, i.branch_id, $2::text,
+            i.created_at
        FROM bench_build.inst i WHERE i.k % $4 = $5
      UNION ALL
-     SELECT $1::uuid, i.credit_id, i.id, 'punitory', i.punitory, 0, i.pun_on, NULL, i.branch_id, $2::text, (i.pun_on + time '12:00') AT TIME ZONE $3::text
+     SELECT $1::uuid, i.credit_id, i.id, 'punitory', 'accrual', i.punitory, 0, 0, 0, i.pun_on, NULL, i.branch_id, $2::text,
+            (i.pun_on + time '12:00') AT TIME ZONE $3::text
        FROM bench_build.inst i WHERE i.punitory > 0 AND i.k % $4 = $5
      UNION ALL
-     SELECT $1::uuid, i.credit_id, i.id, 'payment', i.principal_paid + v.pun, v.pun, i.pay_on, gen_random_uuid(), i.branch_id, $2::text,
-            (i.pay_on + time '12:00:01') AT TIME ZONE $3::text
+     SELECT $1::uuid, i.credit_id, i.id, 'payment', 'payment', i.principal_paid + v.pun, v.pun, 0, i.interest_paid, i.pay_on, i.payment_id,
+            i.branch_id, $2::text, (i.pay_on + time '12:00:01') AT TIME ZONE $3::text
        FROM bench_build.inst i
        CROSS JOIN LATERAL (SELECT CASE WHEN i.status = 'paid' THEN i.punitory ELSE 0 END AS pun) v
       WHERE i.principal_paid > 0 AND i.k % $4 = $5`,
@@ -502,7 +528,7 @@ await db.close();
 await step('VACUUM ANALYZE (what autovacuum would have done)', () =>
   withClient(url, (c) =>
     c.query(
-      'VACUUM (ANALYZE) clients, credits, installments, ledger, audit_log, credit_accruals, branches, credit_configs, api_keys',
+      'VACUUM (ANALYZE) clients, credits, installments, ledger, payments, audit_log, credit_accruals, branches, credit_configs, api_keys',
     ),
   ),
 );
@@ -519,6 +545,7 @@ const counts = await step('row counts', () =>
                   WHERE i.business_id = $1 AND i.status <> 'paid' AND i.due_date < $2::date AND c.status IN ('active', 'written_off')
        UNION ALL SELECT 'ledger', count(*) FROM ledger WHERE business_id = $1
        UNION ALL SELECT 'ledger_' || type, count(*) FROM ledger WHERE business_id = $1 GROUP BY type
+       UNION ALL SELECT 'payments', count(*) FROM payments WHERE business_id = $1
        UNION ALL SELECT 'audit_log', count(*) FROM audit_log WHERE business_id = $1
        UNION ALL SELECT 'credit_accruals', count(*) FROM credit_accruals WHERE business_id = $1`,
       [bid, today],

@@ -8,8 +8,9 @@
 // copy: CREATE DATABASE <book>_close TEMPLATE <book> (PostgreSQL copies the files; nothing may be
 // connected to the book meanwhile), dropped at the end unless --keep. On the copy:
 //   1. the database's ceiling: the same close as one set-based statement (punitory_cumulative of
-//      every candidate installment, minus what is posted, inserted into the ledger with its audit
-//      trigger, and the watermarks upserted), in a transaction rolled back;
+//      every candidate installment with its VAT, minus what is posted, inserted into the ledger
+//      with its origin and its audit trigger, and the watermarks upserted: what
+//      src/db/repositories/ledger.ts postPunitoryThrough writes), in a transaction rolled back;
 //   2. the app: the run the server's scheduler calls (src/services/accrual.ts), in this process, on
 //      a clock set to that first day;
 //   3. the same run again that day: nothing left to do.
@@ -74,7 +75,8 @@ try {
       const t = performance.now();
       const r = await c.query(
         `WITH cand AS (
-           SELECT i.id, i.credit_id, i.amount, i.due_date, c.branch_id, c.daily_punitory_rate, c.punitory_mode, c.grace_days,
+           SELECT i.id, i.credit_id, i.amount, i.due_date, c.branch_id, c.daily_punitory_rate, c.punitory_mode,
+                  greatest(c.grace_days, i.tolerance_days) AS grace_days, c.vat_rate,
                   c.max_punitory_days, c.punitory_cap_pct, (c.written_off_at AT TIME ZONE $3)::date AS stop_date
              FROM installments i
              JOIN credits c ON c.business_id = i.business_id AND c.id = i.credit_id
@@ -85,21 +87,26 @@ try {
          h AS (
            SELECT l.installment_id,
                   coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0) AS posted,
+                  coalesce(sum(l.vat_part) FILTER (WHERE l.type = 'punitory'), 0) AS vat_posted,
                   array_agg(l.effective_date ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS paid_on,
                   array_agg(l.amount - l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
                   array_agg(l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS punitory
              FROM ledger l
             WHERE l.business_id = $1 AND l.installment_id IN (SELECT id FROM cand) AND l.type <> 'installment'
             GROUP BY l.installment_id),
-         p AS (
-           SELECT cand.*, punitory_cumulative(cand.amount, cand.due_date, $2::date, cand.stop_date, cand.daily_punitory_rate,
+         n AS (
+           SELECT cand.*, coalesce(h.posted, 0) AS posted, coalesce(h.vat_posted, 0) AS vat_posted,
+                  punitory_cumulative(cand.amount, cand.due_date, $2::date, cand.stop_date, cand.daily_punitory_rate,
                     cand.punitory_mode, cand.grace_days, cand.max_punitory_days, cand.punitory_cap_pct,
-                    h.paid_on, h.principal, h.punitory) - coalesce(h.posted, 0) AS amount_due
+                    h.paid_on, h.principal, h.punitory) AS net
              FROM cand LEFT JOIN h ON h.installment_id = cand.id),
+         p AS (SELECT n.*, punitory_with_vat(n.net, n.vat_rate) AS cumulative FROM n),
          ins AS (
-           INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, branch_id, created_by)
-           SELECT $1, p.credit_id, p.id, 'punitory', p.amount_due, $2::date, p.branch_id, 'bench'
-             FROM p WHERE p.amount_due <> 0
+           INSERT INTO ledger (business_id, credit_id, installment_id, type, origin, amount, vat_part, effective_date, branch_id,
+                               created_by)
+           SELECT $1, p.credit_id, p.id, 'punitory', CASE WHEN p.cumulative < p.posted THEN 'correction' ELSE 'accrual' END,
+                  p.cumulative - p.posted, (p.cumulative - p.net) - p.vat_posted, $2::date, p.branch_id, 'bench'
+             FROM p WHERE p.cumulative <> p.posted
            RETURNING 1)
          INSERT INTO credit_accruals (business_id, credit_id, posted_through)
          SELECT DISTINCT $1::uuid, credit_id, $2::date FROM cand

@@ -1,6 +1,7 @@
 // Credit creation: POST /api/clients/:id/credits on random clients, active plans and branches of
 // the bench book, through the real server with the full key, against the database's ceiling for
-// the use case's transaction (the client, the plan and branch share-locked, then the credit under
+// the use case's transaction (the business's holidays read under their share lock, the client, the
+// plan and branch share-locked, then the credit under
 // the business's next number in one statement and its schedule with its ledger entries in
 // another), on the same targets.
 //
@@ -8,6 +9,7 @@
 //
 // It writes to the book: every credit created is checked afterwards (numbers with no gap and no
 // repeat, a schedule and one ledger entry per installment, every row audited).
+import { HOLIDAY_LOCK } from '../src/db/repositories/holidays.ts';
 import { runBench, type BenchContext } from './lib/harness.ts';
 import { todaySql } from './lib/statements.ts';
 
@@ -36,12 +38,17 @@ const TERMS = [
   'max_punitory_days',
   'punitory_cap_pct',
   'write_off_days',
+  'amortization',
+  'vat_rate',
+  'business_day_rule',
 ];
 
 const TRANSACTION = (timezone: string) => {
   const today = todaySql(timezone);
   return `BEGIN;
 select set_config('app.actor', 'bench', true);
+SELECT pg_advisory_xact_lock_shared(${HOLIDAY_LOCK}, hashtext(:bid::text));
+SELECT date FROM holidays WHERE business_id = :bid;
 SELECT * FROM clients WHERE business_id = :bid AND id = :cl;
 SELECT * FROM credit_configs WHERE business_id = :bid AND id = :pl FOR SHARE;
 SELECT * FROM branches WHERE business_id = :bid AND id = :br FOR SHARE;
@@ -54,12 +61,12 @@ SELECT :bid, s.last_credit_seq, :cl, p.id, 1000, 1200, 'bench', :br, ${today}, $
   FROM s, credit_configs p WHERE p.business_id = :bid AND p.id = :pl
 RETURNING id AS new_id \\gset
 WITH i AS (
-  INSERT INTO installments (business_id, credit_id, number, amount, due_date)
-  SELECT :bid, :new_id, g, 200, ${today} + 30 * g FROM generate_series(1, :n) g ORDER BY g
+  INSERT INTO installments (business_id, credit_id, number, amount, due_date, principal, interest, vat, tolerance_days)
+  SELECT :bid, :new_id, g, 200, ${today} + 30 * g, 160, 40, 0, 0 FROM generate_series(1, :n) g ORDER BY g
   RETURNING *),
 l AS (
-  INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, branch_id, created_by)
-  SELECT i.business_id, i.credit_id, i.id, 'installment', i.amount, ${today}, :br, 'bench' FROM i ORDER BY i.number
+  INSERT INTO ledger (business_id, credit_id, installment_id, type, origin, amount, effective_date, branch_id, created_by)
+  SELECT i.business_id, i.credit_id, i.id, 'installment', 'schedule', i.amount, ${today}, :br, 'bench' FROM i ORDER BY i.number
   RETURNING *)
 SELECT i.*, l.id AS l_id, l.created_at AS l_created_at FROM i JOIN l ON l.installment_id = i.id ORDER BY i.number;
 END;`;

@@ -101,13 +101,15 @@ try {
     RETURNING id`.execute(db.kysely);
   const creditId = credit.rows[0]!.id;
   const inst = await sql<{ id: string }>`
-    INSERT INTO installments (business_id, credit_id, number, amount, due_date)
-    VALUES (${bid}, ${creditId}, 1, 1000, ${today}::date + 30) RETURNING id`.execute(db.kysely);
+    INSERT INTO installments (business_id, credit_id, number, amount, principal, interest, vat, due_date)
+    VALUES (${bid}, ${creditId}, 1, 1000, 1000, 0, 0, ${today}::date + 30) RETURNING id`.execute(db.kysely);
   await sql`ALTER TABLE ledger DISABLE TRIGGER audit_insert`.execute(db.kysely);
   await sql`
-    INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, effective_date, payment_id, branch_id, created_by)
+    INSERT INTO ledger (business_id, credit_id, installment_id, type, origin, amount, effective_date, payment_id, branch_id,
+                        created_by)
     SELECT ${bid}::uuid, ${creditId}::uuid, ${inst.rows[0]!.id}::uuid,
-           CASE WHEN g % 3 = 0 THEN 'payment' ELSE 'punitory' END, (g % 10000) / 100.0 + 0.01,
+           CASE WHEN g % 3 = 0 THEN 'payment' ELSE 'punitory' END, CASE WHEN g % 3 = 0 THEN 'payment' ELSE 'accrual' END,
+           (g % 10000) / 100.0 + 0.01,
            ${today}::date - (g % 365), CASE WHEN g % 3 = 0 THEN gen_random_uuid() END, NULL, 'api_key:' || gen_random_uuid()
       FROM generate_series(1, ${ROWS}::int) g`.execute(db.kysely);
   await sql`ALTER TABLE ledger ENABLE TRIGGER audit_insert`.execute(db.kysely);

@@ -1,6 +1,6 @@
 // Payments: POST /api/credits/:id/payments of small amounts (1.00 to 5.00) on random active credits
 // of the bench book, through the real server with the full key, against the database's ceiling
-// for the payment's transaction (lock, reads, then one write: watermark, payment slice, status; the key
+// for the payment's transaction (lock, reads, then one write: payments row, watermark, payment slice, status; the key
 // is checked in memory), prepared, on the same credits.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/lending_bench npm run bench -- pay [--duration 15] [--connections 16] [--json]
@@ -10,8 +10,9 @@
 // slices, all audited. Checked after the app and again after the ceiling, over every installment
 // of the credits paid: no installment is over-allocated (payments ≤ amount + posted punitory,
 // principal ≤ amount, punitory paid ≤ posted), every ledger row written since the start has its
-// audit row, and (after the app) one payment per 2xx answer (give or take the requests in flight when
-// the load stops).
+// audit row, every payment written has its payments row, and (after the app) one payment per 2xx
+// answer (give or take the requests in flight when the load stops). It also counts the correction
+// entries written (earlier payments allocated again by the replay, punitory posted again).
 import { runBench, type BenchContext } from './lib/harness.ts';
 import { PAYMENT_TRANSACTION } from './lib/statements.ts';
 
@@ -49,7 +50,10 @@ async function check({ c, book, since, okAnswers, connections }: BenchContext): 
   const rows = await c.query<Record<string, string>>(
     `SELECT (SELECT count(*) FROM ledger WHERE business_id = $1 AND created_at >= $2) AS ledger_rows,
             (SELECT count(*) FROM audit_log WHERE business_id = $1 AND table_name = 'ledger' AND action = 'INSERT' AND changed_at >= $2) AS audited,
-            (SELECT count(DISTINCT payment_id) FROM ledger WHERE business_id = $1 AND created_at >= $2 AND type = 'payment') AS payments`,
+            (SELECT count(DISTINCT payment_id) FROM ledger WHERE business_id = $1 AND created_at >= $2 AND origin = 'payment') AS payments,
+            (SELECT count(*) FROM payments p WHERE business_id = $1 AND created_at >= $2
+                AND EXISTS (SELECT 1 FROM ledger l WHERE l.business_id = $1 AND l.payment_id = p.id AND l.origin = 'payment')) AS payment_rows,
+            (SELECT count(*) FROM ledger WHERE business_id = $1 AND created_at >= $2 AND origin = 'correction') AS corrections`,
     [book.business_id, since],
   );
   const n = (v: string | undefined) => Number(v ?? 0);
@@ -58,6 +62,10 @@ async function check({ c, book, since, okAnswers, connections }: BenchContext): 
     ...Object.fromEntries(Object.entries(over.rows[0]!).map(([k, v]) => [k, n(v)])),
   };
   out.payments = n(r.payments);
+  // every payment's slices name a payments row of their own (the payments table, migration 008)
+  out.bad_payments_without_row = n(r.payments) - n(r.payment_rows);
+  // entries correcting earlier payments or punitory (a replay that allocated history again)
+  out.correction_entries = n(r.corrections);
   out.ledger_rows = n(r.ledger_rows);
   out.bad_unaudited_ledger_rows = n(r.ledger_rows) - n(r.audited);
   if (phase === 'app') {
@@ -76,10 +84,14 @@ await runBench<Target>({
   work: 'POST /api/credits/:id/payments',
   key: 'full',
   // active credits whose last unpaid installment still owes at least 10 of its amount: the ceiling's
-  // 0.01 slices go there, where the app's small payments (oldest installment first) do not reach
+  // 0.01 slices go there, where the app's small payments (oldest installment first) do not reach.
+  // Never a credit an earlier run paid: the app allocates every payment again in date order, and
+  // would correct the ceiling's slices (not where the allocation puts them) at its next payment
   targets: `SELECT row_number() OVER ()::int AS k, x.* FROM (
               SELECT c.id AS credit_id, u.installment_id, c.branch_id
-                FROM (SELECT id, branch_id FROM credits WHERE business_id = $1 AND status = 'active' AND branch_id IS NOT NULL
+                FROM (SELECT id, branch_id FROM credits k WHERE business_id = $1 AND status = 'active' AND branch_id IS NOT NULL
+                         AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.business_id = $1 AND p.credit_id = k.id
+                                            AND p.created_at > (SELECT (value->>'built_at')::timestamptz FROM bench_meta WHERE key = 'book'))
                        ORDER BY random() LIMIT $2::int * 2) c
                 CROSS JOIN LATERAL (
                   SELECT i.id AS installment_id,

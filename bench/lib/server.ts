@@ -29,7 +29,10 @@ function rssMiB(pid: number): number {
 /** databaseUrl null: the embedded database (give DATA_DIR in extraEnv). */
 export async function startServer(databaseUrl: string | null, extraEnv: Record<string, string> = {}): Promise<Server> {
   const { DATABASE_URL: _ignored, ...inherited } = process.env;
-  const child: ChildProcess = spawn(process.execPath, ['bin/lending.js', 'serve'], {
+  // BENCH_SERVER_NODE_ARGS: node options for the server alone (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`,
+  // which NODE_OPTIONS does not take)
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'bin/lending.js', 'serve'], {
     cwd: root,
     env: {
       ...inherited,

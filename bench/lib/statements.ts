@@ -1,7 +1,7 @@
 import { DOCUMENT_STATEMENTS } from '../../src/db/repositories/documents.ts';
 import { CREDIT_CHANGES } from '../../src/db/repositories/creditChanges.ts';
 // The statements the app runs for each benched route, as pgbench script lines (variables :name),
-// copied from src/db/repositories (clients.getClient, book.*, audit.listAudit, credits.* and the
+// copied from src/db/repositories (clients.getClient, book.*, audit.listAudit, credits.*, payments.* and the
 // payment use case in src/services/lending.ts). Keep them in step with the code: the ceiling is
 // only meaningful while it runs what the app runs. The key of a request costs no statement: each
 // server process checks a key once and keeps it (src/services/apiKeys.ts KeyCache).
@@ -39,6 +39,8 @@ export const CLIENT_DOCUMENT = (timezone: string) =>
 export const CREDIT = `SELECT * FROM credits WHERE business_id = :bid AND id = :cid;`;
 export const LEDGER_OF_CREDIT = `SELECT l.* FROM ledger l JOIN installments i ON i.business_id = l.business_id AND i.id = l.installment_id
   WHERE l.business_id = :bid AND l.credit_id IN (:cid) ORDER BY ${LEDGER_ORDER};`;
+/** A credit's payments in the order they apply (src/db/repositories/payments.ts paymentsOfCredit). */
+export const PAYMENTS_OF_CREDIT = `SELECT * FROM payments WHERE business_id = :bid AND credit_id = :cid ORDER BY paid_on, created_at, id;`;
 export const CREDIT_LEDGER_DOCUMENT = documentStatement('credit_ledger', [':bid', ':cid']);
 
 // timestamps as the app writes them (pgbench reads :name as a variable even inside a string, hence
@@ -72,29 +74,36 @@ SELECT t.total, a.*, ${ts('a.changed_at').replace('.MS', '.US')} AS changed_key
 };
 
 // ---- POST /api/credits/:id/payments: :cid the credit, :iid an installment it owes, :br its branch.
-// The use case's transaction (registerPayment): lock the credit, read its installments, ledger and
-// watermark, share-lock the branch, then one statement recording the watermark, the payment slice
-// and the installment's status (when it changes). The answer is built from what was read and
-// written, with no read back. What it leaves out: the punitory entries a first payment of the day
-// posts on an overdue credit (their number depends on the credit).
+// The use case's transaction (registerPayment): lock the credit, read its installments, ledger,
+// payments and watermark, share-lock the branch, then one statement recording the payment (its
+// payments row), the watermark, the payment slice and the installment's status (when it changes).
+// The answer is built from what was read and written, with no read back. What it leaves out: the
+// punitory entries a first payment of the day posts on an overdue credit, and the corrections of
+// earlier payments a replay may give (their number depends on the credit).
 export const PAYMENT_TRANSACTION = (timezone: string) => {
   const today = todaySql(timezone);
+  // the payment's id, the same in its payments row and its slice: a uuid from the transaction's own
+  // id (one payment a transaction, never reused), so the statement needs no extra round trip
+  const paymentId = 'md5(txid_current()::text)::uuid';
   // the use case's one write (src/db/repositories/creditChanges.ts), its JSON parameters built here
   const entries = `json_build_array(json_build_object('ord', 0, 'id', gen_random_uuid(), 'installment_id', :iid::uuid,
-    'type', 'payment', 'amount', '0.01', 'punitory_part', '0', 'effective_date', ${today}, 'payment_id', gen_random_uuid(),
-    'branch_id', :br::uuid, 'created_by', 'bench'))`;
+    'type', 'payment', 'origin', 'payment', 'amount', '0.01', 'punitory_part', '0', 'vat_part', '0', 'interest_part', '0',
+    'effective_date', ${today}, 'payment_id', ${paymentId}, 'branch_id', :br::uuid, 'created_by', 'bench'))`;
+  const payment = `json_build_object('id', ${paymentId}, 'amount', '0.01', 'paid_on', ${today}, 'branch_id', :br::uuid,
+    'created_by', 'bench')`;
   // an installment's status moves on its first payment only, as the app's
   const moved = `(SELECT coalesce(json_agg(json_build_object('id', id, 'status', 'partial', 'paid_date', NULL)), '[]')
     FROM installments WHERE business_id = :bid AND id = :iid AND status = 'pending')`;
   const write = CREDIT_CHANGES.replace(
     /\$(\d+)/g,
-    (_, n: string) => [':bid', ':cid', entries, today, moved, 'NULL'][Number(n) - 1]!,
+    (_, n: string) => [':bid', ':cid', entries, today, moved, 'NULL', payment, 'NULL'][Number(n) - 1]!,
   );
   return `BEGIN;
 select set_config('app.actor', 'bench', true);
 SELECT * FROM credits WHERE business_id = :bid AND id = :cid FOR UPDATE;
 SELECT * FROM installments WHERE business_id = :bid AND credit_id = :cid ORDER BY number;
 ${LEDGER_OF_CREDIT}
+${PAYMENTS_OF_CREDIT}
 SELECT credit_id, posted_through FROM credit_accruals WHERE business_id = :bid AND credit_id = ANY(ARRAY[:cid]::uuid[]);
 SELECT * FROM branches WHERE business_id = :bid AND id = :br FOR SHARE;
 ${write.trim()};

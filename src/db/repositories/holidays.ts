@@ -7,7 +7,7 @@ export type HolidayRow = Pick<Holiday, 'date' | 'name' | 'created_at'>;
 const COLUMNS = ['date', 'name', 'created_at'] as const;
 
 // The advisory lock class of a business's holidays (the second key is the business's hash).
-const HOLIDAY_LOCK = 727_412;
+export const HOLIDAY_LOCK = 727_412;
 
 /**
  * Takes the business's holiday lock until the transaction ends: exclusive for a change of the
