@@ -382,3 +382,25 @@ test('VAT on punitory: compound grows on the punitory unpaid before its VAT, in 
   assert.deepEqual([after.balance.punitory_posted, after.balance.punitory_accrued], [266.43, 0]);
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
+
+test('business days: an installment due on a Saturday is not late until Monday ends; paid on Tuesday, every day counts', async (t) => {
+  const clock = settableClock('2025-03-03'); // a Monday
+  const h = await build(t, { clock });
+  const p = await plan(h, { installments_count: 1, days_until_first_payment: 30, daily_punitory_rate: 0.005 });
+  const c = await client(h);
+  const due = async () => {
+    const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2025-01-30' });
+    assert.equal(d.installments[0].due_date, '2025-03-01'); // a Saturday
+    return d.credit.id;
+  };
+  const [onMonday, onTuesday, open] = [await due(), await due(), await due()];
+  // Monday: overdue by 2 days, but nothing owed for them
+  const monday = json(await h.get(`/api/credits/${open}`)).installments[0];
+  assert.deepEqual([monday.overdue, monday.days_late, monday.punitory_accrued], [true, 2, 0]);
+  assert.equal((await pay(h, onMonday, { amount: 1000 })).credit.status, 'closed');
+  clock.set('2025-03-04');
+  const tuesday = await pay(h, onTuesday, { amount: 1015 }); // 3 days × 5.00
+  assert.deepEqual([tuesday.credit.status, tuesday.balance.punitory_posted], ['closed', 15]);
+  assert.equal(json(await h.get(`/api/credits/${open}`)).installments[0].punitory_accrued, 15);
+  await assertLedgerInvariant(h.db, h.tenant.businessId);
+});
