@@ -50,14 +50,14 @@ interface Flow {
 }
 
 /**
- * The rates are solved with 80 significant digits and L = ln(1 + r) to 1e-60: exact to the 6
- * decimals shown for any rate below 1e40 (a one-day credit at a flat 20 % already has a CFT of
- * 4e30); beyond, to 40 significant digits.
+ * The rates are solved with 40 significant digits and L = ln(1 + r) to 1e-30: exact to the 6
+ * decimals shown for any rate below 1e20 (a one-day credit at a flat 20 % already has a CFT of
+ * 4e30: shown to 20 significant digits). A floating-point root seeds the search.
  */
-const D = Dec.clone({ precision: 80 });
+const D = Dec.clone({ precision: 40 });
 const ONE = new D(1);
 const TWELVE = new D(12);
-const EPSILON = new D('1e-60');
+const EPSILON = new D('1e-30');
 
 /** Rounded half away from zero to 6 decimals, never −0. */
 function rate6(r: Decimal): Decimal {
@@ -87,6 +87,16 @@ function solveLogRate(flows: readonly Flow[], pv: Decimal): Decimal | null {
     return { f, df };
   };
   const zero = new D(0);
+  // a floating-point solution first (microseconds): when a tight bracket around it holds the root,
+  // Newton in decimals needs two or three steps instead of a search from 0 (the cost is on every
+  // credit's answer: a search from 0 at 80 digits took 4–8 ms; seeded, at 40 digits, ~2 ms)
+  const seed = floatSeed(flows, pv.toNumber());
+  if (seed !== null) {
+    const w = 1e-9 * Math.max(1, Math.abs(seed));
+    const lo = new D(seed - w);
+    const hi = new D(seed + w);
+    if (at(lo).f.gt(0) && at(hi).f.lt(0)) return newton(at, lo, hi, lo);
+  }
   const f0 = at(zero).f;
   if (f0.isZero()) return zero;
   // Bracket the root, doubling away from 0 (64 doublings reach L = 2^63: no rate is that large).
@@ -107,7 +117,11 @@ function solveLogRate(flows: readonly Flow[], pv: Decimal): Decimal | null {
   }
   if (!found) return null;
 
-  let x = f0.gt(0) ? lo : hi;
+  return newton(at, lo, hi, f0.gt(0) ? lo : hi);
+}
+
+/** Newton's method from x inside [lo, hi] (f(lo) > 0 > f(hi)), halving whenever a step would leave it. */
+function newton(at: (L: Decimal) => { f: Decimal; df: Decimal }, lo: Decimal, hi: Decimal, x: Decimal): Decimal {
   for (let k = 0; k < 400; k++) {
     const { f, df } = at(x);
     if (f.isZero()) return x;
@@ -120,6 +134,31 @@ function solveLogRate(flows: readonly Flow[], pv: Decimal): Decimal | null {
     x = next;
   }
   return lo.plus(hi).div(2);
+}
+
+/** L in floating point (Newton from 0, then bisection if it wanders); null when it finds none. */
+function floatSeed(flows: readonly Flow[], pv: number): number | null {
+  const fs = flows.map((f) => [f.periods, f.amount.toNumber()] as const).filter(([, a]) => a !== 0);
+  const at = (L: number) => {
+    let f = -pv;
+    let df = 0;
+    for (const [n, a] of fs) {
+      const v = a * Math.exp(-L * n);
+      f += v;
+      df -= v * n;
+    }
+    return [f, df] as const;
+  };
+  let L = 0;
+  for (let k = 0; k < 100; k++) {
+    const [f, df] = at(L);
+    if (!Number.isFinite(f) || !Number.isFinite(df) || df === 0) return null;
+    const next = L - f / df;
+    if (!Number.isFinite(next)) return null;
+    if (Math.abs(next - L) <= 1e-15 * Math.max(1, Math.abs(L))) return next;
+    L = next;
+  }
+  return null;
 }
 
 function decimal(x: DecimalLike, what: string): Decimal {

@@ -36,7 +36,19 @@ import { Dec, delinquency, money, toMoneyNumber } from '../domain/index.ts';
 import { creditCost } from '../domain/cost.ts';
 
 /** The disclosed cost of a credit, from its schedule as granted. */
-export function presentCost(c: CreditRow, installments: InstallmentRow[]) {
+type CostRecord = { tna: number; tea: number; cft_tea: number | null };
+/**
+ * A credit's cost never changes (its schedule as granted: amount, start, amounts and due dates),
+ * and solving the CFT costs ~2 ms: kept per credit for the process, at most COST_CACHE credits
+ * (the oldest entry leaves first). Keyed by the business too, so one tenant's entry is never another's.
+ */
+const COST_CACHE = 10_000;
+const costs = new Map<string, CostRecord>();
+
+export function presentCost(c: CreditRow, installments: InstallmentRow[]): CostRecord {
+  const key = `${c.business_id}/${c.id}/${installments.length}`;
+  const cached = costs.get(key);
+  if (cached) return cached;
   const cost = creditCost({
     amount: money(c.amount),
     startDate: c.start_date,
@@ -50,7 +62,10 @@ export function presentCost(c: CreditRow, installments: InstallmentRow[]) {
       vat: money(i.vat),
     })),
   });
-  return { tna: cost.tna.toNumber(), tea: cost.tea.toNumber(), cft_tea: cost.cft_tea?.toNumber() ?? null };
+  const r = { tna: cost.tna.toNumber(), tea: cost.tea.toNumber(), cft_tea: cost.cft_tea?.toNumber() ?? null };
+  if (costs.size >= COST_CACHE) costs.delete(costs.keys().next().value!);
+  costs.set(key, r);
+  return r;
 }
 import type { CreditDetailRows, Payoff } from './lending.ts';
 import { owedOfCredits, sumOwed, type Owed } from './ledgerState.ts';

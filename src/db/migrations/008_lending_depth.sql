@@ -122,6 +122,23 @@ ALTER TABLE installments
   ALTER COLUMN vat DROP DEFAULT,
   ADD CONSTRAINT installments_parts CHECK (principal >= 0 AND interest >= 0 AND vat >= 0 AND principal + interest + vat = amount);
 
+-- the interest inside the payment slices written before: a payment pays an installment's interest
+-- before its principal (no VAT before this migration), so the interest paid through a slice is
+-- the part of the installment's interest its cumulative payments reach. Without it a credit's
+-- next payment would replay its old payments and write a correction for every old slice.
+ALTER TABLE ledger DISABLE TRIGGER append_only;
+ALTER TABLE ledger DISABLE TRIGGER audit_update;
+UPDATE ledger l SET interest_part = x.ip
+  FROM (SELECT s.business_id, s.id, least(s.cum, s.interest) - least(s.cum - s.principal, s.interest) AS ip
+          FROM (SELECT l.business_id, l.id, l.amount - l.punitory_part AS principal, i.interest,
+                       sum(l.amount - l.punitory_part) OVER (PARTITION BY l.business_id, l.installment_id
+                                                            ORDER BY l.effective_date, l.created_at, l.id) AS cum
+                  FROM ledger l JOIN installments i ON i.business_id = l.business_id AND i.id = l.installment_id
+                 WHERE l.type = 'payment' AND l.origin IN ('payment', 'refinance')) s) x
+ WHERE l.business_id = x.business_id AND l.id = x.id AND x.ip <> 0;
+ALTER TABLE ledger ENABLE TRIGGER audit_update;
+ALTER TABLE ledger ENABLE TRIGGER append_only;
+
 -- ---- 4. plans and credits
 ALTER TABLE credit_configs
   ADD COLUMN amortization text NOT NULL DEFAULT 'flat' CHECK (amortization IN ('flat', 'french')),
