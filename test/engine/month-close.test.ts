@@ -201,6 +201,8 @@ async function runScenario(
         number: i.number,
         amount: String(i.amount),
         dueDate: i.due_date,
+        interest: String(i.interest),
+        vat: String(i.vat),
       })),
       terms: {
         dailyRate: money(plan.daily_punitory_rate),
@@ -357,6 +359,12 @@ async function runScenario(
       if (!aroundMonthEnd && !touched.has(v.id) && k !== t % views.length) continue;
       const detail = json(await h.get(`/api/credits/${v.id}`));
       assert.deepEqual(apiFigures(detail), modelFigures(v), `${today}: credit ${v.id}`);
+      // the early-payoff quote of the day
+      assert.equal(
+        cents(json(await h.get(`/api/credits/${v.id}/payoff`)).amount),
+        model.payoffOn(v.id, today).toFixed(2),
+        `${today}: payoff of credit ${v.id}`,
+      );
       // its payments in the order they apply, the reversed ones left out
       const payments = json(await h.get(`/api/credits/${v.id}/payments`));
       assert.deepEqual(

@@ -48,8 +48,9 @@ type Money = string | number | Decimal;
 export interface ModelCredit {
   id: string;
   startDate: string;
-  /** the schedule as created: amount and due date of each installment, numbered from 1 */
-  installments: { number: number; amount: Money; dueDate: string }[];
+  /** the schedule as created: amount and due date of each installment, numbered from 1, and the
+   *  interest and VAT in its amount (absent: none; only the payoff reads them) */
+  installments: { number: number; amount: Money; dueDate: string; interest?: Money; vat?: Money }[];
   /** the punitory terms snapshotted on the credit */
   terms: PunitoryTerms;
   /** the VAT on punitory, a fraction (absent: none) */
@@ -355,6 +356,40 @@ export class ReferenceModel {
       t,
       byDate(known).map((a) => a.p),
     );
+  }
+
+  /**
+   * The early-payoff quote of a credit on `day` (DOMAIN.md "Early payoff"), from that day's view:
+   * installments due by then owe all they still owe, punitory included; each later one owes its
+   * principal and the interest and VAT of its own period pro rata to the days elapsed (none before
+   * the period starts), less what is paid of its amount. A credit that no longer accrues quotes 0.
+   */
+  payoffOn(creditId: string, day: string): Decimal {
+    const credit = this.credit(creditId);
+    const v = this.creditOn(creditId, day);
+    if (!v || v.status === 'closed') return ZERO;
+    const t = dayNumber(day);
+    let total = ZERO;
+    let prev = dayNumber(credit.startDate);
+    for (const i of v.installments) {
+      const due = dayNumber(i.dueDate);
+      const sched = credit.installments.find((x) => x.number === i.number)!;
+      if (due <= t) total = total.plus(i.outstanding);
+      else {
+        const share = due > prev ? new Dec(Math.min(Math.max(t - prev, 0), due - prev)).div(due - prev) : ZERO;
+        const interest = money(sched.interest ?? 0);
+        const vat = money(sched.vat ?? 0);
+        const owed = i.amount
+          .minus(interest)
+          .minus(vat)
+          .plus(round2(interest.times(share)))
+          .plus(round2(vat.times(share)))
+          .minus(i.principalPaid);
+        if (owed.gt(0)) total = total.plus(owed);
+      }
+      prev = due;
+    }
+    return Dec.max(total, ZERO);
   }
 
   private credit(id: string): ModelCredit {
