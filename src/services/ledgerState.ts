@@ -276,7 +276,7 @@ export interface Owed {
 }
 
 /** The credits whose unpaid installments accrue punitory: those the daily run posts on. */
-const ACCRUING: ReadonlySet<CreditStatus> = new Set(['active', 'written_off']);
+export const ACCRUING: ReadonlySet<CreditStatus> = new Set(['active', 'written_off']);
 
 type OwedSource = TermsSource & Pick<Credit, 'status' | 'written_off_at'>;
 

@@ -29,6 +29,7 @@ import {
 } from '../domain/index.ts';
 import { conflict, notFound, unprocessable } from '../domain/errors.ts';
 import {
+  ACCRUING,
   addPayment,
   applyEntry,
   balanceOf,
@@ -703,12 +704,10 @@ export async function payoffQuote(
       atStorableMax: false,
       staged: { entries: [], accruedThrough: null, payment: null, reversal: null },
     };
-    if (!ACCRUES.has(credit.status)) return { ...payoffOf(ctx, l, date), amount: ZERO };
+    if (!ACCRUING.has(credit.status)) return { ...payoffOf(ctx, l, date), amount: ZERO };
     return payoffOf(ctx, l, date);
   });
 }
-
-const ACCRUES = new Set(['active', 'written_off']);
 
 // ---------------------------------------------------------------- write-off, cancel, refinance
 
