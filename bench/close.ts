@@ -62,6 +62,10 @@ await onMaintenance(async (c) => {
 const copySeconds = (performance.now() - t0) / 1000;
 
 try {
+  // the close is what is timed: the days before it were announced by the runs of those days
+  await withClient(copyUrl, (c) =>
+    c.query(`UPDATE event_counters SET overdue_through = $2::date - 1 WHERE business_id = $1`, [book.business_id, day]),
+  );
   const overdue = await withClient(copyUrl, (c) => overdueInstallments(c, book, close));
   console.log(
     `bench close: the daily run on ${day}, closing ${close} (the book is built for ${book.built_for}) on a copy of ${source} (scale ${book.scale}, copied in ${copySeconds.toFixed(1)} s); ${overdue} overdue installments; load average ${load.toFixed(2)}`,

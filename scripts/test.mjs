@@ -33,6 +33,8 @@ if (process.env.TEST_DATABASE_URL) targets.push({ name: 'PostgreSQL', env: { TES
 
 const reporter = new URL('./test-reporter.mjs', import.meta.url).href;
 const totals = { pass: 0, fail: 0, skipped: 0 };
+/** the failures of each run, shown again at the very end, where a CI log's tail shows them */
+const failures = [];
 const coverage = new Map();
 let failed = false;
 for (const [i, t] of targets.entries()) {
@@ -58,6 +60,7 @@ for (const [i, t] of targets.entries()) {
   );
   if (r.status !== 0) failed = true;
   const text = readFileSync(tap, 'utf8');
+  for (const f of tapFailures(text)) failures.push(`[${t.name}] ${f}`);
   for (const k of Object.keys(totals)) {
     const m = new RegExp(`^# ${k} (\\d+)$`, 'm').exec(text);
     if (m) totals[k] += Number(m[1]);
@@ -66,9 +69,42 @@ for (const [i, t] of targets.entries()) {
 }
 rmSync(outDir, { recursive: true, force: true });
 printCoverage(coverage, targets.map((t) => t.name).join(' + '));
+if (failures.length) console.log(`\n=== failures ===\n${failures.join('\n\n')}`);
 if (totals.pass + totals.fail === 0) failed = true;
 console.log(`\n${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
 process.exit(failed ? 1 : 0);
+
+/**
+ * Each failed test of a TAP report: its name, where it is and its error (the first lines), without
+ * the files' own "subtests failed" entries.
+ */
+function tapFailures(text) {
+  const lines = text.split('\n');
+  const out = [];
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^(\s*)not ok \d+ - (.*)$/.exec(lines[i]);
+    if (!m) continue;
+    const block = [];
+    for (let j = i + 1; j < lines.length && lines[j] !== `${m[1]}  ...`; j++) block.push(lines[j]);
+    const yaml = block.join('\n');
+    if (/failureType: 'subtestsFailed'/.test(yaml)) continue;
+    const location = /location: '([^']*)'/.exec(yaml)?.[1] ?? '';
+    const error =
+      /\n\s*error: \|-\n([\s\S]*?)\n\s*(?:code|name|failureType|stack|expected|actual|operator|cause):/.exec(
+        yaml,
+      )?.[1] ??
+      /error: (.*)/.exec(yaml)?.[1] ??
+      '';
+    const lines8 = error
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .slice(0, 8)
+      .join('\n    ');
+    out.push(`${m[2]} (${location.replace(process.cwd() + '/', '')})\n    ${lines8.slice(0, 1500)}`);
+  }
+  return out;
+}
 
 // Per src/ file: hits per line, per branch and per function, summed over the runs (what either
 // run executed is covered). Branches and functions come in the same order from every run.

@@ -12,7 +12,23 @@ export function operations(client: Client<paths, 'application/json'>) {
     checkReadiness: p["/readyz"].GET,
     /** Upload a file through an upload link (public: the token is the credential; multipart, field "file") (POST /upload/{token}) */
     uploadFileThroughLink: p["/upload/{token}"].POST,
-    /** List clients (newest first); q matches a dni or cuit prefix or a name or email fragment (GET /api/clients) */
+    /** Sign in with email and password: sets the session cookie and the csrf cookie (POST /auth/login) */
+    signIn: p["/auth/login"].POST,
+    /** Choose a password with a one-time set-password link (at least 12 characters) (POST /auth/set-password) */
+    setPassword: p["/auth/set-password"].POST,
+    /** Ask a business for a credit (public: no API key; limited per address) (POST /public/{business_slug}/leads) */
+    submitLead: p["/public/{business_slug}/leads"].POST,
+    /** Sign out: the session ends and both cookies are dropped (X-CSRF-Token required with a session) (POST /auth/logout) */
+    signOut: p["/auth/logout"].POST,
+    /** The current user: the session’s user and business, or the operator, and who acts as whom (GET /auth/me) */
+    getCurrentUser: p["/auth/me"].GET,
+    /** Every business of the platform (operators) (GET /admin/businesses) */
+    listBusinesses: p["/admin/businesses"].GET,
+    /** Act as a user of a business: the session becomes theirs, naming the operator (operators) (POST /admin/impersonate) */
+    startImpersonation: p["/admin/impersonate"].POST,
+    /** Stop acting as a user: back to the operator’s own session (operators) (POST /admin/impersonate/stop) */
+    stopImpersonation: p["/admin/impersonate/stop"].POST,
+    /** List clients (newest first); q matches a dni or cuit prefix or a name or email fragment; updated_since lists the changed ones, oldest change first (GET /api/clients) */
     listClients: p["/api/clients"].GET,
     /** Create a client (POST /api/clients) */
     createClient: p["/api/clients"].POST,
@@ -64,7 +80,7 @@ export function operations(client: Client<paths, 'application/json'>) {
     exportDataset: p["/api/reports/exports/{dataset}.csv"].GET,
     /** The ledger entries of all the credit's installments, oldest first (contract 3) (GET /api/credits/{id}/ledger) */
     listCreditLedger: p["/api/credits/{id}/ledger"].GET,
-    /** List credits, newest first, optionally by status, client or branch (GET /api/credits) */
+    /** List credits, newest first, optionally by status, client or branch; updated_since lists the changed ones, oldest change first (GET /api/credits) */
     listCredits: p["/api/credits"].GET,
     /** Read a credit with its installments (delinquency as of the business’s today) and ledger entries (GET /api/credits/{id}) */
     getCredit: p["/api/credits/{id}"].GET,
@@ -94,5 +110,49 @@ export function operations(client: Client<paths, 'application/json'>) {
     createHoliday: p["/api/holidays"].POST,
     /** Delete the holiday of a date: it is a business day again unless a Saturday or Sunday (DELETE /api/holidays/{date}) */
     deleteHoliday: p["/api/holidays/{date}"].DELETE,
+    /** List leads (newest first); status narrows, q matches a dni or phone fragment or a name or email fragment (GET /api/leads) */
+    listLeads: p["/api/leads"].GET,
+    /** Read a lead (GET /api/leads/{id}) */
+    getLead: p["/api/leads/{id}"].GET,
+    /** Create a client from a lead; the lead becomes converted (409 when it was, or when a client has its dni) (POST /api/leads/{id}/convert) */
+    convertLead: p["/api/leads/{id}/convert"].POST,
+    /** Check a client's CUIT in the central bank's debtor registry or the tax authority's register (POST /api/clients/{id}/verifications) */
+    verifyClient: p["/api/clients/{id}/verifications"].POST,
+    /** List a client's verifications, newest first; source narrows them (GET /api/clients/{id}/verifications) */
+    listClientVerifications: p["/api/clients/{id}/verifications"].GET,
+    /** The business's events after a sequence, oldest first (GET /api/events) */
+    listEvents: p["/api/events"].GET,
+    /** The business's webhook endpoints, oldest first (never their secrets) (GET /api/webhook-endpoints) */
+    listWebhookEndpoints: p["/api/webhook-endpoints"].GET,
+    /** Register a webhook endpoint: it receives the events that happen from now on; the secret is shown once (POST /api/webhook-endpoints) */
+    createWebhookEndpoint: p["/api/webhook-endpoints"].POST,
+    /** A webhook endpoint (never its secret) (GET /api/webhook-endpoints/{id}) */
+    getWebhookEndpoint: p["/api/webhook-endpoints/{id}"].GET,
+    /** Change an endpoint (partial): url, events, description, enabled (PUT /api/webhook-endpoints/{id}) */
+    updateWebhookEndpoint: p["/api/webhook-endpoints/{id}"].PUT,
+    /** Delete an endpoint with its deliveries; answers it as it was (DELETE /api/webhook-endpoints/{id}) */
+    deleteWebhookEndpoint: p["/api/webhook-endpoints/{id}"].DELETE,
+    /** An endpoint's deliveries, newest event first, with their last attempt (GET /api/webhook-endpoints/{id}/deliveries) */
+    listWebhookDeliveries: p["/api/webhook-endpoints/{id}/deliveries"].GET,
+    /** Send a delivery again now, whatever its status, with a new 3-day window (POST /api/webhook-endpoints/{id}/deliveries/{deliveryId}/retry) */
+    retryWebhookDelivery: p["/api/webhook-endpoints/{id}/deliveries/{deliveryId}/retry"].POST,
+    /** The business's users, oldest first (admins) (GET /api/users) */
+    listUsers: p["/api/users"].GET,
+    /** Invite a user: created without a password, with a one-time link to set one (admins) (POST /api/users) */
+    createUser: p["/api/users"].POST,
+    /** A user of the business (admins) (GET /api/users/{id}) */
+    getUser: p["/api/users/{id}"].GET,
+    /** Edit a user: email, name, role, branch, disabled (admins; partial update) (PUT /api/users/{id}) */
+    updateUser: p["/api/users/{id}"].PUT,
+    /** Disable a user: they can no longer sign in and their sessions end (admins) (DELETE /api/users/{id}) */
+    deleteUser: p["/api/users/{id}"].DELETE,
+    /** A new one-time set-password link for a user (admins); older links stop working (POST /api/users/{id}/password-link) */
+    createPasswordLink: p["/api/users/{id}/password-link"].POST,
+    /** The business's API keys, revoked ones included (signed-in admins; never the secrets) (GET /api/keys) */
+    listApiKeys: p["/api/keys"].GET,
+    /** Create an API key (signed-in admins); the secret is in this answer only (POST /api/keys) */
+    createApiKey: p["/api/keys"].POST,
+    /** Revoke an API key: refused from the next request on, by every server process (signed-in admins) (DELETE /api/keys/{id}) */
+    revokeApiKey: p["/api/keys/{id}"].DELETE,
   };
 }

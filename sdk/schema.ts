@@ -54,6 +54,157 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password: sets the session cookie and the csrf cookie
+         * @description A user of a business or a platform operator. When the same email and password open accounts in several businesses, send business_id (409 otherwise). Failed sign-ins are limited per email and per address (429 with Retry-After). Any session the request came with ends: a sign-in always starts a new one.
+         */
+        post: operations["signIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/set-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Choose a password with a one-time set-password link (at least 12 characters)
+         * @description The link stops working once used, after 72 hours, or when a newer one is made (410). Every session of the account ends: sign in with the new password.
+         */
+        post: operations["setPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{business_slug}/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a business for a credit (public: no API key; limited per address)
+         * @description The business is named by its slug. first_name, last_name, dni and a phone or an email are required. Limited per client address: PUBLIC_RATE_LIMIT a minute and LEADS_RATE_LIMIT_PER_HOUR an hour (429 with Retry-After).
+         */
+        post: operations["submitLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out: the session ends and both cookies are dropped (X-CSRF-Token required with a session)
+         * @description Without a session, or with one that has already ended, it answers 204 all the same.
+         */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current user: the session’s user and business, or the operator, and who acts as whom */
+        get: operations["getCurrentUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/businesses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every business of the platform (operators) */
+        get: operations["listBusinesses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/impersonate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act as a user of a business: the session becomes theirs, naming the operator (operators)
+         * @description Every write made meanwhile is audited as the user, with impersonated_by = the operator’s email. The new session ends when the operator’s would have.
+         */
+        post: operations["startImpersonation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/impersonate/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop acting as a user: back to the operator’s own session (operators) */
+        post: operations["stopImpersonation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients": {
         parameters: {
             query?: never;
@@ -61,7 +212,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List clients (newest first); q matches a dni or cuit prefix or a name or email fragment */
+        /** List clients (newest first); q matches a dni or cuit prefix or a name or email fragment; updated_since lists the changed ones, oldest change first */
         get: operations["listClients"];
         put?: never;
         /** Create a client */
@@ -374,7 +525,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List credits, newest first, optionally by status, client or branch */
+        /** List credits, newest first, optionally by status, client or branch; updated_since lists the changed ones, oldest change first */
         get: operations["listCredits"];
         put?: never;
         post?: never;
@@ -611,6 +762,282 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List leads (newest first); status narrows, q matches a dni or phone fragment or a name or email fragment */
+        get: operations["listLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a lead */
+        get: operations["getLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/{id}/convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a client from a lead; the lead becomes converted (409 when it was, or when a client has its dni)
+         * @description The client gets the lead's first_name, last_name, dni, phone and email; the body may complete or correct any client field. The client is created and the lead marked converted in one transaction. 409 when the lead was converted already, or when a client of the business has the dni (or the cuit given): the lead stays new.
+         */
+        post: operations["convertLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{id}/verifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a client's verifications, newest first; source narrows them */
+        get: operations["listClientVerifications"];
+        put?: never;
+        /**
+         * Check a client's CUIT in the central bank's debtor registry or the tax authority's register
+         * @description Asks the registry and stores its answer (201). A verification of the same source and CUIT younger than VERIFICATION_TTL_HOURS (24 on this server) is answered instead (200) unless refresh=true. The client needs a cuit (422). A registry that fails or does not answer within the timeout is a 502 upstream_error and nothing is stored; the tax authority answers 503 not_configured when the server has no ARCA certificate.
+         */
+        post: operations["verifyClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The business's events after a sequence, oldest first
+         * @description Poll with after=<next_after of the previous page> (0 or omitted: from the first event). An event is visible only once its transaction has committed, and sequences commit in order: a poller never misses an event and never sees one twice.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The business's webhook endpoints, oldest first (never their secrets) */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint: it receives the events that happen from now on; the secret is shown once
+         * @description A URL that is not https:// or carries a user name is 400; one whose host does not resolve, or resolves to a loopback, private, link-local or other non-public address, is 422 (WEBHOOK_ALLOW_PRIVATE=true lifts both). An unknown event type is 400. At most 20 endpoints a business (422).
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook endpoint (never its secret) */
+        get: operations["getWebhookEndpoint"];
+        /**
+         * Change an endpoint (partial): url, events, description, enabled
+         * @description A new url is checked as on creation (400, 422). enabled: true on a disabled endpoint clears disabled_at and disabled_reason and resumes it.
+         */
+        put: operations["updateWebhookEndpoint"];
+        post?: never;
+        /** Delete an endpoint with its deliveries; answers it as it was */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's deliveries, newest event first, with their last attempt */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-endpoints/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now, whatever its status, with a new 3-day window
+         * @description A delivered one is sent again (receivers dedupe by event id). On a disabled endpoint the delivery is queued: it goes out, in its place, when the endpoint is enabled.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The business's users, oldest first (admins) */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Invite a user: created without a password, with a one-time link to set one (admins)
+         * @description The email is unique within the business, whatever its case (409). Send set_password_url to the person: it works once, for 72 hours. POST /api/users/{id}/password-link makes a new one.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user of the business (admins) */
+        get: operations["getUser"];
+        /**
+         * Edit a user: email, name, role, branch, disabled (admins; partial update)
+         * @description A new role counts from the user’s next request. Disabling ends their sessions. The last enabled admin of the business cannot stop being one (409).
+         */
+        put: operations["updateUser"];
+        post?: never;
+        /**
+         * Disable a user: they can no longer sign in and their sessions end (admins)
+         * @description The user stays (the audit log names them) with disabled_at set; PUT {"disabled": false} enables them again. The last enabled admin cannot be disabled (409).
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/password-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new one-time set-password link for a user (admins); older links stop working */
+        post: operations["createPasswordLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The business's API keys, revoked ones included (signed-in admins; never the secrets) */
+        get: operations["listApiKeys"];
+        put?: never;
+        /** Create an API key (signed-in admins); the secret is in this answer only */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key: refused from the next request on, by every server process (signed-in admins)
+         * @description Revoking twice answers the first revoked_at.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -620,7 +1047,7 @@ export interface components {
             /** @description what went wrong, in a sentence a person can act on */
             error: string;
             /** @description stable machine code; the HTTP status goes with it (src/domain/errors.ts) */
-            code: "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "invalid_amount" | "invalid_interest_rate" | "invalid_installments_count" | "invalid_days_until_first_payment" | "invalid_cut_type" | "invalid_payment_day" | "invalid_start_date" | "amount_too_small" | "schedule_out_of_range" | "rate_limited" | "headers_too_large" | "internal" | "unavailable";
+            code: "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "invalid_amount" | "invalid_interest_rate" | "invalid_installments_count" | "invalid_days_until_first_payment" | "invalid_cut_type" | "invalid_payment_day" | "invalid_start_date" | "amount_too_small" | "schedule_out_of_range" | "rate_limited" | "headers_too_large" | "internal" | "upstream_error" | "unavailable" | "not_configured";
             details?: {
                 path: string;
                 message: string;
@@ -844,7 +1271,7 @@ export interface components {
             /** Format: date-time */
             changed_at: string;
             impersonated_by: string | null;
-            /** @description api_key:<key id>, cli, upload_link:<session id> or system:<job> */
+            /** @description api_key:<key id>, user:<user id>, cli, upload_link:<session id>, lead (the public lead form) or system:<job> */
             actor: string;
         };
         /** Branch */
@@ -884,6 +1311,8 @@ export interface components {
         Payment: {
             /** Format: uuid */
             id: string;
+            /** Format: uuid */
+            credit_id: string;
             /** @description decimal amount, at most 2 decimals */
             amount: number;
             /**
@@ -1122,6 +1551,211 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** Lead */
+        Lead: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            business_id: string;
+            first_name: string;
+            last_name: string;
+            /** @description national identity document number; unique within the business */
+            dni: string;
+            phone: string | null;
+            email: string | null;
+            amount_requested: number | null;
+            message: string | null;
+            /** @description new: not handled yet; converted: a client was created from it (converted_client_id) */
+            status: "new" | "converted";
+            converted_client_id: string | null;
+            converted_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** Verification */
+        Verification: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            client_id: string;
+            /** @description central_bank: the central bank's debtor registry; tax_authority: ARCA's taxpayer register */
+            source: "central_bank" | "tax_authority";
+            /** @description the CUIT asked about: the client’s when it was asked, 11 digits */
+            cuit: string;
+            /** @description not_found: the registry has nothing on this CUIT */
+            status: "found" | "not_found";
+            summary: ({
+                name: string | null;
+                period: string | null;
+                worst_situation: number | null;
+                /** @description pesos owed to every entity in that period */
+                total_debt: number;
+                entities: {
+                    name: string;
+                    /** @description the central bank's debtor situation: 1 normal … 5 irrecoverable (6: by technical disposition) */
+                    situation: number;
+                    /** @description pesos */
+                    debt: number;
+                    days_overdue: number | null;
+                    refinanced: boolean;
+                    mandatory_recategorization: boolean;
+                    /** @description in bankruptcy, a creditors’ arrangement or similar */
+                    legal_situation: boolean;
+                    technically_irrecoverable: boolean;
+                    under_review: boolean;
+                    in_court: boolean;
+                }[];
+                /** @description every month the registry keeps, newest first */
+                history: {
+                    period: string;
+                    worst_situation: number | null;
+                    total_debt: number;
+                }[];
+                /** @description bounced checks on file */
+                rejected_checks: number;
+                /** @description of them, the checks without a payment date */
+                rejected_checks_unpaid: number;
+                /** @description pesos, the checks’ face value */
+                rejected_checks_amount: number;
+            } | {
+                name: string | null;
+                kind: "person" | "company";
+                status: string | null;
+                address: {
+                    street: string | null;
+                    city: string | null;
+                    province: string | null;
+                    postal_code: string | null;
+                } | null;
+                activities: {
+                    id: string;
+                    description: string | null;
+                    period: string | null;
+                }[];
+            }) | null;
+            /** @description the registry's answers as received, keyed by the call that gave each */
+            raw: unknown;
+            /** @description the actor who asked: api_key:<id>, user:<id>, cli, … */
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** Event */
+        Event: {
+            /** Format: uuid */
+            id: string;
+            /** @description dense per business, in commit order: the feed cursor */
+            sequence: number;
+            /** @description client.created, credit.status_changed, payment.created, … */
+            type: string;
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description the resource as its own read returns it */
+                object: {
+                    [key: string]: unknown;
+                };
+                /** @description credit.status_changed only */
+                previous_status?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        /** WebhookEndpoint */
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            business_id: string;
+            /** @description where deliveries are POSTed: https:// and public addresses (unless WEBHOOK_ALLOW_PRIVATE=true) */
+            url: string;
+            /** @description the event types delivered, or ["*"] for all */
+            events: string[];
+            description: string | null;
+            /** @description false: nothing is sent; events are kept and delivered once it is enabled again */
+            enabled: boolean;
+            disabled_at: string | null;
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** WebhookDelivery */
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            endpoint_id: string;
+            /** Format: uuid */
+            event_id: string;
+            event_type: string;
+            /** @description the event's sequence */
+            sequence: number;
+            /** @description pending: not yet answered 2xx (waiting its turn, backing off or in flight); failed: 3 days of failed attempts */
+            status: "pending" | "delivered" | "failed";
+            /** @description attempts started so far */
+            attempt: number;
+            status_code: number | null;
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            last_attempt_at: string | null;
+            next_attempt_at: string | null;
+            delivered_at: string | null;
+        };
+        /** Business */
+        Business: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description IANA time zone: the business’s "today" */
+            timezone: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description its name in public addresses: the lead form is POST /public/{slug}/leads (docs/leads.md) */
+            slug: string;
+        };
+        /** User */
+        User: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            business_id: string;
+            /** @description lower-case; unique within the business */
+            email: string;
+            name: string | null;
+            /** @description viewer reads; employee also writes clients, credits, payments, files and upload links; admin also plans, branches, holidays, users, API keys and webhooks */
+            role: "admin" | "employee" | "viewer";
+            branch_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            disabled_at: string | null;
+            last_login_at: string | null;
+            password_set_at: string | null;
+        };
+        /** ApiKey */
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            business_id: string;
+            name: string | null;
+            /** @description read: GET only; full: every /api operation but /api/keys */
+            scope: "read" | "full";
+            /** @description the first characters of the secret, to tell keys apart */
+            prefix: string;
+            /** Format: date-time */
+            created_at: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
+        };
     };
     responses: {
         /** @description validation_failed: malformed JSON, a wrong JSON type, an unknown body field, a value out of range or a bad parameter; details names each field */
@@ -1205,7 +1839,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description unavailable: the database does not answer, or the server has too many connections open; retry shortly (Retry-After) */
+        /** @description unavailable: the database does not answer, or the server has too many connections open; retry shortly (Retry-After). not_configured: a verification source this server has no credentials for */
         Unavailable: {
             headers: {
                 [name: string]: unknown;
@@ -1295,7 +1929,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description unauthorized: the API key is missing, malformed, unknown or revoked */
+        /** @description unauthorized: the API key is missing, malformed, unknown or revoked, or the session has ended (signed out, expired or replaced) */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -1310,7 +1944,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description forbidden: the key has scope read and the method writes */
+        /** @description forbidden: the key has scope read and the method writes (or reads the users, for admins); or the user's role does not allow the operation; or a write under a session without X-CSRF-Token equal to the csrf cookie; or an API key on an operation for signed-in admins only (/api/keys) */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -1509,11 +2143,547 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "laura@demo.example",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                    password: string;
+                    /** Format: uuid */
+                    business_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in: who the session is (Set-Cookie carries the session and csrf cookies) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "a4f0c1de-6b2a-4c8e-9f31-2d7e5b9c0a11",
+                     *         "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *         "email": "laura@demo.example",
+                     *         "name": "Laura Pérez",
+                     *         "role": "admin",
+                     *         "branch_id": null,
+                     *         "created_at": "2026-01-15T13:00:10.000Z",
+                     *         "updated_at": "2026-01-15T13:05:00.000Z",
+                     *         "disabled_at": null,
+                     *         "last_login_at": "2026-03-20T12:00:00.000Z",
+                     *         "password_set_at": "2026-01-15T13:05:00.000Z"
+                     *       },
+                     *       "business": {
+                     *         "id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *         "name": "Demo",
+                     *         "timezone": "America/Argentina/Buenos_Aires",
+                     *         "created_at": "2026-01-15T13:00:00.000Z",
+                     *         "updated_at": "2026-01-15T13:00:00.000Z",
+                     *         "slug": "demo"
+                     *       },
+                     *       "operator": null,
+                     *       "impersonated_by": null
+                     *     }
+                     */
+                    "application/json": {
+                        user: components["schemas"]["User"] | null;
+                        business: components["schemas"]["Business"] | null;
+                        operator: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string;
+                            name: string | null;
+                        } | null;
+                        impersonated_by: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked, or the session has ended (signed out, expired or replaced) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "the email or the password is wrong",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description rate_limited: too many requests; the Retry-After header says in how many seconds to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "too many requests from this address: at most 60 a minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "sp_q3Jt0V9dXkL2mW8nB4cR7yZ1aH6fG5eD0sP9uI3oK2j",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the token of the set-password link (after #token=) */
+                    token: string;
+                    /** @description at least 12 characters */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The password is set: whose it is (not signed in) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "c7b2e9f4-1a3d-4e5f-8b6c-9d0e1f2a3b4c",
+                     *         "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *         "email": "marcos@demo.example",
+                     *         "name": "Marcos Díaz",
+                     *         "role": "employee",
+                     *         "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *         "created_at": "2026-03-20T12:01:00.000Z",
+                     *         "updated_at": "2026-03-20T12:01:00.000Z",
+                     *         "disabled_at": null,
+                     *         "last_login_at": null,
+                     *         "password_set_at": "2026-03-20T12:10:00.000Z"
+                     *       },
+                     *       "business": {
+                     *         "id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *         "name": "Demo",
+                     *         "timezone": "America/Argentina/Buenos_Aires",
+                     *         "created_at": "2026-01-15T13:00:00.000Z",
+                     *         "updated_at": "2026-01-15T13:00:00.000Z",
+                     *         "slug": "demo"
+                     *       },
+                     *       "operator": null,
+                     *       "impersonated_by": null
+                     *     }
+                     */
+                    "application/json": {
+                        user: components["schemas"]["User"] | null;
+                        business: components["schemas"]["Business"] | null;
+                        operator: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string;
+                            name: string | null;
+                        } | null;
+                        impersonated_by: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            410: components["responses"]["Gone"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description rate_limited: too many requests; the Retry-After header says in how many seconds to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "too many requests from this address: at most 60 a minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    submitLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description lowercase letters and digits in words joined by single hyphens, at most 63 characters
+                 * @example demo-creditos
+                 */
+                business_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "first_name": "Carlos",
+                 *       "last_name": "Pérez",
+                 *       "dni": "28456789",
+                 *       "phone": "+54 11 5555-4321",
+                 *       "email": "carlos.perez@example.com",
+                 *       "amount_requested": 250000,
+                 *       "message": "I would like to pay it in 12 months.",
+                 *       "website": ""
+                 *     }
+                 */
+                "application/json": {
+                    first_name: string;
+                    last_name: string;
+                    /** @description national identity document number; unique within the business */
+                    dni: string;
+                    phone?: string | null;
+                    email?: string | null;
+                    amount_requested?: number | null;
+                    message?: string | null;
+                    website?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The lead received */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c4a1e7d2-5b3f-4c8e-9a61-7f2d0b8e3c45"
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description rate_limited: too many requests; the Retry-After header says in how many seconds to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "too many leads from this address: at most 10 an hour; retry in 1800 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who the session is */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"] | null;
+                        business: components["schemas"]["Business"] | null;
+                        operator: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string;
+                            name: string | null;
+                        } | null;
+                        impersonated_by: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listBusinesses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The businesses, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *         "name": "Demo",
+                     *         "timezone": "America/Argentina/Buenos_Aires",
+                     *         "created_at": "2026-01-15T13:00:00.000Z",
+                     *         "updated_at": "2026-01-15T13:00:00.000Z",
+                     *         "slug": "demo"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Business"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    startImpersonation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_id": "a4f0c1de-6b2a-4c8e-9f31-2d7e5b9c0a11"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    user_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The session now acts as the user */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "a4f0c1de-6b2a-4c8e-9f31-2d7e5b9c0a11",
+                     *         "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *         "email": "laura@demo.example",
+                     *         "name": "Laura Pérez",
+                     *         "role": "admin",
+                     *         "branch_id": null,
+                     *         "created_at": "2026-01-15T13:00:10.000Z",
+                     *         "updated_at": "2026-01-15T13:05:00.000Z",
+                     *         "disabled_at": null,
+                     *         "last_login_at": "2026-03-20T12:00:00.000Z",
+                     *         "password_set_at": "2026-01-15T13:05:00.000Z"
+                     *       },
+                     *       "business": {
+                     *         "id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *         "name": "Demo",
+                     *         "timezone": "America/Argentina/Buenos_Aires",
+                     *         "created_at": "2026-01-15T13:00:00.000Z",
+                     *         "updated_at": "2026-01-15T13:00:00.000Z",
+                     *         "slug": "demo"
+                     *       },
+                     *       "operator": {
+                     *         "id": "e1d2c3b4-a596-4788-9a0b-1c2d3e4f5a6b",
+                     *         "email": "soporte@platform.example",
+                     *         "name": "Soporte"
+                     *       },
+                     *       "impersonated_by": "soporte@platform.example"
+                     *     }
+                     */
+                    "application/json": {
+                        user: components["schemas"]["User"] | null;
+                        business: components["schemas"]["Business"] | null;
+                        operator: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string;
+                            name: string | null;
+                        } | null;
+                        impersonated_by: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    stopImpersonation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operator’s own session again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user": null,
+                     *       "business": null,
+                     *       "operator": {
+                     *         "id": "e1d2c3b4-a596-4788-9a0b-1c2d3e4f5a6b",
+                     *         "email": "soporte@platform.example",
+                     *         "name": "Soporte"
+                     *       },
+                     *       "impersonated_by": null
+                     *     }
+                     */
+                    "application/json": {
+                        user: components["schemas"]["User"] | null;
+                        business: components["schemas"]["Business"] | null;
+                        operator: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string;
+                            name: string | null;
+                        } | null;
+                        impersonated_by: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listClients: {
         parameters: {
             query?: {
                 /** @example garc */
                 q?: string;
+                /**
+                 * @description RFC 3339 date-time with an offset: only the records whose updated_at is at or after it, oldest change first (updated_at, then id); write + as %2B in a URL
+                 * @example 2026-01-15T13:02:00Z
+                 */
+                updated_since?: string;
                 limit?: number;
                 offset?: number;
             };
@@ -1571,6 +2741,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -1899,6 +3070,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -2046,6 +3218,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -2088,6 +3261,7 @@ export interface operations {
                      * @description at most 2 decimals; must be > 0
                      */
                     amount: number;
+                    /** @description the credit's branch; omitted: the signed-in user's branch when they have one (none with an API key); null: no branch */
                     branch_id?: string | null;
                     origin_transaction_reference?: string | null;
                     /**
@@ -2319,6 +3493,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -2467,6 +3642,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -2514,6 +3690,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -2709,6 +3886,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -2901,6 +4079,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -3169,6 +4348,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -3375,9 +4555,9 @@ export interface operations {
     listAuditLog: {
         parameters: {
             query?: {
-                /** @description clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions, holidays */
+                /** @description clients, credits, installments, ledger, payments, credit_configs, branches, client_files, upload_sessions, holidays, users, api_keys, webhook_endpoints, verifications, leads */
                 table_name?: string;
-                /** @description clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions, holidays */
+                /** @description clients, credits, installments, ledger, payments, credit_configs, branches, client_files, upload_sessions, holidays, users, api_keys, webhook_endpoints, verifications, leads */
                 table?: string;
                 action?: "INSERT" | "UPDATE" | "DELETE";
                 record_id?: string;
@@ -3454,6 +4634,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -3659,6 +4840,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -3699,6 +4881,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -3812,6 +4995,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -3826,6 +5010,11 @@ export interface operations {
                 status?: "active" | "refinanced" | "closed" | "written_off" | "inactive";
                 client_id?: string;
                 branch_id?: string;
+                /**
+                 * @description RFC 3339 date-time with an offset: only the records whose updated_at is at or after it, oldest change first (updated_at, then id); write + as %2B in a URL
+                 * @example 2026-01-15T13:02:00Z
+                 */
+                updated_since?: string;
                 limit?: number;
                 offset?: number;
             };
@@ -3881,6 +5070,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -4111,6 +5301,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -4141,6 +5332,7 @@ export interface operations {
                      * @example [
                      *       {
                      *         "id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6",
+                     *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
                      *         "amount": 45000,
                      *         "paid_on": "2026-03-20",
                      *         "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
@@ -4156,6 +5348,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -4199,7 +5392,7 @@ export interface operations {
                      * @description YYYY-MM-DD
                      */
                     paid_on?: string;
-                    /** @description where the payment was taken; omitted: the credit's branch (none if it was deleted); null: no branch (e.g. a bank transfer) */
+                    /** @description where the payment was taken; omitted: the signed-in user's branch when they have one, else the credit's (none if it was deleted); null: no branch (e.g. a bank transfer) */
                     branch_id?: string | null;
                 };
             };
@@ -4702,6 +5895,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             422: components["responses"]["Unprocessable"];
@@ -5179,6 +6373,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -5311,6 +6506,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];
@@ -5418,6 +6614,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];
@@ -5471,6 +6668,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -5574,6 +6772,1856 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Holiday"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listLeads: {
+        parameters: {
+            query?: {
+                /** @description new: not handled yet; converted: a client was created from it (converted_client_id) */
+                status?: "new" | "converted";
+                /** @example perez */
+                q?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of leads */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "c4a1e7d2-5b3f-4c8e-9a61-7f2d0b8e3c45",
+                     *           "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *           "first_name": "Carlos",
+                     *           "last_name": "Pérez",
+                     *           "dni": "28456789",
+                     *           "phone": "+54 11 5555-4321",
+                     *           "email": "carlos.perez@example.com",
+                     *           "amount_requested": 250000,
+                     *           "message": "I would like to pay it in 12 months.",
+                     *           "status": "new",
+                     *           "converted_client_id": null,
+                     *           "converted_at": null,
+                     *           "created_at": "2026-03-18T21:14:07.532Z",
+                     *           "updated_at": "2026-03-18T21:14:07.532Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Lead"][];
+                        /** @description number of matching records */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c4a1e7d2-5b3f-4c8e-9a61-7f2d0b8e3c45 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c4a1e7d2-5b3f-4c8e-9a61-7f2d0b8e3c45",
+                     *       "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *       "first_name": "Carlos",
+                     *       "last_name": "Pérez",
+                     *       "dni": "28456789",
+                     *       "phone": "+54 11 5555-4321",
+                     *       "email": "carlos.perez@example.com",
+                     *       "amount_requested": 250000,
+                     *       "message": "I would like to pay it in 12 months.",
+                     *       "status": "converted",
+                     *       "converted_client_id": "8e2b6f14-3c7a-4d59-b0e1-29f6a4c8d713",
+                     *       "converted_at": "2026-03-19T12:30:41.210Z",
+                     *       "created_at": "2026-03-18T21:14:07.532Z",
+                     *       "updated_at": "2026-03-19T12:30:41.210Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lead"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    convertLead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example c4a1e7d2-5b3f-4c8e-9a61-7f2d0b8e3c45 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "city": "Buenos Aires"
+                 *     }
+                 */
+                "application/json": {
+                    first_name?: string | null;
+                    last_name?: string | null;
+                    /** @description national identity document number; unique within the business */
+                    dni?: string;
+                    sex?: ("m" | "f" | "o") | null;
+                    street?: string | null;
+                    street_number?: string | null;
+                    floor?: string | null;
+                    apartment?: string | null;
+                    city?: string | null;
+                    state?: string | null;
+                    country?: string | null;
+                    zip_code?: string | null;
+                    phone?: string | null;
+                    alt_phone?: string | null;
+                    email?: string | null;
+                    cuit?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The client created from the lead */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "8e2b6f14-3c7a-4d59-b0e1-29f6a4c8d713",
+                     *       "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *       "first_name": "Carlos",
+                     *       "last_name": "Pérez",
+                     *       "dni": "28456789",
+                     *       "sex": null,
+                     *       "street": null,
+                     *       "street_number": null,
+                     *       "floor": null,
+                     *       "apartment": null,
+                     *       "city": "Buenos Aires",
+                     *       "state": null,
+                     *       "country": null,
+                     *       "zip_code": null,
+                     *       "phone": "+54 11 5555-4321",
+                     *       "alt_phone": null,
+                     *       "email": "carlos.perez@example.com",
+                     *       "created_at": "2026-03-19T12:30:41.210Z",
+                     *       "updated_at": "2026-03-19T12:30:41.210Z",
+                     *       "cuit": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Client"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listClientVerifications: {
+        parameters: {
+            query?: {
+                /** @description central_bank: the central bank's debtor registry; tax_authority: ARCA's taxpayer register */
+                source?: "central_bank" | "tax_authority";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client's verifications */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "d5b8f1e3-7c2a-4b4b-8e9f-2b3c4d5e6f70",
+                     *           "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *           "source": "tax_authority",
+                     *           "cuit": "27284561231",
+                     *           "status": "found",
+                     *           "summary": {
+                     *             "name": "GARCIA ANA",
+                     *             "kind": "person",
+                     *             "status": "ACTIVO",
+                     *             "address": {
+                     *               "street": "AV CORRIENTES 1234",
+                     *               "city": "CAPITAL FEDERAL",
+                     *               "province": "CIUDAD AUTONOMA BUENOS AIRES",
+                     *               "postal_code": "1043"
+                     *             },
+                     *             "activities": [
+                     *               {
+                     *                 "id": "620100",
+                     *                 "description": "SERVICIOS DE CONSULTORES EN INFORMÁTICA",
+                     *                 "period": "201904"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "raw": {
+                     *             "get_persona": "<soap:Envelope …><soap:Body><ns2:getPersonaResponse …><personaReturn>…</personaReturn></ns2:getPersonaResponse></soap:Body></soap:Envelope>"
+                     *           },
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:01:41.900Z"
+                     *         },
+                     *         {
+                     *           "id": "c4a7e0d2-6b1f-4f3a-9d8e-1a2b3c4d5e6f",
+                     *           "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *           "source": "central_bank",
+                     *           "cuit": "27284561231",
+                     *           "status": "found",
+                     *           "summary": {
+                     *             "name": "GARCIA ANA",
+                     *             "period": "2025-12",
+                     *             "worst_situation": 2,
+                     *             "total_debt": 412000,
+                     *             "entities": [
+                     *               {
+                     *                 "name": "BANCO DE LA NACION ARGENTINA",
+                     *                 "situation": 1,
+                     *                 "debt": 150000,
+                     *                 "days_overdue": 0,
+                     *                 "refinanced": false,
+                     *                 "mandatory_recategorization": false,
+                     *                 "legal_situation": false,
+                     *                 "technically_irrecoverable": false,
+                     *                 "under_review": false,
+                     *                 "in_court": false
+                     *               },
+                     *               {
+                     *                 "name": "TARJETA NARANJA S.A.U.",
+                     *                 "situation": 2,
+                     *                 "debt": 262000,
+                     *                 "days_overdue": 45,
+                     *                 "refinanced": false,
+                     *                 "mandatory_recategorization": false,
+                     *                 "legal_situation": false,
+                     *                 "technically_irrecoverable": false,
+                     *                 "under_review": false,
+                     *                 "in_court": false
+                     *               }
+                     *             ],
+                     *             "history": [
+                     *               {
+                     *                 "period": "2025-12",
+                     *                 "worst_situation": 2,
+                     *                 "total_debt": 412000
+                     *               },
+                     *               {
+                     *                 "period": "2025-11",
+                     *                 "worst_situation": 1,
+                     *                 "total_debt": 398500
+                     *               }
+                     *             ],
+                     *             "rejected_checks": 0,
+                     *             "rejected_checks_unpaid": 0,
+                     *             "rejected_checks_amount": 0
+                     *           },
+                     *           "raw": {
+                     *             "debts": {
+                     *               "status": 200,
+                     *               "results": {
+                     *                 "identificacion": 27284561231,
+                     *                 "denominacion": "GARCIA ANA",
+                     *                 "periodos": [
+                     *                   {
+                     *                     "periodo": "202512",
+                     *                     "entidades": [
+                     *                       {
+                     *                         "entidad": "BANCO DE LA NACION ARGENTINA",
+                     *                         "situacion": 1,
+                     *                         "monto": 150,
+                     *                         "diasAtrasoPago": 0
+                     *                       },
+                     *                       {
+                     *                         "entidad": "TARJETA NARANJA S.A.U.",
+                     *                         "situacion": 2,
+                     *                         "monto": 262,
+                     *                         "diasAtrasoPago": 45
+                     *                       }
+                     *                     ]
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "history": {
+                     *               "status": 200,
+                     *               "results": {
+                     *                 "identificacion": 27284561231,
+                     *                 "denominacion": "GARCIA ANA",
+                     *                 "periodos": [
+                     *                   {
+                     *                     "periodo": "202512",
+                     *                     "entidades": [
+                     *                       {
+                     *                         "entidad": "BANCO DE LA NACION ARGENTINA",
+                     *                         "situacion": 1,
+                     *                         "monto": 150
+                     *                       },
+                     *                       {
+                     *                         "entidad": "TARJETA NARANJA S.A.U.",
+                     *                         "situacion": 2,
+                     *                         "monto": 262
+                     *                       }
+                     *                     ]
+                     *                   },
+                     *                   {
+                     *                     "periodo": "202511",
+                     *                     "entidades": [
+                     *                       {
+                     *                         "entidad": "BANCO DE LA NACION ARGENTINA",
+                     *                         "situacion": 1,
+                     *                         "monto": 160.5
+                     *                       },
+                     *                       {
+                     *                         "entidad": "TARJETA NARANJA S.A.U.",
+                     *                         "situacion": 1,
+                     *                         "monto": 238
+                     *                       }
+                     *                     ]
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "rejected_checks": {
+                     *               "status": 404,
+                     *               "errorMessages": [
+                     *                 "No se encontró datos para la identificación ingresada."
+                     *               ]
+                     *             }
+                     *           },
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:01:30.200Z"
+                     *         }
+                     *       ],
+                     *       "total": 2,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Verification"][];
+                        /** @description number of matching records */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    verifyClient: {
+        parameters: {
+            query?: {
+                /** @description true: ask the registry even when a recent verification exists */
+                refresh?: boolean;
+            };
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "source": "central_bank"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description central_bank: the central bank's debtor registry; tax_authority: ARCA's taxpayer register */
+                    source: "central_bank" | "tax_authority";
+                };
+            };
+        };
+        responses: {
+            /** @description A verification younger than the TTL, answered again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c4a7e0d2-6b1f-4f3a-9d8e-1a2b3c4d5e6f",
+                     *       "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *       "source": "central_bank",
+                     *       "cuit": "27284561231",
+                     *       "status": "found",
+                     *       "summary": {
+                     *         "name": "GARCIA ANA",
+                     *         "period": "2025-12",
+                     *         "worst_situation": 2,
+                     *         "total_debt": 412000,
+                     *         "entities": [
+                     *           {
+                     *             "name": "BANCO DE LA NACION ARGENTINA",
+                     *             "situation": 1,
+                     *             "debt": 150000,
+                     *             "days_overdue": 0,
+                     *             "refinanced": false,
+                     *             "mandatory_recategorization": false,
+                     *             "legal_situation": false,
+                     *             "technically_irrecoverable": false,
+                     *             "under_review": false,
+                     *             "in_court": false
+                     *           },
+                     *           {
+                     *             "name": "TARJETA NARANJA S.A.U.",
+                     *             "situation": 2,
+                     *             "debt": 262000,
+                     *             "days_overdue": 45,
+                     *             "refinanced": false,
+                     *             "mandatory_recategorization": false,
+                     *             "legal_situation": false,
+                     *             "technically_irrecoverable": false,
+                     *             "under_review": false,
+                     *             "in_court": false
+                     *           }
+                     *         ],
+                     *         "history": [
+                     *           {
+                     *             "period": "2025-12",
+                     *             "worst_situation": 2,
+                     *             "total_debt": 412000
+                     *           },
+                     *           {
+                     *             "period": "2025-11",
+                     *             "worst_situation": 1,
+                     *             "total_debt": 398500
+                     *           }
+                     *         ],
+                     *         "rejected_checks": 0,
+                     *         "rejected_checks_unpaid": 0,
+                     *         "rejected_checks_amount": 0
+                     *       },
+                     *       "raw": {
+                     *         "debts": {
+                     *           "status": 200,
+                     *           "results": {
+                     *             "identificacion": 27284561231,
+                     *             "denominacion": "GARCIA ANA",
+                     *             "periodos": [
+                     *               {
+                     *                 "periodo": "202512",
+                     *                 "entidades": [
+                     *                   {
+                     *                     "entidad": "BANCO DE LA NACION ARGENTINA",
+                     *                     "situacion": 1,
+                     *                     "monto": 150,
+                     *                     "diasAtrasoPago": 0
+                     *                   },
+                     *                   {
+                     *                     "entidad": "TARJETA NARANJA S.A.U.",
+                     *                     "situacion": 2,
+                     *                     "monto": 262,
+                     *                     "diasAtrasoPago": 45
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         },
+                     *         "history": {
+                     *           "status": 200,
+                     *           "results": {
+                     *             "identificacion": 27284561231,
+                     *             "denominacion": "GARCIA ANA",
+                     *             "periodos": [
+                     *               {
+                     *                 "periodo": "202512",
+                     *                 "entidades": [
+                     *                   {
+                     *                     "entidad": "BANCO DE LA NACION ARGENTINA",
+                     *                     "situacion": 1,
+                     *                     "monto": 150
+                     *                   },
+                     *                   {
+                     *                     "entidad": "TARJETA NARANJA S.A.U.",
+                     *                     "situacion": 2,
+                     *                     "monto": 262
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "periodo": "202511",
+                     *                 "entidades": [
+                     *                   {
+                     *                     "entidad": "BANCO DE LA NACION ARGENTINA",
+                     *                     "situacion": 1,
+                     *                     "monto": 160.5
+                     *                   },
+                     *                   {
+                     *                     "entidad": "TARJETA NARANJA S.A.U.",
+                     *                     "situacion": 1,
+                     *                     "monto": 238
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         },
+                     *         "rejected_checks": {
+                     *           "status": 404,
+                     *           "errorMessages": [
+                     *             "No se encontró datos para la identificación ingresada."
+                     *           ]
+                     *         }
+                     *       },
+                     *       "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *       "created_at": "2026-01-15T13:01:30.200Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Verification"];
+                };
+            };
+            /** @description The registry's answer, stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description conflict: a duplicate, a state that forbids the operation (e.g. paying a closed credit), or an Idempotency-Key already used for another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this Idempotency-Key was already used for a different request",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description unprocessable, or the code of the rule that refused it (invalid_amount, amount_too_small, schedule_out_of_range, ...): a valid request that breaks a business rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "the client has no cuit: set it (PUT /api/clients/{id}) before verifying",
+                     *       "code": "unprocessable",
+                     *       "details": [
+                     *         {
+                     *           "path": "/cuit",
+                     *           "message": "required for a verification"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            /** @description upstream_error: the registry a verification asks failed, answered in an unexpected format or not within the timeout; nothing was stored (Retry-After when the registry asked for it) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "the central bank registry did not answer within 10 s; nothing was stored, retry later",
+                     *       "code": "upstream_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database does not answer, or the server has too many connections open; retry shortly (Retry-After). not_configured: a verification source this server has no credentials for */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "the tax authority is not configured on this server: set ARCA_CERT, ARCA_KEY and ARCA_CUIT (the business's ARCA certificate)",
+                     *       "code": "not_configured"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description the sequence already processed: events after it */
+                after?: number;
+                /** @description comma-separated event types to include (all when omitted): client.created, client.updated, credit.created, credit.status_changed, payment.created, payment.reversed, installment.overdue, punitory.posted, plan.created, plan.updated, branch.created, branch.updated, branch.deleted, file.created, file.deleted, verification.completed */
+                types?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events after `after`, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "1b7f3c2e-8d4a-4f6b-9e21-7a5c3d9e0f12",
+                     *           "sequence": 41,
+                     *           "type": "client.created",
+                     *           "created_at": "2026-01-15T13:02:02.114Z",
+                     *           "data": {
+                     *             "object": {
+                     *               "id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *               "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *               "first_name": "Ana",
+                     *               "last_name": "García",
+                     *               "dni": "30123456",
+                     *               "sex": null,
+                     *               "street": null,
+                     *               "street_number": null,
+                     *               "floor": null,
+                     *               "apartment": null,
+                     *               "city": "Buenos Aires",
+                     *               "state": null,
+                     *               "country": null,
+                     *               "zip_code": null,
+                     *               "phone": "+54 11 5555-1234",
+                     *               "alt_phone": null,
+                     *               "email": "ana.garcia@example.com",
+                     *               "created_at": "2026-01-15T13:02:02.114Z",
+                     *               "updated_at": "2026-01-15T13:02:02.114Z",
+                     *               "cuit": "27301234568"
+                     *             }
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "9a2e4d6f-1c3b-4e5a-8f70-2b4c6d8e0a13",
+                     *           "sequence": 42,
+                     *           "type": "credit.status_changed",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "data": {
+                     *             "object": {
+                     *               "id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *               "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *               "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *               "amount": 100000,
+                     *               "status": "closed",
+                     *               "refinanced_from_id": null,
+                     *               "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *               "origin_transaction_reference": null,
+                     *               "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *               "sequential_id": 1,
+                     *               "created_at": "2026-01-15T13:02:03.121Z",
+                     *               "updated_at": "2026-01-15T13:02:03.121Z",
+                     *               "written_off_at": null,
+                     *               "write_off_reason": null,
+                     *               "total": 120000,
+                     *               "start_date": "2026-01-15",
+                     *               "amortization": "flat",
+                     *               "vat_rate": 0
+                     *             },
+                     *             "previous_status": "active"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_after": 42
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Event"][];
+                        /** @description the last item's sequence (after, when the page is empty): the next poll's after */
+                        next_after: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every endpoint of the business */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31",
+                     *         "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *         "url": "https://erp.example.com/hooks/lending",
+                     *         "events": [
+                     *           "payment.created",
+                     *           "payment.reversed",
+                     *           "credit.status_changed"
+                     *         ],
+                     *         "description": "ERP: payments and credit statuses",
+                     *         "enabled": true,
+                     *         "disabled_at": null,
+                     *         "disabled_reason": null,
+                     *         "created_at": "2026-01-15T13:00:30.500Z",
+                     *         "updated_at": "2026-01-15T13:00:30.500Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://erp.example.com/hooks/lending",
+                 *       "events": [
+                 *         "payment.created",
+                 *         "payment.reversed",
+                 *         "credit.status_changed"
+                 *       ],
+                 *       "description": "ERP: payments and credit statuses"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description https:// URL whose host resolves to public addresses only (http:// and private or loopback addresses too with WEBHOOK_ALLOW_PRIVATE=true); no user name or password */
+                    url: string;
+                    /** @description the event types to deliver, or ["*"] for every type (also those added later) */
+                    events: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "*")[];
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint, and its secret (this once) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint": {
+                     *         "id": "c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31",
+                     *         "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *         "url": "https://erp.example.com/hooks/lending",
+                     *         "events": [
+                     *           "payment.created",
+                     *           "payment.reversed",
+                     *           "credit.status_changed"
+                     *         ],
+                     *         "description": "ERP: payments and credit statuses",
+                     *         "enabled": true,
+                     *         "disabled_at": null,
+                     *         "disabled_reason": null,
+                     *         "created_at": "2026-01-15T13:00:30.500Z",
+                     *         "updated_at": "2026-01-15T13:00:30.500Z"
+                     *       },
+                     *       "secret": "whsec_3q2-7wQ0yvJH5mD1nR8tXc4bLk9ZpA6sFe0GuVi2OhM"
+                     *     }
+                     */
+                    "application/json": {
+                        endpoint: components["schemas"]["WebhookEndpoint"];
+                        /** @description whsec_…: the key of every delivery's Lending-Signature. Shown in this answer only (and in a replay of it under the same Idempotency-Key): store it now */
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description conflict: a duplicate, a state that forbids the operation (e.g. paying a closed credit), or an Idempotency-Key already used for another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this Idempotency-Key was already used for a different request",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31",
+                     *       "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *       "url": "https://erp.example.com/hooks/lending",
+                     *       "events": [
+                     *         "payment.created",
+                     *         "payment.reversed",
+                     *         "credit.status_changed"
+                     *       ],
+                     *       "description": "ERP: payments and credit statuses",
+                     *       "enabled": true,
+                     *       "disabled_at": null,
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-01-15T13:00:30.500Z",
+                     *       "updated_at": "2026-01-15T13:00:30.500Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description https:// URL whose host resolves to public addresses only (http:// and private or loopback addresses too with WEBHOOK_ALLOW_PRIVATE=true); no user name or password */
+                    url?: string;
+                    /** @description the event types to deliver, or ["*"] for every type (also those added later) */
+                    events?: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "*")[];
+                    description?: string | null;
+                    /** @description false stops sending (events are kept); true resumes: what was not delivered is retried at once with a new 3-day window, then the events of the time it was disabled, in order */
+                    enabled?: boolean;
+                    disabled_at?: unknown;
+                    disabled_reason?: unknown;
+                    id?: unknown;
+                    business_id?: unknown;
+                    created_at?: unknown;
+                    updated_at?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31",
+                     *       "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *       "url": "https://erp.example.com/hooks/lending",
+                     *       "events": [
+                     *         "payment.created",
+                     *         "payment.reversed",
+                     *         "credit.status_changed"
+                     *       ],
+                     *       "description": "ERP: payments and credit statuses",
+                     *       "enabled": true,
+                     *       "disabled_at": null,
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-01-15T13:00:30.500Z",
+                     *       "updated_at": "2026-01-15T13:00:30.500Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31",
+                     *       "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *       "url": "https://erp.example.com/hooks/lending",
+                     *       "events": [
+                     *         "payment.created",
+                     *         "payment.reversed",
+                     *         "credit.status_changed"
+                     *       ],
+                     *       "description": "ERP: payments and credit statuses",
+                     *       "enabled": true,
+                     *       "disabled_at": null,
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-01-15T13:00:30.500Z",
+                     *       "updated_at": "2026-01-15T13:00:30.500Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description pending: not yet answered 2xx (waiting its turn, backing off or in flight); failed: 3 days of failed attempts */
+                status?: "pending" | "delivered" | "failed";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @example c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "d7e2f3a4-6c5b-4d8e-a1f0-3b2c4d5e6f70",
+                     *           "endpoint_id": "c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31",
+                     *           "event_id": "5e8f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+                     *           "event_type": "payment.created",
+                     *           "sequence": 57,
+                     *           "status": "delivered",
+                     *           "attempt": 2,
+                     *           "status_code": 200,
+                     *           "error": null,
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "last_attempt_at": "2026-03-20T15:40:36.512Z",
+                     *           "next_attempt_at": null,
+                     *           "delivered_at": "2026-03-20T15:40:36.690Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["WebhookDelivery"][];
+                        /** @description number of matching records */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31 */
+                id: string;
+                /** @example d7e2f3a4-6c5b-4d8e-a1f0-3b2c4d5e6f70 */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, due now */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "d7e2f3a4-6c5b-4d8e-a1f0-3b2c4d5e6f70",
+                     *       "endpoint_id": "c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31",
+                     *       "event_id": "5e8f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+                     *       "event_type": "payment.created",
+                     *       "sequence": 57,
+                     *       "status": "pending",
+                     *       "attempt": 2,
+                     *       "status_code": 200,
+                     *       "error": null,
+                     *       "created_at": "2026-03-20T15:40:05.100Z",
+                     *       "last_attempt_at": "2026-03-20T15:40:36.512Z",
+                     *       "next_attempt_at": "2026-03-21T09:00:00.000Z",
+                     *       "delivered_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description conflict: a duplicate, a state that forbids the operation (e.g. paying a closed credit), or an Idempotency-Key already used for another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this Idempotency-Key was already used for a different request",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "a4f0c1de-6b2a-4c8e-9f31-2d7e5b9c0a11",
+                     *           "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *           "email": "laura@demo.example",
+                     *           "name": "Laura Pérez",
+                     *           "role": "admin",
+                     *           "branch_id": null,
+                     *           "created_at": "2026-01-15T13:00:10.000Z",
+                     *           "updated_at": "2026-01-15T13:05:00.000Z",
+                     *           "disabled_at": null,
+                     *           "last_login_at": "2026-03-20T12:00:00.000Z",
+                     *           "password_set_at": "2026-01-15T13:05:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["User"][];
+                        /** @description number of matching records */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "marcos@demo.example",
+                 *       "name": "Marcos Díaz",
+                 *       "role": "employee",
+                 *       "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description unique within the business, whatever its case */
+                    email: string;
+                    name?: string | null;
+                    /** @description viewer reads; employee also writes clients, credits, payments, files and upload links; admin also plans, branches, holidays, users, API keys and webhooks */
+                    role: "admin" | "employee" | "viewer";
+                    branch_id?: string | null;
+                    id?: unknown;
+                    business_id?: unknown;
+                    created_at?: unknown;
+                    updated_at?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The user with their set-password link (shown this once) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c7b2e9f4-1a3d-4e5f-8b6c-9d0e1f2a3b4c",
+                     *       "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *       "email": "marcos@demo.example",
+                     *       "name": "Marcos Díaz",
+                     *       "role": "employee",
+                     *       "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *       "created_at": "2026-03-20T12:01:00.000Z",
+                     *       "updated_at": "2026-03-20T12:01:00.000Z",
+                     *       "disabled_at": null,
+                     *       "last_login_at": null,
+                     *       "password_set_at": null,
+                     *       "set_password_url": "https://lending.example.com/set-password#token=sp_q3Jt0V9dXkL2mW8nB4cR7yZ1aH6fG5eD0sP9uI3oK2j",
+                     *       "set_password_expires_at": "2026-03-23T12:01:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        business_id: string;
+                        /** @description lower-case; unique within the business */
+                        email: string;
+                        name: string | null;
+                        /** @description viewer reads; employee also writes clients, credits, payments, files and upload links; admin also plans, branches, holidays, users, API keys and webhooks */
+                        role: "admin" | "employee" | "viewer";
+                        branch_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        disabled_at: string | null;
+                        last_login_at: string | null;
+                        password_set_at: string | null;
+                        /** @description the one-time link to send the user (valid 72 hours; shown this once): they choose a password there */
+                        set_password_url: string;
+                        /** Format: date-time */
+                        set_password_expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c7b2e9f4-1a3d-4e5f-8b6c-9d0e1f2a3b4c */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c7b2e9f4-1a3d-4e5f-8b6c-9d0e1f2a3b4c",
+                     *       "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *       "email": "marcos@demo.example",
+                     *       "name": "Marcos Díaz",
+                     *       "role": "employee",
+                     *       "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *       "created_at": "2026-03-20T12:01:00.000Z",
+                     *       "updated_at": "2026-03-20T12:01:00.000Z",
+                     *       "disabled_at": null,
+                     *       "last_login_at": null,
+                     *       "password_set_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c7b2e9f4-1a3d-4e5f-8b6c-9d0e1f2a3b4c */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "admin"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description unique within the business, whatever its case */
+                    email?: string;
+                    name?: string | null;
+                    /** @description viewer reads; employee also writes clients, credits, payments, files and upload links; admin also plans, branches, holidays, users, API keys and webhooks */
+                    role?: "admin" | "employee" | "viewer";
+                    branch_id?: string | null;
+                    /** @description true disables the user (their sessions end); false enables them */
+                    disabled?: boolean;
+                    disabled_at?: unknown;
+                    last_login_at?: unknown;
+                    password_set_at?: unknown;
+                    id?: unknown;
+                    business_id?: unknown;
+                    created_at?: unknown;
+                    updated_at?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The user as they are now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c7b2e9f4-1a3d-4e5f-8b6c-9d0e1f2a3b4c",
+                     *       "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *       "email": "marcos@demo.example",
+                     *       "name": "Marcos Díaz",
+                     *       "role": "admin",
+                     *       "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *       "created_at": "2026-03-20T12:01:00.000Z",
+                     *       "updated_at": "2026-03-20T12:01:00.000Z",
+                     *       "disabled_at": null,
+                     *       "last_login_at": null,
+                     *       "password_set_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c7b2e9f4-1a3d-4e5f-8b6c-9d0e1f2a3b4c */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user, disabled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c7b2e9f4-1a3d-4e5f-8b6c-9d0e1f2a3b4c",
+                     *       "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *       "email": "marcos@demo.example",
+                     *       "name": "Marcos Díaz",
+                     *       "role": "employee",
+                     *       "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *       "created_at": "2026-03-20T12:01:00.000Z",
+                     *       "updated_at": "2026-03-20T12:01:00.000Z",
+                     *       "disabled_at": "2026-03-21T09:00:00.000Z",
+                     *       "last_login_at": null,
+                     *       "password_set_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPasswordLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example c7b2e9f4-1a3d-4e5f-8b6c-9d0e1f2a3b4c */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user with the new link (shown this once) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c7b2e9f4-1a3d-4e5f-8b6c-9d0e1f2a3b4c",
+                     *       "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *       "email": "marcos@demo.example",
+                     *       "name": "Marcos Díaz",
+                     *       "role": "employee",
+                     *       "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *       "created_at": "2026-03-20T12:01:00.000Z",
+                     *       "updated_at": "2026-03-20T12:01:00.000Z",
+                     *       "disabled_at": null,
+                     *       "last_login_at": null,
+                     *       "password_set_at": null,
+                     *       "set_password_url": "https://lending.example.com/set-password#token=sp_q3Jt0V9dXkL2mW8nB4cR7yZ1aH6fG5eD0sP9uI3oK2j",
+                     *       "set_password_expires_at": "2026-03-23T12:01:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        business_id: string;
+                        /** @description lower-case; unique within the business */
+                        email: string;
+                        name: string | null;
+                        /** @description viewer reads; employee also writes clients, credits, payments, files and upload links; admin also plans, branches, holidays, users, API keys and webhooks */
+                        role: "admin" | "employee" | "viewer";
+                        branch_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        disabled_at: string | null;
+                        last_login_at: string | null;
+                        password_set_at: string | null;
+                        /** @description the one-time link to send the user (valid 72 hours; shown this once): they choose a password there */
+                        set_password_url: string;
+                        /** Format: date-time */
+                        set_password_expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every key, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *         "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *         "name": "ERP",
+                     *         "scope": "full",
+                     *         "prefix": "lk_full_Xb3kQ9pL",
+                     *         "created_at": "2026-01-15T13:01:00.000Z",
+                     *         "last_used_at": "2026-03-20T15:40:00.000Z",
+                     *         "revoked_at": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "ERP",
+                 *       "scope": "full"
+                 *     }
+                 */
+                "application/json": {
+                    name?: string | null;
+                    /** @description read: GET only; full: every /api operation but /api/keys */
+                    scope: "read" | "full";
+                };
+            };
+        };
+        responses: {
+            /** @description The key and, this once, its secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *       "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *       "name": "ERP",
+                     *       "scope": "full",
+                     *       "prefix": "lk_full_Xb3kQ9pL",
+                     *       "created_at": "2026-01-15T13:01:00.000Z",
+                     *       "last_used_at": null,
+                     *       "revoked_at": null,
+                     *       "key": "lk_full_Xb3kQ9pLr2Tz7YcVw1Nn5Gh8Jd4Ks6Ma0Qe3Uo9Bi2Fx"
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        business_id: string;
+                        name: string | null;
+                        /** @description read: GET only; full: every /api operation but /api/keys */
+                        scope: "read" | "full";
+                        /** @description the first characters of the secret, to tell keys apart */
+                        prefix: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        last_used_at: string | null;
+                        revoked_at: string | null;
+                        /** @description the secret: shown this once, then only its prefix */
+                        key: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description conflict: a duplicate, a state that forbids the operation (e.g. paying a closed credit), or an Idempotency-Key already used for another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this Idempotency-Key was already used for a different request",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example e2cb245c-742f-4033-88e5-20b08de8cf8c */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *       "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *       "name": "ERP",
+                     *       "scope": "full",
+                     *       "prefix": "lk_full_Xb3kQ9pL",
+                     *       "created_at": "2026-01-15T13:01:00.000Z",
+                     *       "last_used_at": "2026-03-20T15:40:00.000Z",
+                     *       "revoked_at": "2026-03-21T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -9,6 +9,11 @@
 //   session (total 1, idle 0 while a query or transaction holds it) and the queries queued for it
 // - lending_job_duration_seconds{job,outcome}, lending_job_entries_total{job},
 //   lending_job_failures_total{job}, lending_job_last_success_timestamp_seconds{job}
+// - lending_webhook_attempts_total{outcome=delivered|failed_attempt|disabled}: delivery attempts by
+//   outcome (disabled: the last attempt of 3 days failed, the delivery failed and its endpoint was
+//   disabled); lending_webhook_attempt_duration_seconds{outcome=delivered|failed}: histogram of
+//   each attempt's HTTP call; lending_webhook_pending_deliveries: deliveries not yet delivered nor
+//   failed, all businesses (set by the delivery job every few seconds)
 // - prom-client's defaults: process memory and CPU, heap, GC, event loop lag (nodejs_eventloop_lag_*)
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -33,6 +38,9 @@ export class Metrics {
   private readonly jobEntries: Counter<'job'>;
   private readonly jobFailures: Counter<'job'>;
   private readonly jobLastSuccess: Gauge<'job'>;
+  private readonly webhookAttempts: Counter<'outcome'>;
+  private readonly webhookDuration: Histogram<'outcome'>;
+  private readonly webhookPending: Gauge;
 
   constructor(opts: { pool?: () => PoolStats } = {}) {
     const registers = [this.registry];
@@ -83,6 +91,34 @@ export class Metrics {
       labelNames: ['job'],
       registers,
     });
+    this.webhookAttempts = new Counter({
+      name: 'lending_webhook_attempts_total',
+      help: 'webhook delivery attempts by outcome: delivered, failed_attempt (retried later), disabled (failed for 3 days: the delivery failed and its endpoint was disabled)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.webhookDuration = new Histogram({
+      name: 'lending_webhook_attempt_duration_seconds',
+      help: "webhook delivery attempts' HTTP calls by outcome (delivered, failed), from resolving the host to the answer",
+      labelNames: ['outcome'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.webhookPending = new Gauge({
+      name: 'lending_webhook_pending_deliveries',
+      help: 'webhook deliveries waiting to be delivered (due, backing off or in flight), all businesses',
+      registers,
+    });
+  }
+
+  /** one webhook delivery attempt: its outcome and how long its HTTP call took */
+  webhookAttempt(outcome: 'delivered' | 'failed_attempt' | 'disabled', ms: number) {
+    this.webhookAttempts.inc({ outcome });
+    this.webhookDuration.observe({ outcome: outcome === 'delivered' ? 'delivered' : 'failed' }, ms / 1000);
+  }
+
+  webhookBacklog(pending: number) {
+    this.webhookPending.set(pending);
   }
 
   request(route: string | undefined, method: string, status: number, ms: number) {

@@ -42,6 +42,16 @@ const COMMANDS: {
     load: async () => (await import('./commands/keys.ts')).registerKeys,
   },
   {
+    name: 'operators',
+    description: 'platform operators: create (prints the link where they choose a password)',
+    load: async () => (await import('./commands/users.ts')).registerOperators,
+  },
+  {
+    name: 'users',
+    description: "a business's users: create (prints the link where they choose a password)",
+    load: async () => (await import('./commands/users.ts')).registerUsers,
+  },
+  {
     name: 'demo',
     description: 'create a demo business (plans, branches, clients, credits, payments) and print its keys',
     load: async () => (await import('./commands/demo.ts')).registerDemo,

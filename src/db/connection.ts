@@ -8,6 +8,7 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import type { DB } from './schema.ts';
 import { lockDataDir } from './lock.ts';
+import { flushEvents } from './repositories/events.ts';
 import { SessionGate, pgliteDialect, type Lane } from './pglite.ts';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
@@ -353,13 +354,16 @@ export type BeforeCommit = (trx: Transaction<DB>, result: unknown) => Promise<vo
 
 /** Who writes: the audit actor, and what its caller adds to the transaction before it commits. */
 export interface Writer {
-  /** `api_key:<id>`, `cli`, `upload_link:<id>`, `system:<job>` */
+  /** `api_key:<id>`, `user:<id>`, `cli`, `upload_link:<id>`, `system:<job>` */
   actor: string;
+  /** the operator's email while an operator acts as a user (impersonation); the audit rows carry it */
+  impersonatedBy?: string | null;
   beforeCommit?: BeforeCommit;
 }
 
 /**
- * Runs fn in a transaction whose writes the audit trigger attributes to the writer's actor,
+ * Runs fn in a transaction whose writes the audit trigger attributes to the writer's actor (and
+ * the operator impersonating it, if any),
  * then the writer's beforeCommit with fn's result, then commits. Use cases pass their whole
  * context (an ActorContext is a Writer), never just the actor's name: that is how a caller's
  * beforeCommit reaches the transaction without every use case taking it as a parameter.
@@ -370,9 +374,14 @@ export async function withActor<T>(
   fn: (trx: Transaction<DB>) => Promise<T>,
 ): Promise<T> {
   return db.transaction().execute(async (trx) => {
-    await sql`select set_config('app.actor', ${writer.actor}, true)`.execute(trx);
+    // both settings last until the transaction ends; the audit trigger reads them (migration 006)
+    await sql`select set_config('app.actor', ${writer.actor}, true), set_config('app.impersonated_by', ${writer.impersonatedBy ?? ''}, true)`.execute(
+      trx,
+    );
     const result = await fn(trx);
     await writer.beforeCommit?.(trx, result);
+    // the events last: the event counter's lock lasts only until the commit (migration 012)
+    await flushEvents(trx);
     return result;
   });
 }

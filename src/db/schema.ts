@@ -1,5 +1,6 @@
 // Row types of the tables (src/db/migrations), as Kysely sees them. numeric and date columns
 // arrive as strings (see the type parsers in connection.ts): money never passes through a float.
+import type { Role } from '../domain/access.ts';
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -13,6 +14,8 @@ export interface BusinessesTable {
   timezone: Generated<string>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** unique, [a-z0-9] words joined by hyphens; the database makes one from the name when none is given (migration 016) */
+  slug: Generated<string>;
 }
 
 export interface BusinessSequencesTable {
@@ -226,10 +229,14 @@ export interface ClientFilesTable {
 
 export interface IdempotencyKeysTable {
   business_id: string;
-  key: string;
+  /** SHA-256 of the Idempotency-Key, hex */
+  key_digest: string;
   request_hash: string;
   status_code: number;
-  response: unknown;
+  /** the answer in the clear: rows stored before migration 018 only */
+  response: unknown | null;
+  /** the answer sealed under the Idempotency-Key (src/services/idempotency.ts) */
+  sealed: Uint8Array | null;
   created_at: CreatedAt;
 }
 
@@ -256,6 +263,26 @@ export interface HolidaysTable {
   created_at: CreatedAt;
 }
 
+export type LeadStatus = 'new' | 'converted';
+
+/** Someone who asked for a credit through the business's public form (migration 016). */
+export interface LeadsTable {
+  business_id: string;
+  id: Generated<string>;
+  first_name: string;
+  last_name: string;
+  dni: string;
+  phone: string | null;
+  email: string | null;
+  amount_requested: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  message: string | null;
+  status: Generated<LeadStatus>;
+  converted_client_id: string | null;
+  converted_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
 /** How many rows audit_log has per business, table and action: the sum over shards (migration 006). */
 export interface AuditLogCountsTable {
   business_id: string;
@@ -263,6 +290,155 @@ export interface AuditLogCountsTable {
   action: 'INSERT' | 'UPDATE' | 'DELETE';
   shard: number;
   n: ColumnType<number, number, number>;
+}
+
+/** Per business: the last event sequence given, and how far the daily run announced overdue installments (migration 012). */
+export interface EventCountersTable {
+  business_id: string;
+  last_sequence: ColumnType<number, number | undefined, number>;
+  overdue_through: DateStr | null;
+}
+
+/** One business event (migration 012): append-only, sequence dense per business. */
+export interface EventsTable {
+  business_id: string;
+  sequence: number;
+  id: Generated<string>;
+  type: string;
+  ordering_key: string;
+  data: ColumnType<Record<string, unknown>, string, never>;
+  created_at: CreatedAt;
+}
+
+/** A client verification against a registry (migration 017): written once. */
+export interface VerificationsTable {
+  business_id: string;
+  id: Generated<string>;
+  client_id: string;
+  source: 'central_bank' | 'tax_authority';
+  cuit: string;
+  status: 'found' | 'not_found';
+  summary: ColumnType<unknown, string | null, never>;
+  raw: ColumnType<unknown, string, never>;
+  created_by: string;
+  created_at: CreatedAt;
+}
+
+/** An ARCA login ticket (migration 017): credentials, never answered nor audited. */
+export interface ArcaTicketsTable {
+  wsaa_url: string;
+  cert_sha256: string;
+  service: string;
+  cuit: string;
+  token: string;
+  sign: string;
+  expires_at: Timestamp;
+  created_at: CreatedAt;
+}
+
+/** A webhook endpoint of a business (migration 013): audited; its secret and cursor live apart. */
+export interface WebhookEndpointsTable {
+  business_id: string;
+  id: Generated<string>;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: Generated<boolean>;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** An endpoint's signing secret and dispatch cursor (migration 013): never audited. */
+export interface WebhookEndpointStateTable {
+  business_id: string;
+  endpoint_id: string;
+  secret: string;
+  last_sequence: ColumnType<number, number, number>;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One event to one endpoint (migration 013). */
+export interface WebhookDeliveriesTable {
+  business_id: string;
+  id: Generated<string>;
+  endpoint_id: string;
+  event_sequence: number;
+  event_id: string;
+  event_type: string;
+  ordering_key: string;
+  status: ColumnType<WebhookDeliveryStatus, WebhookDeliveryStatus | undefined, WebhookDeliveryStatus>;
+  attempt: ColumnType<number, number | undefined, number>;
+  status_code: number | null;
+  error: string | null;
+  created_at: ColumnType<Date, Date | string, never>;
+  first_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+}
+
+/** A person of a business who signs in (migration 015); password_hash never leaves src/db. */
+export interface UsersTable {
+  business_id: string;
+  id: Generated<string>;
+  email: string;
+  name: string | null;
+  role: Role;
+  branch_id: string | null;
+  password_hash: string | null;
+  password_set_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  disabled_at: Date | null;
+  last_login_at: Date | null;
+}
+
+/** An operator of the platform: no business (migration 015). */
+export interface OperatorsTable {
+  id: Generated<string>;
+  email: string;
+  name: string | null;
+  password_hash: string | null;
+  password_set_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  disabled_at: Date | null;
+  last_login_at: Date | null;
+}
+
+/** A server-side session: a user's, an operator's own, or an impersonation (both set). */
+export interface SessionsTable {
+  id: Generated<string>;
+  token_hash: string;
+  csrf_hash: string;
+  business_id: string | null;
+  user_id: string | null;
+  operator_id: string | null;
+  created_at: Date | string;
+  last_seen_at: Date | string;
+  expires_at: Date | string;
+}
+
+/** A one-time set-password link of a user or an operator. */
+export interface PasswordTokensTable {
+  id: Generated<string>;
+  token_hash: string;
+  business_id: string | null;
+  user_id: string | null;
+  operator_id: string | null;
+  created_at: Date | string;
+  expires_at: Date | string;
+  used_at: Date | string | null;
+}
+
+/** Sign-in attempts counted per hashed subject (an email or an address) in a fixed window. */
+export interface LoginFailuresTable {
+  subject_hash: string;
+  failures: number;
+  window_started_at: Date | string;
 }
 
 export interface DB {
@@ -283,6 +459,19 @@ export interface DB {
   audit_log: AuditLogTable;
   audit_log_counts: AuditLogCountsTable;
   holidays: HolidaysTable;
+  leads: LeadsTable;
+  event_counters: EventCountersTable;
+  events: EventsTable;
+  verifications: VerificationsTable;
+  arca_tickets: ArcaTicketsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_endpoint_state: WebhookEndpointStateTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  users: UsersTable;
+  operators: OperatorsTable;
+  sessions: SessionsTable;
+  password_tokens: PasswordTokensTable;
+  login_failures: LoginFailuresTable;
 }
 
 export type Business = Selectable<BusinessesTable>;
@@ -300,3 +489,11 @@ export type UploadSession = Selectable<UploadSessionsTable>;
 export type ClientFile = Selectable<ClientFilesTable>;
 export type AuditLogEntry = Selectable<AuditLogTable>;
 export type Holiday = Selectable<HolidaysTable>;
+export type Lead = Selectable<LeadsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type VerificationRow = Selectable<VerificationsTable>;
+export type WebhookEndpoint = Selectable<WebhookEndpointsTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
+export type UserRow = Selectable<UsersTable>;
+export type OperatorRow = Selectable<OperatorsTable>;
+export type SessionRow = Selectable<SessionsTable>;

@@ -27,7 +27,11 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   headers_too_large: 431,
   internal: 500,
+  // a registry a verification asks (docs/verification.md) failed, timed out or could not be reached
+  upstream_error: 502,
   unavailable: 503,
+  // a verification source the server has no credentials for (ARCA_CERT, ARCA_KEY, ARCA_CUIT unset)
+  not_configured: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -15,6 +15,8 @@ export {
   systemClock,
 } from './dates.ts';
 export type { Clock } from './dates.ts';
+export { instantBound, isValidInstant, parseInstant } from './instants.ts';
+export type { InstantBound } from './instants.ts';
 export { UUID_PATTERN, isUuid } from './uuid.ts';
 export {
   AppError,

@@ -42,8 +42,13 @@ export const RATE_FORMAT = 'rate';
 /** A CUIT/CUIL (src/domain/cuit.ts): 11 digits, or NN-NNNNNNNN-N, with its mod-11 check digit. */
 export const CUIT_FORMAT = 'cuit';
 export const MAX_MONEY = 999_999_999_999.99;
+/** An instant in a request (src/domain/instants.ts): RFC 3339 with an offset, Z or ±hh:mm. */
+export const INSTANT_FORMAT = 'instant';
 /** A date in a request: YYYY-MM-DD, a real calendar day from 0001-01-01 to 9999-12-31. */
 export const DateInput = (description = 'YYYY-MM-DD') => Type.String({ format: DATE_FORMAT, description });
+/** An instant in a request: RFC 3339 date-time with an offset (2026-01-15T13:02:00Z, 2026-01-15T10:02:00-03:00). */
+export const InstantInput = (description: string, example: string) =>
+  Type.String({ format: INSTANT_FORMAT, maxLength: 40, description, examples: [example] });
 /** An amount in a request: a JSON number with at most 2 decimals. */
 export const MoneyInput = (description = 'at most 2 decimals') =>
   Type.Number({ format: MONEY_FORMAT, maximum: MAX_MONEY, description });
@@ -192,6 +197,7 @@ export const Cost = Type.Object(
 export const Payment = Type.Object(
   {
     id: Uuid,
+    credit_id: Uuid,
     amount: Money,
     paid_on: CalendarDate,
     branch_id: Nullable(Uuid),
@@ -316,8 +322,13 @@ export const AuditLogEntry = Type.Object(
     business_id: Uuid,
     branch_id: Nullable(Uuid),
     changed_at: DateTime,
-    impersonated_by: Nullable(Type.String()),
-    actor: Type.String({ description: 'api_key:<key id>, cli, upload_link:<session id> or system:<job>' }),
+    impersonated_by: Nullable(
+      Type.String({ description: "the operator's email when an operator made the change acting as a user" }),
+    ),
+    actor: Type.String({
+      description:
+        'api_key:<key id>, user:<user id>, cli, upload_link:<session id>, lead (the public lead form) or system:<job>',
+    }),
   },
   { $id: 'AuditLogEntry', title: 'AuditLogEntry' },
 );
@@ -479,4 +490,251 @@ export const Holiday = Type.Object(
     created_at: DateTime,
   },
   { $id: 'Holiday', title: 'Holiday' },
+);
+
+// ---------------------------------------------------------------- leads (API.md second batch; docs/leads.md)
+
+/**
+ * A business's slug, its name in public addresses (/public/{business_slug}/leads): lowercase ASCII
+ * letters and digits in words joined by single hyphens, at most 63 characters. The database makes
+ * one from the name when a business is created without one (migration 016).
+ */
+export const SLUG_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
+export const SLUG_MAX = 63;
+export const Slug = Type.String({
+  minLength: 1,
+  maxLength: SLUG_MAX,
+  pattern: SLUG_PATTERN,
+  description: 'lowercase letters and digits in words joined by single hyphens, at most 63 characters',
+});
+
+export const LeadStatus = OneOf(['new', 'converted'], {
+  description: 'new: not handled yet; converted: a client was created from it (converted_client_id)',
+});
+
+const LeadName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
+
+/** Someone who asked the business for a credit through its public form. */
+export const Lead = Type.Object(
+  {
+    id: Uuid,
+    business_id: Uuid,
+    first_name: LeadName,
+    last_name: LeadName,
+    dni: Client.properties.dni,
+    phone: Nullable(
+      Type.String({
+        maxLength: 40,
+        pattern: '^[0-9+()./ -]*[0-9][0-9+()./ -]*$',
+        description: 'digits, spaces and + ( ) . / -; at most 40 characters',
+      }),
+    ),
+    email: Nullable(Type.String({ format: 'email', maxLength: 254 })),
+    amount_requested: Nullable(Money),
+    message: Nullable(Type.String({ maxLength: 2000 })),
+    status: LeadStatus,
+    converted_client_id: Nullable(Uuid),
+    converted_at: Nullable(DateTime),
+    created_at: DateTime,
+    updated_at: DateTime,
+  },
+  { $id: 'Lead', title: 'Lead' },
+);
+
+/** A business event (API.md "Events and webhooks"): the feed's items and a webhook delivery's body. */
+export const Event = Type.Object(
+  {
+    id: Uuid,
+    sequence: Type.Integer({ description: 'dense per business, in commit order: the feed cursor' }),
+    type: Type.String({ description: 'client.created, credit.status_changed, payment.created, …' }),
+    created_at: DateTime,
+    data: Type.Object(
+      {
+        object: Type.Object({}, { additionalProperties: true, description: 'the resource as its own read returns it' }),
+        previous_status: Type.Optional(Type.String({ description: 'credit.status_changed only' })),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { $id: 'Event', title: 'Event' },
+);
+
+// ---------------------------------------------------------------- verifications (docs/verification.md)
+
+const Situation = Type.Integer({
+  description: "the central bank's debtor situation: 1 normal … 5 irrecoverable (6: by technical disposition)",
+});
+
+/** What the central bank's debtor registry says, in pesos (the registry reports thousands). */
+export const CentralBankSummary = Type.Object(
+  {
+    name: Nullable(Type.String({ description: "the registry's name for the CUIT" })),
+    period: Nullable(Type.String({ description: 'YYYY-MM: the latest month the entities reported' })),
+    worst_situation: Nullable(Situation),
+    total_debt: Type.Number({ description: 'pesos owed to every entity in that period' }),
+    entities: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        situation: Situation,
+        debt: Type.Number({ description: 'pesos' }),
+        days_overdue: Nullable(Type.Integer()),
+        refinanced: Type.Boolean(),
+        mandatory_recategorization: Type.Boolean(),
+        legal_situation: Type.Boolean({ description: 'in bankruptcy, a creditors’ arrangement or similar' }),
+        technically_irrecoverable: Type.Boolean(),
+        under_review: Type.Boolean(),
+        in_court: Type.Boolean(),
+      }),
+    ),
+    history: Type.Array(
+      Type.Object({ period: Type.String(), worst_situation: Nullable(Situation), total_debt: Type.Number() }),
+      { description: 'every month the registry keeps, newest first' },
+    ),
+    rejected_checks: Type.Integer({ description: 'bounced checks on file' }),
+    rejected_checks_unpaid: Type.Integer({ description: 'of them, the checks without a payment date' }),
+    rejected_checks_amount: Type.Number({ description: 'pesos, the checks’ face value' }),
+  },
+  { title: 'CentralBankSummary' },
+);
+
+/** What the tax authority's register (ARCA padrón A13) says. */
+export const TaxAuthoritySummary = Type.Object(
+  {
+    name: Nullable(Type.String({ description: 'the company name, or the person’s surname and names' })),
+    kind: OneOf(['person', 'company']),
+    status: Nullable(Type.String({ description: 'the CUIT’s state as ARCA writes it: ACTIVO, INACTIVO, …' })),
+    address: Nullable(
+      Type.Object(
+        {
+          street: Nullable(Type.String()),
+          city: Nullable(Type.String()),
+          province: Nullable(Type.String()),
+          postal_code: Nullable(Type.String()),
+        },
+        { description: 'the fiscal address' },
+      ),
+    ),
+    activities: Type.Array(
+      Type.Object({ id: Type.String(), description: Nullable(Type.String()), period: Nullable(Type.String()) }),
+    ),
+  },
+  { title: 'TaxAuthoritySummary' },
+);
+
+export const VerificationSource = OneOf(['central_bank', 'tax_authority'], {
+  description: "central_bank: the central bank's debtor registry; tax_authority: ARCA's taxpayer register",
+});
+
+export const Verification = Type.Object(
+  {
+    id: Uuid,
+    client_id: Uuid,
+    source: VerificationSource,
+    cuit: Type.String({ description: 'the CUIT asked about: the client’s when it was asked, 11 digits' }),
+    status: OneOf(['found', 'not_found'], { description: 'not_found: the registry has nothing on this CUIT' }),
+    summary: Nullable(Type.Union([CentralBankSummary, TaxAuthoritySummary], { description: 'null when not found' })),
+    raw: Type.Unknown({ description: "the registry's answers as received, keyed by the call that gave each" }),
+    created_by: Type.String({ description: 'the actor who asked: api_key:<id>, user:<id>, cli, …' }),
+    created_at: DateTime,
+  },
+  { $id: 'Verification', title: 'Verification' },
+);
+
+/** A webhook endpoint (API.md "Events and webhooks", docs/webhooks.md); its secret is shown only when it is created. */
+export const WebhookEndpoint = Type.Object(
+  {
+    id: Uuid,
+    business_id: Uuid,
+    url: Type.String({
+      description: 'where deliveries are POSTed: https:// and public addresses (unless WEBHOOK_ALLOW_PRIVATE=true)',
+    }),
+    events: Type.Array(Type.String(), { description: 'the event types delivered, or ["*"] for all' }),
+    description: Nullable(Type.String()),
+    enabled: Type.Boolean({
+      description: 'false: nothing is sent; events are kept and delivered once it is enabled again',
+    }),
+    disabled_at: Nullable(DateTime),
+    disabled_reason: Nullable(
+      Type.String({ description: 'why it was disabled: the delivery that failed for 3 days, or who disabled it' }),
+    ),
+    created_at: DateTime,
+    updated_at: DateTime,
+  },
+  { $id: 'WebhookEndpoint', title: 'WebhookEndpoint' },
+);
+
+/** One event sent to one endpoint, with its last attempt (docs/webhooks.md). */
+export const WebhookDelivery = Type.Object(
+  {
+    id: Uuid,
+    endpoint_id: Uuid,
+    event_id: Uuid,
+    event_type: Type.String(),
+    sequence: Type.Integer({ description: "the event's sequence" }),
+    status: OneOf(['pending', 'delivered', 'failed'], {
+      description:
+        'pending: not yet answered 2xx (waiting its turn, backing off or in flight); failed: 3 days of failed attempts',
+    }),
+    attempt: Type.Integer({ description: 'attempts started so far' }),
+    status_code: Nullable(Type.Integer({ description: "the last attempt's HTTP status; null without an answer" })),
+    error: Nullable(Type.String({ description: 'what went wrong in the last attempt, in a line' })),
+    created_at: DateTime,
+    last_attempt_at: Nullable(DateTime),
+    next_attempt_at: Nullable(DateTime),
+    delivered_at: Nullable(DateTime),
+  },
+  { $id: 'WebhookDelivery', title: 'WebhookDelivery' },
+);
+
+/** A business (tenant), as its users and the platform's operators see it. */
+export const Business = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    timezone: Type.String({ description: 'IANA time zone: the business’s "today"' }),
+    created_at: DateTime,
+    updated_at: DateTime,
+    slug: Type.String({
+      description: 'its name in public addresses: the lead form is POST /public/{slug}/leads (docs/leads.md)',
+    }),
+  },
+  { $id: 'Business', title: 'Business' },
+);
+
+export const UserRole = OneOf(['admin', 'employee', 'viewer'], {
+  description:
+    'viewer reads; employee also writes clients, credits, payments, files and upload links; admin also plans, branches, holidays, users, API keys and webhooks',
+});
+
+/** A person of a business who signs in (docs/users.md); the password is never shown, only whether and when one was set. */
+export const User = Type.Object(
+  {
+    id: Uuid,
+    business_id: Uuid,
+    email: Type.String({ description: 'lower-case; unique within the business', maxLength: 254 }),
+    name: Nullable(Type.String({ maxLength: 200 })),
+    role: UserRole,
+    branch_id: Nullable(Uuid),
+    created_at: DateTime,
+    updated_at: DateTime,
+    disabled_at: Nullable(DateTime),
+    last_login_at: Nullable(DateTime),
+    password_set_at: Nullable(DateTime),
+  },
+  { $id: 'User', title: 'User' },
+);
+
+/** An API key as shown after its creation: never the secret or its hash. */
+export const ApiKey = Type.Object(
+  {
+    id: Uuid,
+    business_id: Uuid,
+    name: Nullable(Type.String()),
+    scope: OneOf(['read', 'full'], { description: 'read: GET only; full: every /api operation but /api/keys' }),
+    prefix: Type.String({ description: 'the first characters of the secret, to tell keys apart' }),
+    created_at: DateTime,
+    last_used_at: Nullable(DateTime),
+    revoked_at: Nullable(DateTime),
+  },
+  { $id: 'ApiKey', title: 'ApiKey' },
 );

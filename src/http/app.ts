@@ -17,7 +17,7 @@ import securityHeaders from './plugins/securityHeaders.ts';
 import openapi from './plugins/openapi.ts';
 import declaredErrors from './plugins/declaredErrors.ts';
 import trailingSlash from './plugins/trailingSlash.ts';
-import { requireApiKey } from './plugins/auth.ts';
+import { decorateSession, requireAuth } from './plugins/auth.ts';
 import { install as idempotencyKeys } from './idempotency.ts';
 import rateLimit from './plugins/rateLimit.ts';
 import optionsMethod from './plugins/optionsMethod.ts';
@@ -95,18 +95,20 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(openapi);
   await app.register(declaredErrors);
   await app.register(trailingSlash);
+  decorateSession(app);
 
   await app.register(publicRoutes);
   await app.register(
     async (api) => {
-      requireApiKey(api as App);
+      requireAuth(api as App);
       // every POST registered from here on takes an Idempotency-Key (idempotency.ts)
       idempotencyKeys(api as App);
       await api.register(rateLimit);
       await api.register(optionsMethod);
       await api.register(apiRoutes);
-      // under /api even a path or method that matches no route asks for the key first (401; a
-      // read key on a write method is 403), so nothing about the API shows without a key
+      // under /api even a path or method that matches no route asks for the key or session first
+      // (401; a read key or a viewer on a write method is 403), so nothing about the API shows
+      // without one
       api.setNotFoundHandler(notFoundHandler);
     },
     { prefix: '/api' },

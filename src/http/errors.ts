@@ -42,27 +42,57 @@ const PG_CODES: Record<string, ErrorCode> = {
 // what each input format asks for, in words (src/domain/records.ts)
 const FORMAT_MESSAGES: Record<string, string> = {
   date: 'must be a calendar date YYYY-MM-DD from 0001-01-01 to 9999-12-31',
+  instant:
+    'must be an RFC 3339 date-time with an offset, such as 2026-01-15T13:02:00Z or 2026-01-15T10:02:00-03:00 (in a URL, + is written %2B)',
   money: 'must have at most 2 decimals',
   rate: 'must have at most 6 decimals',
   cuit: 'must be a CUIT/CUIL: 11 digits (or written 20-12345678-6) ending in the right mod-11 check digit',
 };
 
+/**
+ * A value outside a list (a union of constants, as OneOf builds) fails each constant and then the
+ * union: one detail per path instead, naming the values it may take ("or null" when nullable).
+ */
+function oneOfDetails(errors: NonNullable<FastifyError['validation']>) {
+  const allowed = new Map<string, string[]>();
+  for (const v of errors)
+    if (v.keyword === 'const') {
+      const list = allowed.get(v.instancePath) ?? [];
+      list.push(String((v.params as { allowedValue?: unknown }).allowedValue));
+      allowed.set(v.instancePath, list);
+    }
+  const rest = errors.filter((v) => !allowed.has(v.instancePath));
+  const nullable = new Set(
+    errors
+      .filter((v) => v.keyword === 'type' && (v.params as { type?: unknown }).type === 'null')
+      .map((v) => v.instancePath),
+  );
+  const listed = [...allowed].map(([path, values]) => ({
+    path: path || '/',
+    message: `must be one of: ${values.join(', ')}${nullable.has(path) ? ', or null' : ''}`,
+  }));
+  return { rest, listed };
+}
+
 function validationDetails(err: FastifyError): ErrorDetail[] {
-  return (err.validation ?? []).map((v) => {
-    let path = v.instancePath || '';
-    const params = v.params as Record<string, unknown>;
-    if (v.keyword === 'required' && params.missingProperty) path += `/${String(params.missingProperty)}`;
-    if (v.keyword === 'additionalProperties' && params.additionalProperty) {
-      path += `/${String(params.additionalProperty)}`;
-      return { path, message: 'is not a known field' };
-    }
-    if (v.keyword === 'format') {
-      const format = String(params.format);
-      const message = FORMAT_MESSAGES[format];
-      if (message) return { path: path || '/', message };
-    }
-    return { path: path || '/', message: v.message ?? 'is invalid' };
-  });
+  const { rest, listed } = oneOfDetails(err.validation ?? []);
+  return [...listed, ...rest.map(detailOf)];
+}
+
+function detailOf(v: NonNullable<FastifyError['validation']>[number]): ErrorDetail {
+  let path = v.instancePath || '';
+  const params = v.params as Record<string, unknown>;
+  if (v.keyword === 'required' && params.missingProperty) path += `/${String(params.missingProperty)}`;
+  if (v.keyword === 'additionalProperties' && params.additionalProperty) {
+    path += `/${String(params.additionalProperty)}`;
+    return { path, message: 'is not a known field' };
+  }
+  if (v.keyword === 'format') {
+    const format = String(params.format);
+    const message = FORMAT_MESSAGES[format];
+    if (message) return { path: path || '/', message };
+  }
+  return { path: path || '/', message: v.message ?? 'is invalid' };
 }
 
 export function toAppError(err: unknown): AppError {

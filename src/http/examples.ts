@@ -285,6 +285,7 @@ const balanceAfterPayment = {
 export const payments = [
   {
     id: PAYMENT,
+    credit_id: CREDIT,
     amount: 45000,
     paid_on: '2026-03-20',
     branch_id: BRANCH,
@@ -571,4 +572,128 @@ export const receipt = {
     },
   ],
   balance_after: balanceAfterPayment,
+};
+
+// A lead: Carlos Pérez asks Demo for 250,000 through its public form on 2026-03-18, and an
+// employee converts him into a client on 2026-03-19.
+const LEAD = 'c4a1e7d2-5b3f-4c8e-9a61-7f2d0b8e3c45';
+const LEAD_CLIENT = '8e2b6f14-3c7a-4d59-b0e1-29f6a4c8d713';
+export const leadIds = { lead: LEAD, client: LEAD_CLIENT, slug: 'demo-creditos' };
+
+export const leadInput = {
+  first_name: 'Carlos',
+  last_name: 'Pérez',
+  dni: '28456789',
+  phone: '+54 11 5555-4321',
+  email: 'carlos.perez@example.com',
+  amount_requested: 250000,
+  message: 'I would like to pay it in 12 months.',
+  website: '',
+};
+
+export const lead = {
+  id: LEAD,
+  business_id: BUSINESS,
+  first_name: 'Carlos',
+  last_name: 'Pérez',
+  dni: '28456789',
+  phone: '+54 11 5555-4321',
+  email: 'carlos.perez@example.com',
+  amount_requested: 250000,
+  message: 'I would like to pay it in 12 months.',
+  status: 'new' as const,
+  converted_client_id: null,
+  converted_at: null,
+  created_at: '2026-03-18T21:14:07.532Z',
+  updated_at: '2026-03-18T21:14:07.532Z',
+};
+
+export const leadConversionInput = { city: 'Buenos Aires' };
+
+export const leadClient = {
+  ...client,
+  id: LEAD_CLIENT,
+  first_name: 'Carlos',
+  last_name: 'Pérez',
+  dni: '28456789',
+  phone: '+54 11 5555-4321',
+  email: 'carlos.perez@example.com',
+  city: 'Buenos Aires',
+  cuit: null,
+  created_at: '2026-03-19T12:30:41.210Z',
+  updated_at: '2026-03-19T12:30:41.210Z',
+};
+
+export const leadConverted = {
+  ...lead,
+  status: 'converted' as const,
+  converted_client_id: LEAD_CLIENT,
+  converted_at: '2026-03-19T12:30:41.210Z',
+  updated_at: '2026-03-19T12:30:41.210Z',
+};
+
+export const events = {
+  items: [
+    {
+      id: '1b7f3c2e-8d4a-4f6b-9e21-7a5c3d9e0f12',
+      sequence: 41,
+      type: 'client.created',
+      created_at: '2026-01-15T13:02:02.114Z',
+      data: { object: client },
+    },
+    {
+      id: '9a2e4d6f-1c3b-4e5a-8f70-2b4c6d8e0a13',
+      sequence: 42,
+      type: 'credit.status_changed',
+      created_at: '2026-03-20T15:40:05.100Z',
+      data: { object: { ...credit, status: 'closed' }, previous_status: 'active' },
+    },
+  ],
+  next_after: 42,
+};
+
+// Webhooks: the business's ERP registers an endpoint on 2026-01-15; Ana's payment on 2026-03-20
+// is delivered on the second attempt (the first got a 503).
+const WEBHOOK_ENDPOINT = 'c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31';
+export const webhookIds = {
+  endpoint: WEBHOOK_ENDPOINT,
+  delivery: 'd7e2f3a4-6c5b-4d8e-a1f0-3b2c4d5e6f70',
+};
+export const webhookEndpointInput = {
+  url: 'https://erp.example.com/hooks/lending',
+  events: ['payment.created', 'payment.reversed', 'credit.status_changed'] as (
+    | 'payment.created'
+    | 'payment.reversed'
+    | 'credit.status_changed'
+  )[],
+  description: 'ERP: payments and credit statuses',
+};
+export const webhookEndpoint = {
+  id: WEBHOOK_ENDPOINT,
+  business_id: BUSINESS,
+  ...webhookEndpointInput,
+  enabled: true,
+  disabled_at: null,
+  disabled_reason: null,
+  created_at: '2026-01-15T13:00:30.500Z',
+  updated_at: '2026-01-15T13:00:30.500Z',
+};
+export const webhookEndpointCreated = {
+  endpoint: webhookEndpoint,
+  secret: 'whsec_3q2-7wQ0yvJH5mD1nR8tXc4bLk9ZpA6sFe0GuVi2OhM',
+};
+export const webhookDelivery = {
+  id: webhookIds.delivery,
+  endpoint_id: WEBHOOK_ENDPOINT,
+  event_id: '5e8f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b',
+  event_type: 'payment.created',
+  sequence: 57,
+  status: 'delivered' as 'pending' | 'delivered' | 'failed',
+  attempt: 2,
+  status_code: 200,
+  error: null,
+  created_at: PAID,
+  last_attempt_at: '2026-03-20T15:40:36.512Z',
+  next_attempt_at: null,
+  delivered_at: '2026-03-20T15:40:36.690Z',
 };

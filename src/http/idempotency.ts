@@ -19,7 +19,9 @@
 // use case's result is the answer) and the use case returns its transaction's result as it is.
 //
 // A POST that writes nothing (simulate) says `config: { idempotency: 'ignored' }`: the header is
-// declared and checked, and changes nothing.
+// declared and checked, and changes nothing. Every other POST honours it, those whose answer is a
+// secret shown once (POST /api/keys) too: the stored answer is sealed under the key
+// (src/services/idempotency.ts).
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import { type Answer, KeyTaken, requestHash, storeAnswer, storedAnswer } from '../services/idempotency.ts';
@@ -60,7 +62,7 @@ declare module 'fastify' {
     idempotency: Pending | null;
   }
   interface FastifyContextConfig {
-    /** 'ignored': a POST that writes nothing; the key is accepted and changes nothing */
+    /** 'ignored': a POST that writes nothing; the key is accepted and changes nothing. */
     idempotency?: 'ignored';
   }
 }
@@ -144,7 +146,8 @@ function asSent(reply: FastifyReply, status: number, body: unknown): unknown {
 }
 
 /**
- * Runs a write's use case and answers `status` with answer(result). With an Idempotency-Key,
+ * Runs a write's use case and answers `status` (or status(result), for a write that may find its
+ * answer already made: 200 instead of 201) with answer(result). With an Idempotency-Key,
  * the use case gets a context whose beforeCommit stores the answer in its transaction; if
  * another request stored the key first, the write rolls back and that request's answer is
  * replayed (or 409 when it was another request).
@@ -152,12 +155,16 @@ function asSent(reply: FastifyReply, status: number, body: unknown): unknown {
 export async function write<R>(
   req: FastifyRequest,
   reply: FastifyReply,
-  status: number,
+  status: number | ((result: R) => number),
   run: (ctx: AuthContext) => Promise<R>,
   answer: (result: R) => unknown = (r) => r,
 ): Promise<FastifyReply> {
+  const statusOf = (r: R) => (typeof status === 'function' ? status(r) : status);
   const p = req.idempotency;
-  if (!p) return reply.status(status).send(answer(await run(req.auth)));
+  if (!p) {
+    const result = await run(req.auth);
+    return reply.status(statusOf(result)).send(answer(result));
+  }
   const { db, config } = req.server as App;
   const { businessId } = req.auth;
   let stored: Answer | undefined;
@@ -167,7 +174,8 @@ export async function write<R>(
       if (stored) throw new Error('a use case ran one request’s beforeCommit in two transactions');
       if (!p.request) throw new Error('a multipart write did not describe its request (describeRequest)');
       p.hash ??= requestHash(p.request());
-      const a = { status, body: asSent(reply, status, answer(result as R)) };
+      const s = statusOf(result as R);
+      const a = { status: s, body: asSent(reply, s, answer(result as R)) };
       await storeAnswer(trx, businessId, p.key, p.hash, a, config.idempotencyTtlHours);
       stored = a;
     },
@@ -184,5 +192,5 @@ export async function write<R>(
     return replay(reply, winner);
   }
   p.settled = stored !== undefined;
-  return reply.status(status).send(stored ? stored.body : answer(result));
+  return reply.status(stored ? stored.status : statusOf(result)).send(stored ? stored.body : answer(result));
 }

@@ -11,14 +11,23 @@ import {
   Credit,
   CreditConfig,
   Cost,
+  Event,
   Holiday,
+  ApiKey,
+  Business,
+  User,
   Installment,
+  Lead,
+  InstantInput,
   LedgerEntry,
   Payment,
   Receipt,
   Statement,
   UploadSession,
+  Verification,
   UUID_FORMAT,
+  WebhookDelivery,
+  WebhookEndpoint,
   Uuid,
   OneOf,
   ref,
@@ -58,6 +67,14 @@ export const SHARED_SCHEMAS = [
   Statement,
   Receipt,
   Holiday,
+  Lead,
+  Verification,
+  Event,
+  WebhookEndpoint,
+  WebhookDelivery,
+  Business,
+  User,
+  ApiKey,
 ];
 
 export const Page = <T extends TSchema>(item: T) =>
@@ -71,6 +88,17 @@ export const Page = <T extends TSchema>(item: T) =>
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+};
+
+/** updated_since of the client and credit lists (API.md "Lists for synchronisation"). */
+export const UpdatedSinceQuery = {
+  updated_since: Type.Optional(
+    InstantInput(
+      'RFC 3339 date-time with an offset: only the records whose updated_at is at or after it, oldest change first ' +
+        '(updated_at, then id); write + as %2B in a URL',
+      '2026-01-15T13:02:00Z',
+    ),
+  ),
 };
 
 export const IdParams = Type.Object({ id: Uuid });
@@ -95,14 +123,16 @@ const ERROR_RESPONSES: Record<number, { description: string; example: Static<typ
     },
   },
   401: {
-    description: 'unauthorized: the API key is missing, malformed, unknown or revoked',
+    description:
+      'unauthorized: the API key is missing, malformed, unknown or revoked, or the session has ended (signed out, expired or replaced)',
     example: {
       error: 'an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>',
       code: 'unauthorized',
     },
   },
   403: {
-    description: 'forbidden: the key has scope read and the method writes',
+    description:
+      "forbidden: the key has scope read and the method writes (or reads the users, for admins); or the user's role does not allow the operation; or a write under a session without X-CSRF-Token equal to the csrf cookie; or an API key on an operation for signed-in admins only (/api/keys)",
     example: { error: 'this key has scope read: POST needs a key with scope full', code: 'forbidden' },
   },
   404: {
@@ -163,9 +193,17 @@ const ERROR_RESPONSES: Record<number, { description: string; example: Static<typ
     description: 'internal: an unexpected error; it is logged, and the body never carries its details',
     example: { error: 'internal error; it has been logged', code: 'internal' },
   },
+  502: {
+    description:
+      'upstream_error: the registry a verification asks failed, answered in an unexpected format or not within the timeout; nothing was stored (Retry-After when the registry asked for it)',
+    example: {
+      error: 'the central bank registry did not answer within 10 s; nothing was stored, retry later',
+      code: 'upstream_error',
+    },
+  },
   503: {
     description:
-      'unavailable: the database does not answer, or the server has too many connections open; retry shortly (Retry-After)',
+      'unavailable: the database does not answer, or the server has too many connections open; retry shortly (Retry-After). not_configured: a verification source this server has no credentials for',
     example: {
       error: 'the server has too many connections open (from your address, or in all); retry shortly',
       code: 'unavailable',

@@ -10,6 +10,7 @@ import type { ActorContext, Clock, Database } from '../services/context.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
 import type { KeyCache } from '../services/apiKeys.ts';
+import type { Role } from '../domain/access.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -19,10 +20,16 @@ export type App = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-/** Who the request acts as (its actor names the key for the audit log), for which business, and when. */
+/**
+ * Who the request acts as (its actor names the key or the user for the audit log), for which
+ * business, and when: an API key (keyId, scope) or a user's session (userId, role, sessionId).
+ */
 export interface AuthContext extends ActorContext {
-  keyId: string;
-  scope: 'read' | 'full';
+  keyId: string | null;
+  scope: 'read' | 'full' | null;
+  userId: string | null;
+  role: Role | null;
+  sessionId: string | null;
 }
 
 declare module 'fastify' {

@@ -1,4 +1,5 @@
-// The server's scheduled jobs, listed here and started by src/server.ts. Each must be safe when
+// The server's scheduled jobs, listed here and started by src/server.ts (the webhook delivery job
+// too: every second). Each must be safe when
 // several processes run it at once (PostgreSQL: SKIP LOCKED or idempotent work; embedded: one
 // process owns the database).
 import type { FastifyBaseLogger } from 'fastify';
@@ -9,7 +10,9 @@ import type { Clock } from '../domain/index.ts';
 import { startAccrualSchedule } from './accrual.ts';
 import { startFileSweep } from './fileSweep.ts';
 import { startIdempotencySweep } from './idempotencySweep.ts';
+import { startSessionSweep } from './sessionSweep.ts';
 import { startStatistics } from './statistics.ts';
+import { startWebhookDelivery } from './webhooks.ts';
 import type { JobRun, Metrics } from '../metrics.ts';
 
 export interface JobDeps {
@@ -41,6 +44,11 @@ export const JOBS: readonly Job[] = [
     name: 'idempotency_sweep',
     start: ({ db, config, log }, onRun) => startIdempotencySweep(db, config.idempotencyTtlHours, log, onRun).stop,
   },
+  {
+    name: 'session_sweep',
+    start: ({ db, config, clock, log }, onRun) => startSessionSweep(db, config, clock, log, onRun).stop,
+  },
+  { name: 'webhooks', start: (deps, onRun) => startWebhookDelivery(deps, onRun) },
 ];
 
 /** Starts every job; the function returned stops them all. */

@@ -26,7 +26,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/connection.ts';
 import { withActor } from '../db/connection.ts';
-import type { Business, DB, InstallmentStatus } from '../db/schema.ts';
+import type { Business, DB, InstallmentStatus, LedgerEntry } from '../db/schema.ts';
 import { getBusiness, listBusinesses } from '../db/repositories/businesses.ts';
 import {
   closeCandidates,
@@ -36,10 +36,21 @@ import {
   writeOffCandidates,
   type AccrualCandidate,
 } from '../db/repositories/credits.ts';
-import { accrualInstallments, setInstallmentState, type AccrualInstallment } from '../db/repositories/installments.ts';
+import {
+  accrualInstallments,
+  newlyOverdue,
+  setInstallmentState,
+  type AccrualInstallment,
+} from '../db/repositories/installments.ts';
+import { lockOverdueThrough, setOverdueThrough } from '../db/repositories/events.ts';
+import { emit } from './events.ts';
+import { announceStatus } from './lending.ts';
+import { worklistItems } from './credits.ts';
+import { presentLedgerEntry } from './present.ts';
 import {
   installmentHistories,
   insertLedger,
+  ledgerEntriesByIds,
   postPunitoryThrough,
   type InstallmentHistory,
   type NewLedgerEntry,
@@ -96,6 +107,8 @@ export interface BusinessAccrual {
   punitory_entries: number;
   punitory_total: string;
   written_off: number;
+  /** installments announced as newly late (installment.overdue): those due since the last run, up to yesterday */
+  overdue_announced: number;
   /** credits whose punitory stopped at the storable maximum (999,999,999,999.99) */
   clamped: number;
   /** credits that failed and were left for the next run */
@@ -177,10 +190,16 @@ async function postBatch(
   const ids = credits.map((c) => c.id);
   const [insts, hist] = await Promise.all([accrualInstallments(trx, bid, ids), installmentHistories(trx, bid, ids)]);
   const p = batchPostings(credits, insts, hist, o);
-  await insertLedger(trx, bid, p.rows);
+  announcePunitory(trx, bid, await insertLedger(trx, bid, p.rows));
   for (const ch of p.statusChanges) await setInstallmentState(trx, bid, ch.id, ch.status, ch.paidDate);
   await markAccrued(trx, bid, ids, o.asOf);
   return { credits: ids.length, entries: p.rows.length, total: p.total, clamped: p.clamped, writtenOff: 0 };
+}
+
+/** punitory.posted, one event an entry. */
+function announcePunitory(trx: Transaction<DB>, bid: string, entries: LedgerEntry[]): void {
+  for (const e of entries)
+    if (e.type === 'punitory') emit(trx, bid, 'punitory.posted', presentLedgerEntry(e), { creditId: e.credit_id });
 }
 
 /**
@@ -236,6 +255,7 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
     punitory_entries: 0,
     punitory_total: '0.00',
     written_off: 0,
+    overdue_announced: 0,
     clamped: 0,
     skipped: 0,
   };
@@ -272,6 +292,7 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
     async (trx, ids) => {
       const locked = (await lockForClose(trx, bid, ids, { close, timezone: tz })).map((c) => c.id);
       const p = await postPunitoryThrough(trx, bid, locked, { asOf: close, timezone: tz, createdBy: opts.actor });
+      announcePunitory(trx, bid, await ledgerEntriesByIds(trx, bid, p.ids));
       await markAccrued(trx, bid, locked, close);
       return {
         credits: locked.length,
@@ -310,17 +331,36 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
           return o !== undefined && compareDates(o, addDays(today, -c.write_off_days)) <= 0;
         });
         const r = await postBatch(trx, bid, due, { ...posting, asOf: today });
-        await markWrittenOff(
+        const written = await markWrittenOff(
           trx,
           bid,
           due.map((c) => c.id),
           now,
         );
+        for (const c of written) announceStatus(trx, bid, c, 'active');
         // the close counts credits posted on; these are counted as written off
         return { ...r, credits: 0, writtenOff: due.length };
       },
       add,
     );
+  }
+
+  // 3. installment.overdue for the installments that became late since the last run: today only
+  if (asOf === today) {
+    out.overdue_announced = await withActor(db.kysely, { actor: opts.actor }, async (trx) => {
+      const through = await lockOverdueThrough(trx, bid);
+      // late today: due yesterday or before. A business's first run announces every installment
+      // late by then (none was announced before); books that existed before the feed start from
+      // the day migration 012 ran (their late installments were not news)
+      const to = addDays(today, -1);
+      const from = through === null ? null : addDays(through, 1);
+      if (from !== null && compareDates(from, to) > 0) return 0;
+      const rows = await newlyOverdue(trx, bid, { from, to });
+      const items = await worklistItems(trx, { businessId: bid, today, timezone: tz }, rows);
+      for (const item of items) emit(trx, bid, 'installment.overdue', item, { creditId: item.credit_id });
+      await setOverdueThrough(trx, bid, to);
+      return items.length;
+    });
   }
 
   out.punitory_total = toMoneyString(total);

@@ -15,6 +15,7 @@ import {
   type Scope,
 } from '../db/repositories/apiKeys.ts';
 import { AppError } from '../domain/errors.ts';
+import { withActor, type Writer } from '../db/connection.ts';
 import type { Database } from './context.ts';
 import { getBusiness } from './businesses.ts';
 
@@ -23,9 +24,16 @@ export type { ApiKeyInfo, KeyLookup, Scope };
 /** Longer than any key this service issues: refused without a lookup. */
 const MAX_KEY_LENGTH = 200;
 
-export async function createKey(db: Database, input: { businessId: string; scope: Scope; name?: string | null }) {
+/** Who creates or revokes a key, for the audit log (migration 015 logs api_keys): the command line unless said. */
+const CLI: Writer = { actor: 'cli' };
+
+export async function createKey(
+  db: Database,
+  input: { businessId: string; scope: Scope; name?: string | null },
+  by: Writer = CLI,
+) {
   await getBusiness(db, input.businessId);
-  return createApiKey(db.kysely, input);
+  return withActor(db.kysely, by, (trx) => createApiKey(trx, input));
 }
 
 export async function listKeys(db: Database, businessId: string): Promise<ApiKeyInfo[]> {
@@ -37,8 +45,13 @@ export async function listKeys(db: Database, businessId: string): Promise<ApiKey
  * Refused from the next request on, by every process; revoking twice keeps the first time. Returns
  * once the database's announcement of it has come back to this process: it was handed to every
  * listening process at the same moment (a process that listens drops the key when it reads it).
+ * With `by.businessId` (an admin over HTTP), only a key of that business: another's is 404.
  */
-export async function revokeKey(db: Database, id: string): Promise<ApiKeyInfo> {
+export async function revokeKey(
+  db: Database,
+  id: string,
+  by: Writer & { businessId?: string } = CLI,
+): Promise<ApiKeyInfo> {
   let heard: () => void = () => {};
   const back = new Promise<void>((resolve) => {
     heard = resolve;
@@ -50,7 +63,7 @@ export async function revokeKey(db: Database, id: string): Promise<ApiKeyInfo> {
     live: () => {},
   });
   try {
-    const { key, now } = await revokeApiKey(db.kysely, id);
+    const { key, now } = await withActor(db.kysely, by, (trx) => revokeApiKey(trx, id, by.businessId));
     if (!key) throw new AppError('not_found', `no key ${id}`);
     if (now) {
       for (const cache of started.get(db) ?? []) cache.forget(`key:${id}`);

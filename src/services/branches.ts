@@ -9,6 +9,7 @@ import { cleanText } from '../domain/text.ts';
 import { branchesDocument } from '../db/repositories/documents.ts';
 import type { ActorContext, Database, JsonText } from './context.ts';
 import { presentBranch } from './present.ts';
+import { emit, emitEdit } from './events.ts';
 
 export interface BranchInput {
   name: string;
@@ -24,26 +25,38 @@ export async function listBranches(db: Database, ctx: ActorContext): Promise<Jso
 
 export async function createBranch(db: Database, ctx: ActorContext, input: BranchInput) {
   const fields = cleanText(input);
-  return withActor(db.kysely, ctx, async (trx) => presentBranch(await insertBranch(trx, ctx.businessId, fields)));
+  return withActor(db.kysely, ctx, async (trx) => {
+    const branch = presentBranch(await insertBranch(trx, ctx.businessId, fields));
+    emit(trx, ctx.businessId, 'branch.created', branch);
+    return branch;
+  });
 }
 
 /** Only the fields given change; nothing given answers the branch as it is, even a deleted one. */
 export function editBranch(db: Database, ctx: ActorContext, id: string, input: BranchPatch) {
   const patch = cleanText(input);
   return withActor(db.kysely, ctx, async (trx) => {
-    const current = await getBranch(trx, ctx.businessId, id);
+    const current = await getBranch(trx, ctx.businessId, id, { lock: true });
     if (!current) throw notFound('branch');
     if (Object.keys(patch).length === 0) return presentBranch(current);
     if (current.deleted_at) throw conflict('the branch is deleted');
-    return presentBranch((await updateBranch(trx, ctx.businessId, current.id, patch))!);
+    const branch = presentBranch((await updateBranch(trx, ctx.businessId, current.id, patch))!);
+    emitEdit(trx, ctx.businessId, 'branch.updated', presentBranch(current), branch);
+    return branch;
   });
 }
 
 /** Soft delete; deleting again keeps the first deleted_at. */
 export async function deleteBranch(db: Database, ctx: ActorContext, id: string) {
-  const branch = await withActor(db.kysely, ctx, (trx) => softDeleteBranch(trx, ctx.businessId, id));
-  if (!branch) throw notFound('branch');
-  return presentBranch(branch);
+  return withActor(db.kysely, ctx, async (trx) => {
+    const before = await getBranch(trx, ctx.businessId, id);
+    const branch = before && (await softDeleteBranch(trx, ctx.businessId, id));
+    if (!branch) throw notFound('branch');
+    const presented = presentBranch(branch);
+    // deleting again changes nothing and announces nothing
+    if (!before.deleted_at) emit(trx, ctx.businessId, 'branch.deleted', presented);
+    return presented;
+  });
 }
 
 // The branch rules of new credits and ledger entries, run inside the lending transaction: the
@@ -70,12 +83,26 @@ export async function inheritedBranch(trx: Transaction<DB>, credit: Credit): Pro
   return b && !b.deleted_at ? b.id : null;
 }
 
-/** A branch named in a request (must be usable), explicitly none (null), or the credit's when not given. */
+/** The branch of the signed-in user acting (ctx.branchId), unless it has been deleted since. */
+export async function actingBranch(
+  trx: Transaction<DB>,
+  ctx: { businessId: string; branchId?: string | null },
+): Promise<string | null> {
+  if (!ctx.branchId) return null;
+  const b = await shareBranch(trx, ctx.businessId, ctx.branchId);
+  return b && !b.deleted_at ? b.id : null;
+}
+
+/**
+ * A payment's branch: the one named in the request (must be usable), explicitly none (null), or
+ * when not given the acting user's branch (where the money was taken), else the credit's.
+ */
 export async function chosenBranch(
   trx: Transaction<DB>,
+  ctx: { businessId: string; branchId?: string | null },
   credit: Credit,
   given: string | null | undefined,
 ): Promise<string | null> {
-  if (given === undefined) return inheritedBranch(trx, credit);
+  if (given === undefined) return (await actingBranch(trx, ctx)) ?? inheritedBranch(trx, credit);
   return given === null ? null : usableBranch(trx, credit.business_id, given);
 }

@@ -2,7 +2,8 @@
 // without dashes, and the client's detail (contract 1) gathers its credits, installments, ledger
 // entries and files.
 import { withActor } from '../db/connection.ts';
-import type { Client } from '../db/schema.ts';
+import type { Transaction } from 'kysely';
+import type { Client, DB } from '../db/schema.ts';
 import {
   findClientByCuit,
   findClientByDni,
@@ -16,9 +17,12 @@ import { clientCreditsDocument, clientDocument } from '../db/repositories/docume
 import type { Page, PageRequest } from '../db/repositories/page.ts';
 import { conflict, invalid, notFound } from '../domain/errors.ts';
 import { parseCuit } from '../domain/cuit.ts';
+import { instantBound } from '../domain/instants.ts';
 import { cleanText } from '../domain/text.ts';
 import type { ActorContext, Database, JsonText } from './context.ts';
 import type { Executor } from '../db/connection.ts';
+import { emit, emitEdit } from './events.ts';
+import { presentClient } from './present.ts';
 
 export type { ClientInput };
 export type ClientPatch = Partial<ClientInput>;
@@ -38,29 +42,46 @@ function clean<T extends { cuit?: string | null }>(input: T): T {
   return { ...fields, cuit };
 }
 
-/** Newest first; q matches a dni or cuit prefix or a name or email fragment (case and accents folded). */
+/**
+ * Newest first; q matches a dni or cuit prefix or a name or email fragment (case and accents
+ * folded). With updatedSince (RFC 3339), only the clients changed at or after it, oldest change first.
+ */
 export function listClients(
   db: Database,
   ctx: ActorContext,
-  query: { q?: string } & PageRequest,
+  query: { q?: string; updatedSince?: string } & PageRequest,
 ): Promise<Page<Client>> {
-  return clientPage(db.kysely, ctx.businessId, query);
+  const { updatedSince, ...rest } = query;
+  return clientPage(db.kysely, ctx.businessId, {
+    ...rest,
+    ...(updatedSince === undefined ? {} : { updatedSince: instantBound('/updated_since', updatedSince) }),
+  });
 }
 
 export function createClient(db: Database, ctx: ActorContext, input: ClientInput): Promise<Client> {
   const fields = clean(input);
-  return withActor(db.kysely, ctx, async (trx) => {
-    if (await findClientByDni(trx, ctx.businessId, fields.dni)) throw dniTaken(fields.dni);
-    if (fields.cuit && (await findClientByCuit(trx, ctx.businessId, fields.cuit))) throw cuitTaken(fields.cuit);
-    return insertClient(trx, ctx.businessId, fields);
-  });
+  return withActor(db.kysely, ctx, (trx) => addClient(trx, ctx, fields));
+}
+
+/**
+ * The creation of a client inside the caller's transaction (createClient's own, or a lead's
+ * conversion, src/services/leads.ts): the same cleaning, the same 409s, the same row, the same
+ * client.created event.
+ */
+export async function addClient(trx: Transaction<DB>, ctx: ActorContext, input: ClientInput): Promise<Client> {
+  const fields = clean(input);
+  if (await findClientByDni(trx, ctx.businessId, fields.dni)) throw dniTaken(fields.dni);
+  if (fields.cuit && (await findClientByCuit(trx, ctx.businessId, fields.cuit))) throw cuitTaken(fields.cuit);
+  const client = await insertClient(trx, ctx.businessId, fields);
+  emit(trx, ctx.businessId, 'client.created', presentClient(client));
+  return client;
 }
 
 /** Only the fields given change; nothing given changes nothing (no audit entry either). */
 export function editClient(db: Database, ctx: ActorContext, id: string, input: ClientPatch): Promise<Client> {
   const patch = clean(input);
   return withActor(db.kysely, ctx, async (trx) => {
-    const current = await getClient(trx, ctx.businessId, id);
+    const current = await getClient(trx, ctx.businessId, id, { lock: true });
     if (!current) throw notFound('client');
     if (Object.keys(patch).length === 0) return current;
     if (patch.dni && (await findClientByDni(trx, ctx.businessId, patch.dni, current.id))) throw dniTaken(patch.dni);
@@ -68,6 +89,7 @@ export function editClient(db: Database, ctx: ActorContext, id: string, input: C
       throw cuitTaken(patch.cuit);
     const updated = await updateClient(trx, ctx.businessId, current.id, patch);
     if (!updated) throw notFound('client');
+    emitEdit(trx, ctx.businessId, 'client.updated', presentClient(current), presentClient(updated));
     return updated;
   });
 }

@@ -10,14 +10,21 @@ export type { Clock } from '../domain/index.ts';
 /** Who acts, for which business, in which time zone, and when (its "today"). */
 export interface ActorContext {
   businessId: string;
-  /** the audit actor: api_key:<id>, cli, upload_link:<id>, system:<job> */
+  /** the audit actor: api_key:<id>, user:<id>, cli, upload_link:<id>, system:<job> */
   actor: string;
+  /** the operator's email while an operator acts as this user (impersonation), else null */
+  impersonatedBy: string | null;
   /** IANA time zone of the business */
   timezone: string;
   /** the instant the request or command happens (read once from the caller's clock) */
   now: Date;
   /** the business's calendar date at `now`: what is overdue, the default dates */
   today: string;
+  /**
+   * The branch of the signed-in user acting, if they have one: a credit they grant or a payment
+   * they take without a branch_id is recorded at it (docs/users.md). Keys and the CLI have none.
+   */
+  branchId?: string | null;
   /**
    * Added by the caller to the transaction of the use case's write (src/db/connection.ts,
    * withActor): the HTTP layer stores an Idempotency-Key's answer with it. A use case that writes
@@ -32,11 +39,13 @@ export function actorContext(
   business: { businessId: string; timezone: string },
   actor: string,
   clock: Clock,
+  impersonatedBy: string | null = null,
 ): ActorContext {
   const now = clock();
   return {
     businessId: business.businessId,
     actor,
+    impersonatedBy,
     timezone: business.timezone,
     now,
     today: todayIn(business.timezone, now),

@@ -18,6 +18,7 @@ import { cleanText } from '../domain/text.ts';
 import { plansDocument } from '../db/repositories/documents.ts';
 import type { ActorContext, Database, JsonText } from './context.ts';
 import { presentCreditConfig } from './present.ts';
+import { emit, emitEdit } from './events.ts';
 
 export type PlanInput = CreditConfigInput;
 export type PlanPatch = CreditConfigPatch;
@@ -39,19 +40,24 @@ export async function getPlan(db: Database, ctx: ActorContext, id: string) {
 
 export async function createPlan(db: Database, ctx: ActorContext, input: PlanInput) {
   const fields = cleanText(input);
-  return withActor(db.kysely, ctx, async (trx) =>
-    presentCreditConfig(await insertCreditConfig(trx, ctx.businessId, fields)),
-  );
+  return withActor(db.kysely, ctx, async (trx) => {
+    const plan = presentCreditConfig(await insertCreditConfig(trx, ctx.businessId, fields));
+    emit(trx, ctx.businessId, 'plan.created', plan);
+    return plan;
+  });
 }
 
 /** Only the fields given change; nothing given changes nothing. */
 export async function editPlan(db: Database, ctx: ActorContext, id: string, input: PlanPatch) {
   const patch = cleanText(input);
   const plan = await withActor(db.kysely, ctx, async (trx) => {
-    const current = await getCreditConfig(trx, ctx.businessId, id);
+    const current = await getCreditConfig(trx, ctx.businessId, id, { lock: true });
     if (!current) throw notFound('credit plan');
     if (Object.keys(patch).length === 0) return current;
-    return updateCreditConfig(trx, ctx.businessId, id, patch);
+    const updated = await updateCreditConfig(trx, ctx.businessId, id, patch);
+    if (updated)
+      emitEdit(trx, ctx.businessId, 'plan.updated', presentCreditConfig(current), presentCreditConfig(updated));
+    return updated;
   });
   if (!plan) throw notFound('credit plan');
   return presentCreditConfig(plan);

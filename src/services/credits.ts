@@ -3,10 +3,12 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { getCredit, listCredits as creditRows, type CreditFilter } from '../db/repositories/credits.ts';
-import { listInstallments } from '../db/repositories/installments.ts';
+import { listInstallments, type WorklistRow } from '../db/repositories/installments.ts';
+import type { Executor } from '../db/connection.ts';
 import { historiesOfInstallments } from '../db/repositories/ledger.ts';
 import { creditLedgerDocument } from '../db/repositories/documents.ts';
 import { notFound } from '../domain/errors.ts';
+import { instantBound } from '../domain/instants.ts';
 import type { ActorContext, Database, JsonText } from './context.ts';
 import { creditDetail, type CreditDetailRows } from './lending.ts';
 import { owedOf, stateFromHistory } from './ledgerState.ts';
@@ -30,9 +32,20 @@ export async function creditLedger(db: Database, ctx: ActorContext, id: string):
   return body as JsonText;
 }
 
-/** Credits newest first, optionally by status, client or branch. */
-export function listCredits(db: Kysely<DB>, businessId: string, q: CreditFilter & Paging) {
-  return creditRows(db, businessId, q);
+/**
+ * Credits newest first, optionally by status, client or branch. With updatedSince (RFC 3339), only
+ * the credits changed at or after it, oldest change first.
+ */
+export function listCredits(
+  db: Kysely<DB>,
+  businessId: string,
+  q: Omit<CreditFilter, 'updatedSince'> & Paging & { updatedSince?: string },
+) {
+  const { updatedSince, ...rest } = q;
+  return creditRows(db, businessId, {
+    ...rest,
+    ...(updatedSince === undefined ? {} : { updatedSince: instantBound('/updated_since', updatedSince) }),
+  });
 }
 
 export interface WorklistQuery extends Paging {
@@ -50,13 +63,22 @@ export interface WorklistQuery extends Paging {
  */
 export async function collectionsWorklist(db: Kysely<DB>, ctx: ActorContext, q: WorklistQuery) {
   const page = await listInstallments(db, ctx.businessId, { ...q, today: ctx.today });
+  return { items: await worklistItems(db, ctx, page.items), total: page.total };
+}
+
+/** Worklist items of these rows: each installment's delinquency and what it owes as of the business's today. */
+export async function worklistItems(
+  db: Executor,
+  ctx: Pick<ActorContext, 'businessId' | 'today' | 'timezone'>,
+  rows: WorklistRow[],
+) {
   const histories = await historiesOfInstallments(
     db,
     ctx.businessId,
-    page.items.map((i) => i.id),
+    rows.map((i) => i.id),
   );
   const historyOf = new Map(histories.map((h) => [h.installment_id, h]));
-  const items = page.items.map((i) => {
+  return rows.map((i) => {
     const owed = owedOf(
       stateFromHistory(i, historyOf.get(i.id)),
       { ...i, status: i.credit_status },
@@ -65,5 +87,4 @@ export async function collectionsWorklist(db: Kysely<DB>, ctx: ActorContext, q: 
     );
     return presentWorklistItem(i, ctx.today, owed);
   });
-  return { items, total: page.total };
 }

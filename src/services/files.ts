@@ -30,6 +30,8 @@ import { AppError, conflict, notFound } from '../domain/errors.ts';
 import { UUID_PATTERN } from '../domain/uuid.ts';
 import type { FileStorage } from '../storage/storage.ts';
 import type { ActorContext } from './context.ts';
+import { emit } from './events.ts';
+import { presentFile } from './present.ts';
 
 /** The accepted MIME types (DOMAIN.md, Client files) and the extension a nameless upload gets. */
 export const ACCEPTED_TYPES: Readonly<Record<string, string>> = {
@@ -140,6 +142,7 @@ export async function addClientFile(
       businessId: ctx.businessId,
       clientId: client.id,
       actor: ctx.actor,
+      impersonatedBy: ctx.impersonatedBy,
       uploadSessionId: null,
       beforeCommit: ctx.beforeCommit,
     },
@@ -173,6 +176,8 @@ export interface FileTarget {
   clientId: string;
   /** the audit actor and created_by: api_key:<id> or upload_link:<id> */
   actor: string;
+  /** the operator acting as the user, if any (ActorContext.impersonatedBy) */
+  impersonatedBy?: string | null;
   uploadSessionId: string | null;
   /** the caller's addition to the row's transaction (an Idempotency-Key's answer) */
   beforeCommit?: ActorContext['beforeCommit'];
@@ -207,7 +212,7 @@ export async function storeClientFile(deps: FileDeps, target: FileTarget, upload
           'this upload link has expired, was revoked or has received all the files it accepts',
         );
       }
-      return insertUnderFreeName(trx, fileName, {
+      const file = await insertUnderFreeName(trx, fileName, {
         business_id: target.businessId,
         id,
         client_id: target.clientId,
@@ -217,6 +222,8 @@ export async function storeClientFile(deps: FileDeps, target: FileTarget, upload
         upload_session_id: target.uploadSessionId,
         created_by: target.actor,
       });
+      emit(trx, target.businessId, 'file.created', presentFile(file));
+      return file;
     });
   } catch (err) {
     // the bytes go only when the row is surely absent: a COMMIT whose answer was lost may have
@@ -275,7 +282,11 @@ export async function removeClientFile(
   clientId: string,
   fileId: string,
 ): Promise<ClientFile> {
-  const row = await withActor(deps.db, ctx, (trx) => deleteFile(trx, ctx.businessId, clientId, fileId));
+  const row = await withActor(deps.db, ctx, async (trx) => {
+    const deleted = await deleteFile(trx, ctx.businessId, clientId, fileId);
+    if (deleted) emit(trx, ctx.businessId, 'file.deleted', presentFile(deleted));
+    return deleted;
+  });
   if (!row) throw notFound('file');
   try {
     await deps.storage.delete(row.storage_key);

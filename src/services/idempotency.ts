@@ -6,7 +6,14 @@
 // nothing, a retry is judged afresh. A key is kept ttlHours (IDEMPOTENCY_TTL_HOURS): older, it
 // counts as absent and may name another request; the sweep (src/jobs/idempotencySweep.ts)
 // deletes it. The HTTP side (what a request is, the header, the replay): src/http/idempotency.ts.
-import { createHash } from 'node:crypto';
+//
+// The key itself is never stored: a row holds its SHA-256, and the answer sealed with AES-256-GCM
+// under a key derived from the Idempotency-Key (HKDF, salted with the business id). So a retry can
+// be answered on every POST, those whose answer carries a secret shown once included (a new API
+// key, a set-password link, an upload link's token), and the table gives none of those secrets to
+// whoever reads it without the Idempotency-Key. A guessable key (erp-pay-1) is only as strong as
+// it is hard to guess: docs/api.md asks for a random one where the answer holds a secret.
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import {
@@ -42,6 +49,36 @@ export function requestHash(request: unknown): string {
     .digest('hex');
 }
 
+/** What a row is found by: the key's SHA-256 (hex). */
+export function keyDigest(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** The AES-256 key an answer is sealed with: derived from the Idempotency-Key, per business. */
+function sealingKey(businessId: string, key: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', key, businessId, 'lending idempotency answer v1', 32));
+}
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** The answer's body encrypted and authenticated: iv, tag, ciphertext. */
+export function seal(businessId: string, key: string, body: unknown): Buffer {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', sealingKey(businessId, key), iv);
+  const text = Buffer.concat([cipher.update(JSON.stringify(body), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), text]);
+}
+
+/** The body seal() sealed; throws when the bytes were not sealed under this key and business. */
+export function unseal(businessId: string, key: string, sealed: Uint8Array): unknown {
+  const bytes = Buffer.from(sealed);
+  const decipher = createDecipheriv('aes-256-gcm', sealingKey(businessId, key), bytes.subarray(0, IV_BYTES));
+  decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  const text = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+  return JSON.parse(text.toString('utf8'));
+}
+
 /**
  * The answer stored under a live key, undefined when there is none; a key stored for another
  * request is a 409.
@@ -53,10 +90,12 @@ export async function storedAnswer(
   hash: string,
   ttlHours: number,
 ): Promise<Answer | undefined> {
-  const stored = await findIdempotencyKey(db, businessId, key, ttlHours);
+  const stored = await findIdempotencyKey(db, businessId, keyDigest(key), ttlHours);
   if (!stored) return undefined;
   if (stored.request_hash !== hash) throw conflict('this Idempotency-Key was already used for a different request');
-  return { status: stored.status_code, body: stored.response };
+  // a row stored before migration 018 holds its answer in the clear
+  const body = stored.sealed ? unseal(businessId, key, stored.sealed) : stored.response;
+  return { status: stored.status_code, body };
 }
 
 /** Thrown inside the write's transaction when its key is alive already: the write rolls back. */
@@ -81,7 +120,12 @@ export async function storeAnswer(
   const saved = await saveIdempotencyKey(
     trx,
     businessId,
-    { key, requestHash: hash, statusCode: answer.status, response: answer.body },
+    {
+      keyDigest: keyDigest(key),
+      requestHash: hash,
+      statusCode: answer.status,
+      sealed: seal(businessId, key, answer.body),
+    },
     ttlHours,
   );
   if (!saved) throw new KeyTaken();

@@ -41,9 +41,11 @@ import {
   stopDate,
   type InstallmentState,
 } from './ledgerState.ts';
-import { chosenBranch, inheritedBranch, usableBranch } from './branches.ts';
+import { actingBranch, chosenBranch, inheritedBranch, usableBranch } from './branches.ts';
 import { nextBusinessDay, toleranceDays } from '../domain/businessDays.ts';
 import { holidaySet } from './holidays.ts';
+import { emit } from './events.ts';
+import { presentCredit, presentLedgerEntry, presentPayment } from './present.ts';
 
 /** Who acts, for which business, in which time zone (its "today"). */
 export type LendingContext = ActorContext;
@@ -154,6 +156,7 @@ async function createCreditIn(
     branch_id: branchId,
     created_by: ctx.actor,
   });
+  emit(trx, bid, 'credit.created', presentCredit(credit), { creditId: credit.id });
   return { credit, installments, ledgerEntries };
 }
 
@@ -167,8 +170,9 @@ export async function createCredit(
     const holidays = await holidaySet(trx, ctx.businessId);
     const client = await getClient(trx, ctx.businessId, input.clientId);
     if (!client) throw notFound('client');
-    const result = await createCreditIn(trx, ctx, input, holidays);
-    return result;
+    // not given: the signed-in user's branch, if they have one
+    const branchId = input.branchId !== undefined ? input.branchId : await actingBranch(trx, ctx);
+    return createCreditIn(trx, ctx, { ...input, branchId }, holidays);
   });
 }
 
@@ -435,7 +439,7 @@ async function flush(trx: Transaction<DB>, ctx: LendingContext, l: Loaded): Prom
   const allPaid = states.every((s) => statusOf(s).status === 'paid');
   const creditStatus =
     allPaid && l.credit.status === 'active' ? 'closed' : !allPaid && l.credit.status === 'closed' ? 'active' : null;
-  const { entries, now } = await applyCreditChanges(trx, ctx.businessId, {
+  const { entries, now, paymentCreatedAt } = await applyCreditChanges(trx, ctx.businessId, {
     creditId: l.credit.id,
     entries: l.staged.entries,
     accruedThrough: l.staged.accruedThrough,
@@ -444,6 +448,7 @@ async function flush(trx: Transaction<DB>, ctx: LendingContext, l: Loaded): Prom
     payment: l.staged.payment,
     reversal: l.staged.reversal,
   });
+  announceChanges(trx, ctx, l, { entries, now, paymentCreatedAt, creditStatus });
   l.staged = { entries: [], accruedThrough: null, payment: null, reversal: null };
   // the rows as a re-read would give them, without the re-read
   const byId = new Map(moved.map((m) => [m.id, m]));
@@ -456,12 +461,70 @@ async function flush(trx: Transaction<DB>, ctx: LendingContext, l: Loaded): Prom
   return entries;
 }
 
+/** The events of what flush wrote: the payment, its reversal, punitory posted, the credit's status. */
+function announceChanges(
+  trx: Transaction<DB>,
+  ctx: LendingContext,
+  l: Loaded,
+  written: { entries: LedgerEntry[]; now: Date; paymentCreatedAt: Date | null; creditStatus: Credit['status'] | null },
+): void {
+  const creditId = l.credit.id;
+  const { payment, reversal } = l.staged;
+  // the punitory posted up to the payment's date comes before the payment, as in the ledger
+  for (const e of written.entries)
+    if (e.type === 'punitory') emit(trx, ctx.businessId, 'punitory.posted', presentLedgerEntry(e), { creditId });
+  if (payment)
+    emit(
+      trx,
+      ctx.businessId,
+      'payment.created',
+      presentPayment({
+        ...payment,
+        business_id: ctx.businessId,
+        credit_id: creditId,
+        created_at: written.paymentCreatedAt ?? written.now,
+        reversed_at: null,
+        reversal_reason: null,
+        reversed_by: null,
+      }),
+      { creditId },
+    );
+  if (reversal) {
+    const reversed = l.payments.find((p) => p.id === reversal.paymentId)!;
+    emit(
+      trx,
+      ctx.businessId,
+      'payment.reversed',
+      presentPayment({ ...reversed, reversed_at: written.now, reversal_reason: reversal.reason }),
+      { creditId },
+    );
+  }
+  if (written.creditStatus)
+    announceStatus(
+      trx,
+      ctx.businessId,
+      { ...l.credit, status: written.creditStatus, updated_at: written.now },
+      l.credit.status,
+    );
+}
+
+/** credit.status_changed, with the status it had before. */
+export function announceStatus(trx: Transaction<DB>, businessId: string, credit: Credit, previous: string): void {
+  emit(trx, businessId, 'credit.status_changed', presentCredit(credit), {
+    creditId: credit.id,
+    extra: { previous_status: previous },
+  });
+}
+
 // ---------------------------------------------------------------- payments
 
 export interface PaymentInput {
   amount: number | string;
   paidOn?: string;
-  /** where it was taken: undefined = the credit's branch (none if deleted since), null = no branch */
+  /**
+   * where it was taken: undefined = the acting user's branch, else the credit's (none if deleted
+   * since), null = no branch
+   */
   branchId?: string | null;
 }
 
@@ -502,7 +565,7 @@ export async function registerPayment(
       throw unprocessable(`paid_on ${paidOn} is before the credit's start date ${credit.start_date}`, [
         { path: '/paid_on', message: 'before start_date' },
       ]);
-    const branchId = await chosenBranch(trx, credit, input.branchId);
+    const branchId = await chosenBranch(trx, ctx, credit, input.branchId);
     const paymentId = crypto.randomUUID();
     // 0. punitory up to the payment's date, before anything is allocated (a payment counts from
     //    the next day, so this does not depend on it)
@@ -729,11 +792,13 @@ export async function writeOffCredit(
     // what it owes on the day it is written off is posted first; nothing accrues after
     postThrough(ctx, l, ctx.today);
     await flush(trx, ctx, l);
-    return updateCredit(trx, ctx.businessId, l.credit.id, {
+    const written = await updateCredit(trx, ctx.businessId, l.credit.id, {
       status: 'written_off',
       written_off_at: ctx.now,
       write_off_reason: reason,
     });
+    announceStatus(trx, ctx.businessId, written, l.credit.status);
+    return written;
   });
 }
 
@@ -755,7 +820,9 @@ export async function cancelCredit(db: Kysely<DB>, ctx: LendingContext, creditId
       throw conflict(
         `the credit's first installment was due on ${first.due_date}: it can no longer be cancelled; write it off or refinance it`,
       );
-    return updateCredit(trx, ctx.businessId, credit.id, { status: 'inactive' });
+    const cancelled = await updateCredit(trx, ctx.businessId, credit.id, { status: 'inactive' });
+    announceStatus(trx, ctx.businessId, cancelled, credit.status);
+    return cancelled;
   });
 }
 
@@ -815,6 +882,7 @@ export async function refinanceCredit(
       branchId: settlementBranch,
     });
     l.credit = await updateCredit(trx, ctx.businessId, old.id, { status: 'refinanced' });
+    announceStatus(trx, ctx.businessId, l.credit, old.status);
     await flush(trx, ctx, l);
 
     return createCreditIn(

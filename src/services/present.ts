@@ -9,10 +9,12 @@
 import type { Static, TObject, TSchema } from 'typebox';
 import type {
   Branch as BranchRow,
+  Client as ClientRow,
   ClientFile as ClientFileRow,
   Credit as CreditRow,
   CreditConfig as CreditConfigRow,
   Installment as InstallmentRow,
+  Lead as LeadRow,
   LedgerEntry as LedgerRow,
   Payment as PaymentRow,
   UploadSession as UploadSessionRow,
@@ -20,12 +22,14 @@ import type {
 import type { WorklistRow } from '../db/repositories/installments.ts';
 import {
   Branch,
+  Client,
   ClientFile,
   Credit,
   CreditConfig,
   Delinquency,
   Installment,
   type JsonSchema,
+  Lead,
   LedgerEntry,
   Money,
   Payment,
@@ -121,6 +125,7 @@ export function fileUrl(clientId: string, fileName: string) {
   return `/api/files/${clientId}/${encodeURIComponent(fileName)}`;
 }
 
+const client = recordBuilder(Client);
 const credit = recordBuilder(Credit);
 const installment = recordBuilder(Installment);
 const worklistItem = recordBuilder(WorklistItem);
@@ -173,6 +178,7 @@ export const presentBalance = (o: Owed) => ({
 });
 
 export const presentCredit = (c: CreditRow) => credit(c);
+export const presentClient = (c: ClientRow) => client(c);
 /** An installment with its delinquency and what it owes, both as of the business's today. */
 export const presentInstallment = (i: InstallmentRow, today: string, owed: Owed) =>
   installment(i, { ...installmentDelinquency.of(i, today), ...presentBalance(owed) });
@@ -184,6 +190,12 @@ export const presentCreditConfig = (c: CreditConfigRow) => creditConfig(c);
 // the contract types address and phone string, not nullable: an unknown one is ""
 export const presentBranch = (b: BranchRow) => branch(b, { address: b.address ?? '', phone: b.phone ?? '' });
 export const presentUploadSession = (s: UploadSessionRow) => uploadSession(s);
+const lead = recordBuilder(Lead);
+// amount_requested is Nullable(Money): the builder converts Money alone
+export const presentLead = (l: LeadRow) =>
+  lead(l, {
+    amount_requested: l.amount_requested === null ? null : toMoneyNumber(money(l.amount_requested)),
+  });
 
 /**
  * A credit with its installments and its balance (as of the business's today: `at`) and ledger

@@ -20,8 +20,15 @@ export interface Result {
 
 /** The environment of a command: nothing inherited that could point it at another database. */
 export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  // no metrics listener unless a test asks for one: servers run side by side
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off', METRICS_PORT: '0' };
+  // no metrics listener unless a test asks for one: servers run side by side; no webhook deliveries
+  // (servers on the shared PostgreSQL test database would send other tests' deliveries)
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    ACCRUAL_SCHEDULE: 'off',
+    METRICS_PORT: '0',
+    WEBHOOKS: 'off',
+  };
   for (const k of ['DATABASE_URL', 'DATA_DIR', 'FILES_DIR', 'PORT', 'HOST', 'PUBLIC_URL', 'NODE_TEST_CONTEXT'])
     delete env[k];
   for (const [k, v] of Object.entries(extra)) {

@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
 
-test('the server starts the accrual schedule, the file sweep, the statistics and the idempotency sweep', async () => {
+test('the server starts the accrual schedule, the file sweep, the statistics, the idempotency sweep and the webhook delivery', async () => {
   const { serve } = await import('../../src/server.ts');
   const { JOBS } = await import('../../src/jobs/index.ts');
   assert.equal(typeof serve, 'function');
   assert.deepEqual(
     JOBS.map((j) => j.name),
-    ['accrual', 'file_sweep', 'statistics', 'idempotency_sweep'],
+    ['accrual', 'file_sweep', 'statistics', 'idempotency_sweep', 'session_sweep', 'webhooks'],
   );
 });
 
@@ -29,6 +29,8 @@ test('the program built by main.ts has every command', async () => {
     'migrate',
     'businesses',
     'keys',
+    'operators',
+    'users',
     'demo',
     'accrue',
     'report',

@@ -154,6 +154,7 @@ test('a payment dated before punitory already posted: allocated as of its date, 
     punitory_entries: 1,
     punitory_total: 65.25,
     written_off: 0,
+    overdue_announced: 1, // #1, late since 03-03: the business's first run
     clamped: 0,
     skipped: 0,
   });

@@ -65,15 +65,35 @@ export interface Harness {
 
 export async function build(
   t: TestContext,
-  opts: { timezone?: string; env?: Record<string, string>; clock?: Clock } = {},
+  opts: {
+    timezone?: string;
+    env?: Record<string, string>;
+    clock?: Clock;
+    /** a logger for the app (e.g. capturedLogger in test/hardening/helpers.ts); none by default */
+    logger?: Parameters<typeof buildApp>[0]['logger'];
+  } = {},
 ): Promise<Harness> {
   const db = await sharedTestDb();
   const dataDir = mkdtempSync(join(tmpdir(), 'lending-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off', ...opts.env });
+  // no scheduled work: the accrual schedule is off, and tests run webhook deliveries themselves
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ACCRUAL_SCHEDULE: 'off',
+    WEBHOOKS: 'off',
+    ...opts.env,
+  });
   const clock = opts.clock ?? systemClock;
   // as the server does: keys checked once, forgotten when the database announces a change
   const keyCache = await KeyCache.start(db);
-  const app = await buildApp({ db, config, storage: new DirectoryStorage(config.filesDir), clock, keyCache });
+  const app = await buildApp({
+    db,
+    config,
+    storage: new DirectoryStorage(config.filesDir),
+    clock,
+    keyCache,
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
   await app.ready();
   t.after(async () => {
     await app.close();

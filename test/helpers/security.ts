@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { App } from '../../src/http/types.ts';
+import { createApiKey } from '../../src/db/repositories/apiKeys.ts';
 import type { Harness } from './app.ts';
 
 type Schema = Record<string, any>;
@@ -24,7 +25,16 @@ export interface ApiRoute {
   /** the JSON body schema, or 'multipart' for uploads; undefined when the route takes no body */
   body?: Schema | 'multipart';
   bodyRequired: boolean;
+  /** the least role a session needs (the operation's x-required-role) */
+  role: 'viewer' | 'employee' | 'admin';
+  /** only sessions may call it (its security names the session alone): an API key is 403 */
+  sessionsOnly: boolean;
 }
+
+const ROLE_ORDER = ['viewer', 'employee', 'admin'] as const;
+/** Whether a user of `role` may call the route. */
+export const roleAllows = (role: ApiRoute['role'], route: ApiRoute) =>
+  ROLE_ORDER.indexOf(role) >= ROLE_ORDER.indexOf(route.role);
 
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export const isWrite = (method: string) => WRITE.has(method);
@@ -74,6 +84,11 @@ export function apiRoutes(app: App): ApiRoute[] {
           .map((p) => ({ name: p.name, required: Boolean(p.required), schema: resolveRefs(doc, p.schema ?? {}) })),
         body,
         bodyRequired: Boolean(op.requestBody?.required),
+        role: op['x-required-role'] ?? (method === 'GET' ? 'viewer' : 'admin'),
+        sessionsOnly:
+          Array.isArray(op.security) &&
+          op.security.length > 0 &&
+          op.security.every((s: Schema) => Object.keys(s).join() === 'session'),
       });
     }
   }
@@ -107,6 +122,9 @@ export interface Fixtures {
   file?: { id: string; file_name: string };
   session?: { id: string };
   holiday?: { date: string };
+  user?: { id: string };
+  apiKey?: { id: string };
+  lead?: { id: string };
   /** every id of this tenant a response to another tenant must never show */
   ids: string[];
 }
@@ -190,6 +208,41 @@ export async function createFixtures(h: Harness, businessId: string, key: string
     name: `holiday ${tag}`,
   });
   if (holiday) f.holiday = holiday;
+  // a user (invited with the key) and an API key of the tenant's own
+  const invited = await post('/api/users', {
+    email: `fixture-${tag}-${randomUUID().slice(0, 8)}@test.example`,
+    role: 'viewer',
+  });
+  if (invited) {
+    f.user = { id: invited.id };
+    f.ids.push(invited.id);
+  }
+  const apiKey = await createApiKey(h.db.kysely, { businessId, scope: 'read', name: `fixture ${tag}` });
+  f.apiKey = { id: apiKey.record.id };
+  f.ids.push(apiKey.record.id);
+  // a lead through the business's public form (no key), where the form exists
+  const business = await h.db.kysely
+    .selectFrom('businesses')
+    .selectAll()
+    .where('id', '=', businessId)
+    .executeTakeFirst();
+  const slug = (business as { slug?: string } | undefined)?.slug;
+  if (slug) {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: `/public/${slug}/leads`,
+      payload: {
+        first_name: 'Sec',
+        last_name: tag,
+        dni: `lead-${tag}-${randomUUID().slice(0, 8)}`,
+        email: 'sec@example.com',
+      },
+    });
+    if (res.statusCode === 201) {
+      f.lead = j(res);
+      f.ids.push(f.lead!.id);
+    }
+  }
   return f;
 }
 
@@ -218,6 +271,9 @@ const BY_COLLECTION: Record<string, (f: Fixtures) => string | undefined> = {
   files: (f) => f.file?.id,
   'upload-sessions': (f) => f.session?.id,
   holidays: (f) => f.holiday?.date,
+  users: (f) => f.user?.id,
+  keys: (f) => f.apiKey?.id,
+  leads: (f) => f.lead?.id,
 };
 
 /** The tenant's resource a path parameter names, when the suite can tell. */

@@ -10,7 +10,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { build, json, type Harness } from '../helpers/app.ts';
 import { testDbKind } from '../helpers/db.ts';
 import { loadConfig, ConfigError } from '../../src/config.ts';
-import { sweepIdempotencyKeys } from '../../src/services/idempotency.ts';
+import { keyDigest, sweepIdempotencyKeys } from '../../src/services/idempotency.ts';
+import { userSession } from '../helpers/sessions.ts';
 import { startIdempotencySweep } from '../../src/jobs/idempotencySweep.ts';
 import { client, credit, plan } from '../engine/helpers.ts';
 import { fileForm, png, pdf } from '../files/fixtures.ts';
@@ -49,7 +50,7 @@ const writes = (h: Harness) => count(h, 'audit_log');
 
 async function ageKey(h: Harness, key: string, hours: number, businessId = h.tenant.businessId) {
   await sql`UPDATE idempotency_keys SET created_at = now() - make_interval(secs => ${hours * 3600})
-    WHERE business_id = ${businessId} AND key = ${key}`.execute(h.db.kysely);
+    WHERE business_id = ${businessId} AND key_digest = ${keyDigest(key)}`.execute(h.db.kysely);
 }
 
 function assertReplay(again: LightMyRequestResponse, first: LightMyRequestResponse, what: string) {
@@ -264,12 +265,14 @@ test('the sweep deletes expired keys of every business, a batch at a time, and k
   await send(h, '/api/branches', { name: 'theirs 2' }, 'k1', other.fullKey);
   for (const k of ['k0', 'k1', 'k2']) await ageKey(h, k, 25);
   await ageKey(h, 'k0', 25, other.businessId);
-  const keys = async (businessId: string) =>
-    (
-      await sql<{
-        key: string;
-      }>`SELECT key FROM idempotency_keys WHERE business_id = ${businessId} ORDER BY key`.execute(h.db.kysely)
-    ).rows.map((r) => r.key);
+  // the keys still stored, by name (a row holds the key's digest)
+  const names = ['k0', 'k1', 'k2', 'k3', 'k4'];
+  const keys = async (businessId: string) => {
+    const r = await sql<{ key_digest: string }>`SELECT key_digest FROM idempotency_keys
+      WHERE business_id = ${businessId}`.execute(h.db.kysely);
+    const stored = new Set(r.rows.map((row) => row.key_digest));
+    return names.filter((k) => stored.has(keyDigest(k)));
+  };
 
   // batches of 2 (other test files' keys are live: the shared database holds no other expired ones)
   assert.ok((await sweepIdempotencyKeys(h.db.kysely, 24, 2)) >= 4);
@@ -335,6 +338,7 @@ test('every POST under /api declares the header in the document, and the 409 of 
     assert.ok(header, `POST ${path} declares Idempotency-Key`);
     assert.equal(header.required, false);
     assert.equal(header.schema.maxLength, 255);
+    // a POST that writes nothing (simulate) ignores the key, so never answers its 409
     if (!path.endsWith('/simulate')) assert.ok(item.post.responses['409'], `POST ${path} declares 409`);
   }
   // the public upload route takes no key
@@ -357,4 +361,50 @@ test('IDEMPOTENCY_TTL_HOURS: 24 by default; an unusable value stops start-up wit
         return true;
       },
     );
+});
+
+test('answers holding a secret shown once are replayed too, and the table keeps neither the key nor the secret readable', async (t) => {
+  const h = await build(t);
+  const admin = await userSession(h, h.tenant.businessId, 'admin');
+  const post = (url: string, payload: object, key: string) =>
+    h.app.inject({ method: 'POST', url, headers: { ...admin.write, 'idempotency-key': key }, payload });
+  const c = json(await h.post('/api/clients', { dni: '30111222' }));
+  const email = `inv-${Date.now()}@b.example`;
+  // [path, body, another body, the secret in the answer]
+  const cases: [string, object, object, (body: any) => string][] = [
+    ['/api/keys', { name: 'erp', scope: 'full' }, { name: 'other', scope: 'full' }, (b) => b.key],
+    ['/api/users', { email, role: 'employee' }, { email, role: 'viewer' }, (b) => b.set_password_url],
+    [`/api/clients/${c.id}/upload-sessions`, {}, { expires_in_hours: 24 }, (b) => b.token],
+  ];
+  const key = 'a0f4c1e2-7b7e-4d4f-9a51-2f0f2c6a9d11';
+  const secrets: string[] = [];
+  for (const [url, payload, other, secretOf] of cases) {
+    const k = `${key}${url}`;
+    const first = await post(url, payload, k);
+    assert.equal(first.statusCode, 201, `${url}: ${first.body}`);
+    const again = await post(url, payload, k);
+    assertReplay(again, first, url);
+    const secret = secretOf(json(first));
+    assert.ok(typeof secret === 'string' && secret.length > 20, url);
+    secrets.push(secret, k);
+    // another request under the key is 409
+    assert.equal((await post(url, other, k)).statusCode, 409, url);
+  }
+  // one key and one user were created, not two
+  assert.equal(
+    json(await h.app.inject({ method: 'GET', url: '/api/keys', headers: admin.read })).filter(
+      (k: any) => k.name === 'erp',
+    ).length,
+    1,
+  );
+  // the rows: digests and sealed bytes; no secret, no key, not even base64 of them
+  const rows = (
+    await sql<{ row: string }>`SELECT row_to_json(i)::text AS row FROM idempotency_keys i
+      WHERE business_id = ${h.tenant.businessId}`.execute(h.db.kysely)
+  ).rows.map((r) => r.row);
+  assert.equal(rows.length, 3);
+  for (const s of secrets) {
+    const forms = [s, Buffer.from(s).toString('base64'), Buffer.from(s).toString('hex')];
+    for (const row of rows) for (const f of forms) assert.ok(!row.includes(f), `a stored row shows ${s}`);
+  }
 });

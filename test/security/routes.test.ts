@@ -1,14 +1,21 @@
 // The one security suite of the API: it runs against every /api route the app declares (read
 // from the app, not listed here), so a route added later is covered without editing this file.
-// Per route: no key, bad keys and a revoked key are 401; a read key on a write method is 403;
+// Per route: no key, bad keys and a revoked key are 401; a read key on a write method, or on a read
+// that needs more than a viewer, is 403;
 // both header forms carry the key; another business's ids and malformed ids in the path are 404;
 // every refusal is the Error body; another business's reads never show this business's ids; and
-// nothing another business tries changes this business's data.
+// nothing another business tries changes this business's data. Sessions the same way: no
+// session, an ended or made-up one are 401; a write without the CSRF token (or with a wrong one)
+// is 403; a role below the route's (a viewer writing) is 403; an operator not acting as a user is
+// 403; another business's user gets 404 for this business's ids; a session reaches every route;
+// the key-administration routes refuse every API key (403).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, createTenant, json } from '../helpers/app.ts';
 import { createApiKey } from '../../src/db/repositories/apiKeys.ts';
 import { revokeKey } from '../../src/services/apiKeys.ts';
+import { sessionPolicy, signIn as startSession } from '../../src/services/sessions.ts';
+import { PASSWORD, newUser, operatorSession, userSession, type Signed } from '../helpers/sessions.ts';
 import {
   apiRoutes,
   assertErrorBody,
@@ -21,6 +28,7 @@ import {
   pathVariants,
   randomParam,
   requestFor,
+  roleAllows,
   routerRoutes,
   type ApiRoute,
   type Call,
@@ -82,6 +90,26 @@ test('security: every /api route refuses what it must, in the Error body', async
   );
   assert.deepEqual(undocumented, [], 'routes missing from /openapi.json (hidden routes escape the security suite)');
 
+  // signed-in users of A (one a role), of B and of the bystander C, an operator on their own, and
+  // an ended session of A's admin (signed in 13 hours ago: past SESSION_MAX_HOURS); all before
+  // A's audit count is read, as signing in writes last_login_at
+  const sa = {
+    viewer: await userSession(h, A.businessId, 'viewer'),
+    employee: await userSession(h, A.businessId, 'employee'),
+    admin: await userSession(h, A.businessId, 'admin'),
+  };
+  const sb = await userSession(h, B.businessId, 'admin');
+  const sc = await userSession(h, C.businessId, 'admin');
+  const op = await operatorSession(h);
+  const old = await newUser(h, A.businessId, 'admin');
+  const ended = await startSession(
+    h.db,
+    { email: old.email, password: PASSWORD, address: '192.0.2.13' },
+    new Date(Date.now() - 13 * 3_600_000),
+    sessionPolicy(h.config),
+  );
+  const cookies = (token: string, csrf: string) => ({ cookie: `lending_session=${token}; csrf=${csrf}` });
+
   const auditOfA = async () => json(await h.get('/api/logs?limit=1')).total as number;
   const auditBefore = await auditOfA();
 
@@ -132,8 +160,10 @@ test('security: every /api route refuses what it must, in the Error body', async
         assert.equal(head.statusCode, 401, `HEAD ${route.path} without a key`);
       }
 
-      // 2. scope: a read key may not write, in either header form; it may read
-      if (isWrite(m)) {
+      // 2. scope: a read key may not write, in either header form, nor read what needs more than
+      // a viewer (the users); it may read the rest
+      const readKeyRefused = isWrite(m) || route.sessionsOnly || route.role !== 'viewer';
+      if (readKeyRefused) {
         assertErrorBody(
           await send(m, harmless, bearer(A.readKey)),
           403,
@@ -147,14 +177,19 @@ test('security: every /api route refuses what it must, in the Error body', async
           `${name} with a read key (X-API-Key)`,
         );
       }
-      // 3. both header forms carry the key (a bystander tenant, so nothing of A changes)
-      const keys = isWrite(m) ? [C.fullKey] : [C.fullKey, C.readKey];
+      // 3. both header forms carry the key (a bystander tenant, so nothing of A changes); the
+      // routes for signed-in admins refuse every key
+      const keys = readKeyRefused ? [C.fullKey] : [C.fullKey, C.readKey];
       for (const k of keys) {
         for (const [form, headers] of [
           ['Bearer', bearer(k)],
           ['X-API-Key', xkey(k)],
         ] as const) {
           const res = await send(m, harmless, headers);
+          if (route.sessionsOnly) {
+            assertErrorBody(res, 403, 'forbidden', `${name} for signed-in admins only, with a key (${form})`);
+            continue;
+          }
           assert.ok(
             ![401, 403].includes(res.statusCode) && res.statusCode < 500,
             `${name} with a valid key (${form}) got ${res.statusCode} ${res.body.slice(0, 200)}`,
@@ -166,6 +201,60 @@ test('security: every /api route refuses what it must, in the Error body', async
         }
       }
 
+      // 3b. sessions: none, ended or made up is 401; a write needs the CSRF token (403); the role
+      // must reach the route's (403); an operator on their own is 403; a session with the role
+      // reaches the route (the bystander C's admin, so nothing of A changes)
+      const made = `sess_${'A'.repeat(43)}`;
+      for (const [what, headers] of [
+        ['an ended session', cookies(ended.token, ended.csrf)],
+        ['a made-up session', cookies(made, `csrf_${'B'.repeat(43)}`)],
+        ['a malformed session', { cookie: 'lending_session=x; csrf=y' }],
+      ] as const) {
+        const hd = isWrite(m) ? { ...headers, 'x-csrf-token': headers.cookie.split('csrf=')[1]! } : headers;
+        assertErrorBody(await send(m, harmless, hd), 401, 'unauthorized', `${name} with ${what}`);
+      }
+      if (isWrite(m)) {
+        const s = sa.admin;
+        for (const [what, headers] of [
+          ['no X-CSRF-Token', s.read],
+          ['a wrong X-CSRF-Token', { ...s.read, 'x-csrf-token': sc.csrf }],
+          ['an X-CSRF-Token but no csrf cookie', { cookie: `lending_session=${s.token}`, 'x-csrf-token': s.csrf }],
+          [
+            'a csrf cookie and header of another session',
+            { cookie: `lending_session=${s.token}; csrf=${sc.csrf}`, 'x-csrf-token': sc.csrf },
+          ],
+        ] as const)
+          assertErrorBody(await send(m, harmless, headers), 403, 'forbidden', `${name} under a session with ${what}`);
+      }
+      for (const role of ['viewer', 'employee'] as const) {
+        if (roleAllows(role, route)) continue;
+        const s: Signed = sa[role];
+        assertErrorBody(
+          await send(m, harmless, isWrite(m) ? s.write : s.read),
+          403,
+          'forbidden',
+          `${name} by a ${role} (needs ${route.role})`,
+        );
+      }
+      assertErrorBody(
+        await send(m, harmless, isWrite(m) ? op.write : op.read),
+        403,
+        'forbidden',
+        `${name} by an operator not acting as a user`,
+      );
+      {
+        const res = await send(m, harmless, isWrite(m) ? sc.write : sc.read);
+        assert.ok(
+          ![401, 403].includes(res.statusCode) && res.statusCode < 500,
+          `${name} under an admin's session got ${res.statusCode} ${res.body.slice(0, 200)}`,
+        );
+        if (m === 'GET' && route.params.length === 0 && !route.query.some((q) => q.required))
+          assert.equal(res.statusCode, 200, `${name} under an admin's session: ${res.body.slice(0, 200)}`);
+      }
+      // who B is, for the cross-business checks: its full key, or its admin's session where keys are refused
+      const asB = (write: boolean) => (route.sessionsOnly ? (write ? sb.write : sb.read) : bearer(B.fullKey));
+      const asA = route.sessionsOnly ? (isWrite(m) ? sa.admin.write : sa.admin.read) : bearer(A.fullKey);
+
       if (route.params.length > 0) {
         const unfilled = route.params
           .filter((p) => !fixtureFor(route.path, p.name, fa) && !enumOf(p.schema))
@@ -173,8 +262,10 @@ test('security: every /api route refuses what it must, in the Error body', async
         if (unfilled.length) st.diagnostic(`${name}: no real resource for ${unfilled.join(', ')}; random values used`);
         // 4. another business's resources in the path: not found, with a body the route accepts
         const cross = requestFor(route, valuesFor(route, fa), fb);
-        const res = await send(m, cross, bearer(B.fullKey));
-        const control = await send(m, requestFor(route, randomValues(route), fb), bearer(B.fullKey));
+        const res = await send(m, cross, asB(isWrite(m)));
+        const control = await send(m, requestFor(route, randomValues(route), fb), asB(isWrite(m)));
+        // B's admin, signed in, is another business's user: A's ids are not found for them either
+        const bySession = await send(m, cross, isWrite(m) ? sb.write : sb.read);
         assert.ok(res.statusCode < 500 && control.statusCode < 500, `${name}: a 5xx ${res.body} ${control.body}`);
         if (res.statusCode === 400 && control.statusCode === 400) {
           // the suite could not build a body the route accepts: at least nothing tells the two apart
@@ -183,9 +274,10 @@ test('security: every /api route refuses what it must, in the Error body', async
         } else {
           assertErrorBody(res, 404, 'not_found', `${name} with another business's ids (${cross.url})`);
           assertErrorBody(control, 404, 'not_found', `${name} with random ids`);
+          assertErrorBody(bySession, 404, 'not_found', `${name}: another business's user, with this one's ids`);
         }
         const readCross = await send(m, requestFor(route, valuesFor(route, fa), fb), xkey(B.readKey));
-        if (isWrite(m)) assertErrorBody(readCross, 403, 'forbidden', `${name}: B's read key`);
+        if (readKeyRefused) assertErrorBody(readCross, 403, 'forbidden', `${name}: B's read key`);
         else assertErrorBody(readCross, 404, 'not_found', `${name}: B's read key on A's ids`);
 
         // 5. malformed ids (and, for other parameters, random values) are 404, never 500
@@ -194,7 +286,7 @@ test('security: every /api route refuses what it must, in the Error body', async
           const candidates = isUuidParam(p) ? MALFORMED_IDS : [randomParam(p)];
           for (const bad of candidates) {
             const call = requestFor(route, { ...values, [p.name]: bad }, fa);
-            const r = await send(m, call, bearer(A.fullKey));
+            const r = await send(m, call, asA);
             assertErrorBody(r, 404, 'not_found', `${name} with ${p.name}=${bad.slice(0, 40)}`);
           }
         }
@@ -204,7 +296,7 @@ test('security: every /api route refuses what it must, in the Error body', async
       if (m === 'GET') {
         for (const values of pathVariants(route, fb)) {
           const own = requestFor(route, values, fb);
-          const res = await send(m, own, bearer(B.fullKey));
+          const res = await send(m, own, asB(false));
           assert.ok(res.statusCode < 500, `${name} for its own business: ${res.statusCode} ${res.body.slice(0, 200)}`);
           // with its own real resources in the path, a business reads them
           const allReal = route.params.every((p) => enumOf(p.schema) || fixtureFor(route.path, p.name, fb));

@@ -7,7 +7,11 @@ export function registerBusinesses(b: Command, ctx: CliContext) {
     .description('create a business; prints it with its id')
     .requiredOption('--name <name>', 'business name')
     .option('--timezone <tz>', 'IANA time zone: the business\'s "today"', 'UTC')
-    .action(async (opts: { name: string; timezone: string }) => {
+    .option(
+      '--slug <slug>',
+      'its name in public addresses (/public/<slug>/leads): lowercase letters, digits and hyphens; default: made from the name',
+    )
+    .action(async (opts: { name: string; timezone: string; slug?: string }) => {
       const input = checkBusiness(opts); // bad input is refused before the database is opened
       const business = await ctx.withDb((db) => createBusiness(db, input));
       ctx.print(business, () => record(business));
@@ -17,7 +21,7 @@ export function registerBusinesses(b: Command, ctx: CliContext) {
     .action(async () => {
       const rows = await ctx.withDb((db) => listBusinesses(db));
       ctx.print(rows, () =>
-        rows.length ? table(rows, ['id', 'name', 'timezone', 'created_at']) : 'no businesses yet',
+        rows.length ? table(rows, ['id', 'name', 'slug', 'timezone', 'created_at']) : 'no businesses yet',
       );
     });
 }

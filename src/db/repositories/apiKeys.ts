@@ -61,16 +61,25 @@ export function listApiKeys(db: Kysely<DB>, businessId: string): Promise<ApiKeyI
 /**
  * Revokes at once: every server process forgets the key when this commits (the database
  * announces it, migration 007). Revoking twice keeps the first time; `now` says whether this call
- * revoked it.
+ * revoked it. With a business, only a key of that business.
  */
-export async function revokeApiKey(db: Kysely<DB>, id: string): Promise<{ key: ApiKeyInfo | undefined; now: boolean }> {
-  const r = await db
+export async function revokeApiKey(
+  db: Kysely<DB>,
+  id: string,
+  businessId?: string,
+): Promise<{ key: ApiKeyInfo | undefined; now: boolean }> {
+  let update = db
     .updateTable('api_keys')
     .set({ revoked_at: sql`now()` })
     .where('id', '=', id)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  const key = await db.selectFrom('api_keys').select(INFO).where('id', '=', id).executeTakeFirst();
+    .where('revoked_at', 'is', null);
+  let select = db.selectFrom('api_keys').select(INFO).where('id', '=', id);
+  if (businessId) {
+    update = update.where('business_id', '=', businessId);
+    select = select.where('business_id', '=', businessId);
+  }
+  const r = await update.executeTakeFirst();
+  const key = await select.executeTakeFirst();
   return { key, now: r.numUpdatedRows > 0n };
 }
 

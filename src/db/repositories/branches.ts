@@ -2,12 +2,19 @@ import { sql } from 'kysely';
 import type { Branch } from '../schema.ts';
 import type { Executor } from '../connection.ts';
 
-export function getBranch(db: Executor, businessId: string, id: string): Promise<Branch | undefined> {
+/** `lock`: locked as the UPDATE that follows would lock it, until the transaction ends (an edit reads what it changes). */
+export function getBranch(
+  db: Executor,
+  businessId: string,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<Branch | undefined> {
   return db
     .selectFrom('branches')
     .selectAll()
     .where('business_id', '=', businessId)
     .where('id', '=', id)
+    .$if(opts.lock === true, (q) => q.forNoKeyUpdate())
     .executeTakeFirst();
 }
 

@@ -1,28 +1,34 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB, Client, NewClient, ClientUpdate } from '../schema.ts';
 import type { Executor } from '../connection.ts';
-import { pageOf, type Page, type PageRequest } from './page.ts';
+import type { InstantBound } from '../../domain/instants.ts';
+import { pageOf, updatedSince, type Page, type PageRequest } from './page.ts';
 
 export type ClientInput = Omit<NewClient, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
 
 // Search folds case and the accents of Spanish names: "gomez" finds "Gómez".
 const ACCENTED = 'áàâäéèêëíìîïóòôöúùûüñç';
 const PLAIN = 'aaaaeeeeiiiioooouuuunc';
-const fold = (v: string) =>
+export const fold = (v: string) =>
   [...v.toLowerCase()]
     .map((ch) => {
       const i = ACCENTED.indexOf(ch);
       return i >= 0 ? PLAIN[i] : ch;
     })
     .join('');
-const foldSql = (expr: RawBuilder<string>) => sql<string>`translate(lower(${expr}), ${ACCENTED}, ${PLAIN})`;
+export const foldSql = (expr: RawBuilder<string>) => sql<string>`translate(lower(${expr}), ${ACCENTED}, ${PLAIN})`;
 
+/**
+ * Newest first; with updatedSince, only the clients changed at or after it, oldest change first
+ * (updated_at, id): a range of the index clients_updated (migration 014).
+ */
 export function listClients(
   db: Kysely<DB>,
   businessId: string,
-  opts: { q?: string } & PageRequest,
+  opts: { q?: string; updatedSince?: InstantBound } & PageRequest,
 ): Promise<Page<Client>> {
   let base = db.selectFrom('clients').where('business_id', '=', businessId);
+  if (opts.updatedSince) base = base.where(updatedSince(opts.updatedSince));
   const q = opts.q?.trim();
   if (q) {
     const esc = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -39,15 +45,29 @@ export function listClients(
       ]),
     );
   }
-  return pageOf(base, (b) => b.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), opts);
+  return pageOf(
+    base,
+    (b) =>
+      opts.updatedSince
+        ? b.selectAll().orderBy('updated_at', 'asc').orderBy('id', 'asc')
+        : b.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
+    opts,
+  );
 }
 
-export function getClient(db: Executor, businessId: string, id: string): Promise<Client | undefined> {
+/** `lock`: locked as the UPDATE that follows would lock it, until the transaction ends (an edit reads what it changes). */
+export function getClient(
+  db: Executor,
+  businessId: string,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<Client | undefined> {
   return db
     .selectFrom('clients')
     .selectAll()
     .where('business_id', '=', businessId)
     .where('id', '=', id)
+    .$if(opts.lock === true, (q) => q.forNoKeyUpdate())
     .executeTakeFirst();
 }
 

@@ -30,6 +30,8 @@ export interface AppliedChanges {
   entries: LedgerEntry[];
   /** the transaction's now(): the updated_at of what was updated */
   now: Date;
+  /** the recorded payment's created_at (null when none was recorded) */
+  paymentCreatedAt: Date | null;
 }
 
 /**
@@ -44,7 +46,8 @@ WITH pay AS (
   INSERT INTO payments (business_id, id, credit_id, amount, paid_on, branch_id, created_by)
   SELECT $1::uuid, p.id, $2::uuid, p.amount, p.paid_on, p.branch_id, p.created_by
     FROM json_to_record($7::json) AS p(id uuid, amount numeric, paid_on date, branch_id uuid, created_by text)
-   WHERE $7::json IS NOT NULL),
+   WHERE $7::json IS NOT NULL
+  RETURNING created_at),
 rev AS (
   UPDATE payments SET reversed_at = now(), reversal_reason = r.reason, reversed_by = r.by
     FROM json_to_record($8::json) AS r(payment_id uuid, reason text, by text)
@@ -72,7 +75,7 @@ st AS (
 cr AS (
   UPDATE credits SET status = $6::text, updated_at = now()
    WHERE $6::text IS NOT NULL AND business_id = $1::uuid AND id = $2::uuid)
-SELECT w.*, t.now AS tx_now
+SELECT w.*, t.now AS tx_now, (SELECT created_at FROM pay) AS payment_created_at
   FROM (SELECT now() AS now) t
   LEFT JOIN (SELECT ins.*, v.ord FROM ins JOIN v ON v.id = ins.id) w ON true
  ORDER BY w.ord`;
@@ -96,7 +99,7 @@ export async function applyCreditChanges(db: Executor, businessId: string, ch: C
     })),
   );
   const states = JSON.stringify(ch.installments);
-  const r = await db.executeQuery<LedgerEntry & { ord: number | null; tx_now: Date }>(
+  const r = await db.executeQuery<LedgerEntry & { ord: number | null; tx_now: Date; payment_created_at: Date | null }>(
     CompiledQuery.raw(CREDIT_CHANGES, [
       businessId,
       ch.creditId,
@@ -114,6 +117,7 @@ export async function applyCreditChanges(db: Executor, businessId: string, ch: C
   const written = r.rows[0]!.ord === null ? [] : r.rows;
   return {
     now,
-    entries: written.map(({ ord: _o, tx_now: _n, ...e }) => e as LedgerEntry),
+    paymentCreatedAt: r.rows[0]!.payment_created_at,
+    entries: written.map(({ ord: _o, tx_now: _n, payment_created_at: _p, ...e }) => e as LedgerEntry),
   };
 }

@@ -11,12 +11,19 @@ export type CreditConfigPatch = Omit<
   'business_id' | 'id' | 'created_at' | 'updated_at'
 >;
 
-export function getCreditConfig(db: Executor, businessId: string, id: string): Promise<CreditConfig | undefined> {
+/** `lock`: locked as the UPDATE that follows would lock it, until the transaction ends (an edit reads what it changes). */
+export function getCreditConfig(
+  db: Executor,
+  businessId: string,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<CreditConfig | undefined> {
   return db
     .selectFrom('credit_configs')
     .selectAll()
     .where('business_id', '=', businessId)
     .where('id', '=', id)
+    .$if(opts.lock === true, (q) => q.forNoKeyUpdate())
     .executeTakeFirst();
 }
 

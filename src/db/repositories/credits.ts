@@ -2,7 +2,8 @@
 // writes, the list, and the daily run's batches and automatic write-off.
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../connection.ts';
-import { pageOf, type Page, type PageRequest } from './page.ts';
+import type { InstantBound } from '../../domain/instants.ts';
+import { pageOf, updatedSince, type Page, type PageRequest } from './page.ts';
 import type { Credit, CreditConfig, CreditStatus, CreditsTable } from '../schema.ts';
 
 export type NewCredit = Omit<
@@ -87,8 +88,15 @@ export interface CreditFilter {
   status?: CreditStatus;
   clientId?: string;
   branchId?: string;
+  /** only the credits changed at or after it, oldest change first */
+  updatedSince?: InstantBound;
 }
 
+/**
+ * Newest first (sequential_id); with updatedSince, oldest change first (updated_at, id): a range
+ * of credits_updated, or of credits_status or credits_branch_updated with those filters
+ * (migration 014); for one client, its few rows through credits_client.
+ */
 export async function listCredits(
   db: Executor,
   businessId: string,
@@ -98,7 +106,15 @@ export async function listCredits(
   if (f.status) base = base.where('status', '=', f.status);
   if (f.clientId) base = base.where('client_id', '=', f.clientId);
   if (f.branchId) base = base.where('branch_id', '=', f.branchId);
-  return pageOf(base, (q) => q.selectAll().orderBy('sequential_id', 'desc'), f);
+  if (f.updatedSince) base = base.where(updatedSince(f.updatedSince));
+  return pageOf(
+    base,
+    (q) =>
+      f.updatedSince
+        ? q.selectAll().orderBy('updated_at', 'asc').orderBy('id', 'asc')
+        : q.selectAll().orderBy('sequential_id', 'desc'),
+    f,
+  );
 }
 
 // ---- the daily run ----
@@ -220,13 +236,15 @@ export async function lockForWriteOff(db: Executor, businessId: string, ids: str
 }
 
 /** Writes these (locked) credits off at `at`, naming the rule. */
-export async function markWrittenOff(db: Executor, businessId: string, ids: string[], at: Date): Promise<void> {
-  if (ids.length === 0) return;
-  await sql`
+export async function markWrittenOff(db: Executor, businessId: string, ids: string[], at: Date): Promise<Credit[]> {
+  if (ids.length === 0) return [];
+  const r = await sql<Credit>`
     UPDATE credits c
        SET status = 'written_off',
            written_off_at = ${at}::timestamptz,
            write_off_reason = 'automatic: an installment reached ' || c.write_off_days || ' days late (write_off_days)',
            updated_at = now()
-     WHERE c.business_id = ${businessId} AND c.id = ANY(${sql.val(ids)}::uuid[]) AND c.status = 'active'`.execute(db);
+     WHERE c.business_id = ${businessId} AND c.id = ANY(${sql.val(ids)}::uuid[]) AND c.status = 'active'
+     RETURNING c.*`.execute(db);
+  return r.rows;
 }

@@ -116,11 +116,7 @@ export async function listInstallments(
   businessId: string,
   f: { today: string; overdue?: boolean; branchId?: string; creditId?: string; minDaysLate?: number } & PageRequest,
 ): Promise<Page<WorklistRow>> {
-  let base = db
-    .selectFrom('installments as i')
-    .innerJoin('credits as c', (j) => j.onRef('c.business_id', '=', 'i.business_id').onRef('c.id', '=', 'i.credit_id'))
-    .where('i.business_id', '=', businessId)
-    .where('c.status', '<>', 'inactive');
+  let base = worklistBase(db, businessId).where('c.status', '<>', 'inactive');
   const overdue = sql<boolean>`(i.status <> 'paid' AND i.due_date < ${f.today}::date)`;
   if (f.overdue === true) base = base.where(overdue);
   if (f.overdue === false) base = base.where(sql<boolean>`NOT ${overdue}`);
@@ -133,32 +129,52 @@ export async function listInstallments(
                     ELSE ${f.today}::date - i.due_date END) >= ${n}`,
     );
   }
-  const page = await pageOf(
-    base,
-    (q) =>
-      q
-        .selectAll('i')
-        .select([
-          'c.client_id',
-          'c.sequential_id as credit_sequential_id',
-          'c.status as credit_status',
-          'c.written_off_at',
-        ])
-        .select([
-          'c.daily_punitory_rate',
-          'c.punitory_mode',
-          'c.grace_days',
-          'c.max_punitory_days',
-          'c.punitory_cap_pct',
-          // the punitory carries the credit's VAT
-          'c.vat_rate',
-        ])
-        .orderBy('i.due_date')
-        .orderBy('c.sequential_id')
-        .orderBy('i.number'),
-    f,
-  );
+  const page = await pageOf(base, (q) => worklistColumns(q), f);
   return page as Page<WorklistRow>;
+}
+
+// what a worklist item is built from: the installment, its credit's number and client, and the terms its punitory needs
+const worklistBase = (db: Executor, businessId: string) =>
+  db
+    .selectFrom('installments as i')
+    .innerJoin('credits as c', (j) => j.onRef('c.business_id', '=', 'i.business_id').onRef('c.id', '=', 'i.credit_id'))
+    .where('i.business_id', '=', businessId);
+
+function worklistColumns(q: ReturnType<typeof worklistBase>) {
+  return q
+    .selectAll('i')
+    .select(['c.client_id', 'c.sequential_id as credit_sequential_id', 'c.status as credit_status', 'c.written_off_at'])
+    .select([
+      'c.daily_punitory_rate',
+      'c.punitory_mode',
+      'c.grace_days',
+      'c.max_punitory_days',
+      'c.punitory_cap_pct',
+      // the punitory carries the credit's VAT
+      'c.vat_rate',
+    ])
+    .orderBy('i.due_date')
+    .orderBy('c.sequential_id')
+    .orderBy('i.number');
+}
+
+/**
+ * The unpaid installments of active credits due within from..to (both included; from null: every
+ * one due up to to): those that became late on the days after them (the daily run's
+ * installment.overdue).
+ */
+export async function newlyOverdue(
+  db: Executor,
+  businessId: string,
+  range: { from: string | null; to: string },
+): Promise<WorklistRow[]> {
+  let q = worklistBase(db, businessId)
+    .where('c.status', '=', 'active')
+    .where('i.status', '<>', 'paid')
+    .where('i.due_date', '<=', range.to);
+  if (range.from !== null) q = q.where('i.due_date', '>=', range.from);
+  const rows = await worklistColumns(q).execute();
+  return rows as WorklistRow[];
 }
 
 export type AccrualInstallment = Pick<

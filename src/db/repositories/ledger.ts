@@ -41,10 +41,10 @@ export async function postPunitoryThrough(
   businessId: string,
   creditIds: string[],
   o: { asOf: string; timezone: string; createdBy: string },
-): Promise<{ entries: number; total: string; atStorableMax: string[] }> {
-  if (creditIds.length === 0) return { entries: 0, total: '0', atStorableMax: [] };
+): Promise<{ entries: number; total: string; atStorableMax: string[]; ids: string[] }> {
+  if (creditIds.length === 0) return { entries: 0, total: '0', atStorableMax: [], ids: [] };
   const ids = sql.val(creditIds);
-  const r = await sql<{ entries: number; total: string; at_max: string[] | null }>`
+  const r = await sql<{ entries: number; total: string; at_max: string[] | null; ids: string[] | null }>`
     WITH inst AS (
       SELECT i.id, i.credit_id, i.amount, i.due_date, c.branch_id, c.daily_punitory_rate, c.punitory_mode,
              greatest(c.grace_days, i.tolerance_days) AS grace_days, c.vat_rate,
@@ -81,14 +81,15 @@ export async function postPunitoryThrough(
              p.cumulative - p.posted, (p.cumulative - p.net) - p.vat_posted, ${o.asOf}::date, p.branch_id,
              ${o.createdBy}::text
         FROM p WHERE p.cumulative <> p.posted
-      RETURNING amount)
+      RETURNING id, amount)
     SELECT (SELECT count(*) FROM ins)::int AS entries,
+           (SELECT array_agg(id::text) FROM ins) AS ids,
            (SELECT coalesce(sum(amount), 0) FROM ins)::text AS total,
            (SELECT array_agg(DISTINCT p.credit_id::text) FROM p WHERE p.cumulative >= 999999999999.99) AS at_max`.execute(
     db,
   );
   const row = r.rows[0]!;
-  return { entries: Number(row.entries), total: row.total, atStorableMax: row.at_max ?? [] };
+  return { entries: Number(row.entries), total: row.total, atStorableMax: row.at_max ?? [], ids: row.ids ?? [] };
 }
 
 /**
@@ -171,4 +172,17 @@ async function histories(db: Executor, businessId: string, which: RawBuilder<unk
        AND l.type <> 'installment'
      GROUP BY l.installment_id`.execute(db);
   return r.rows;
+}
+
+/** These entries of the business (the month close's postings, to announce them). */
+export function ledgerEntriesByIds(db: Executor, businessId: string, ids: string[]): Promise<LedgerEntry[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('ledger')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', 'in', ids)
+    .orderBy('credit_id')
+    .orderBy('effective_date')
+    .execute();
 }

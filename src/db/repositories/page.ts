@@ -1,5 +1,6 @@
 // One page of a listing and the number of rows that match it: the shape of every paged list.
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import type { InstantBound } from '../../domain/instants.ts';
 
 export interface PageRequest {
   limit: number;
@@ -24,4 +25,10 @@ export async function pageOf<DB, TB extends keyof DB, O, T>(
   ]);
   // the count's row type cannot be resolved over a generic table: it is { n } by construction
   return { items, total: Number((count as { n: number | string | bigint }).n), limit, offset };
+}
+
+/** updated_since of the lists (API.md "Lists for synchronisation"): updated_at at or after the instant. */
+export function updatedSince(b: InstantBound): RawBuilder<boolean> {
+  const at = sql`${b.instant}::timestamptz`;
+  return b.exclusive ? sql<boolean>`updated_at > ${at}` : sql<boolean>`updated_at >= ${at}`;
 }

@@ -34,12 +34,22 @@ function clientError(err: NodeJS.ErrnoException): AppError {
   return new AppError('validation_failed', 'the request is not valid HTTP');
 }
 
+/** How long a connection refused by the parser stays open for the client to finish sending and read the answer. */
+const LINGER_MS = 5000;
+
+// connections answered here: node's parser reports its error again for every later chunk of the
+// refused request, and those reports must not close the connection
+const refused = new WeakSet<Socket>();
+
 /**
  * Fastify's clientErrorHandler option: a request node's HTTP parser refuses (headers too large,
  * unknown method) or that did not arrive within the request or headers timeout. Answered only
- * when no answer has started on the connection; then it is closed.
+ * when no answer has started on the connection; then it is closed once the client has stopped
+ * sending, or after LINGER_MS. Closing at once, with the rest of the refused request still
+ * arriving, resets the connection, and a client still writing (a 100 KB URL) loses the answer.
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket) {
+  if (refused.has(socket)) return;
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent: boolean } | null })._httpMessage;
   if (!socket.writable || inFlight?.headersSent || wasAnswered(socket)) {
     socket.destroy();
@@ -49,11 +59,17 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket) {
   // the request never parsed: its own X-Request-Id cannot be read, so it gets a new one
   const id = randomUUID();
   const body = JSON.stringify(errorBody(appErr, id));
+  refused.add(socket);
   socket.end(
     `HTTP/1.1 ${appErr.status} ${STATUS_CODES[appErr.status]}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
   );
+  // what still arrives is read (and refused again by the parser, ignored above) until the client
+  // closes its side, which ends the connection, or the linger runs out
+  socket.resume();
+  socket.once('end', () => socket.destroy());
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
 export default fp(

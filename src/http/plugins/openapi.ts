@@ -123,6 +123,40 @@ export const TAGS = [
     description:
       'The days the business does not work besides Saturdays and Sundays: an installment due on one is not late until the end of the next business day.',
   },
+  {
+    name: 'leads',
+    description:
+      'People who ask the business for a credit through its public form (no API key, the business named by its slug), and their conversion into clients.',
+  },
+  {
+    name: 'verifications',
+    description:
+      "A client's CUIT checked in the central bank's debtor registry (debts, their history, rejected checks) or the tax authority's register (name, kind, status, address, activities), stored with the registry's answer.",
+  },
+  {
+    name: 'events',
+    description:
+      'What changed, as a feed read oldest first from a sequence: a poller never misses an event and never sees one twice.',
+  },
+  {
+    name: 'webhooks',
+    description:
+      "Endpoints that receive the business's events as signed POSTs, at least once and in order per credit, retried for 3 days; their deliveries (docs/webhooks.md).",
+  },
+  {
+    name: 'users',
+    description:
+      "The business's users and their roles, and its API keys: for signed-in admins (the keys for signed-in admins only, never with an API key).",
+  },
+  {
+    name: 'sessions',
+    description:
+      'Signing in and out (a session cookie and a csrf cookie), the current user, and setting a password from a one-time link. Not under /api: no API key.',
+  },
+  {
+    name: 'operators',
+    description: "The platform's operators: list businesses, act as one of a business's users and stop.",
+  },
   { name: 'reports', description: 'Portfolio figures as of a date, and datasets as CSV.' },
   { name: 'audit', description: 'Every change to the data, with its before and after and who made it, newest first.' },
   { name: 'operations', description: 'Health checks for a load balancer or an orchestrator: no API key.' },
@@ -139,6 +173,7 @@ export default fp(
           description:
             'Clients, credits, installments, payments, ledger, credit plans, branches, client files, reports and audit of one business, selected by the API key. Contract 1.0.0 plus extensions. ' +
             'Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`; a key of scope `read` may only read. ' +
+            'A signed-in user (POST /auth/login) uses the session cookie instead, with the role each operation names in x-required-role, and sends X-CSRF-Token (the csrf cookie) on writes. ' +
             'Errors are `{"error", "code"}` bodies; lists page with `limit` and `offset`; money is a JSON number with at most 2 decimals; calendar dates are `YYYY-MM-DD` in the business time zone. ' +
             'The guide in the repository (docs/guide.md) explains keys, errors, pagination, idempotency, money and dates.',
         },
@@ -154,9 +189,16 @@ export default fp(
           securitySchemes: {
             bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
             apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+            session: {
+              type: 'apiKey',
+              in: 'cookie',
+              name: 'lending_session',
+              description:
+                'The session cookie POST /auth/login sets. A write (POST, PUT, PATCH, DELETE) must also send X-CSRF-Token equal to the csrf cookie. Each operation needs the role in its x-required-role.',
+            },
           },
         },
-        security: [{ bearer: [] }, { apiKey: [] }],
+        security: [{ bearer: [] }, { apiKey: [] }, { session: [] }],
       },
       transform: ({ schema, url }) => ({ schema: schema && withRefExamples(schema), url }),
       transformObject: (d) =>

@@ -1,5 +1,5 @@
-// At most config.rateLimitPerMinute requests a minute per API key (0: no limit). Registered after
-// authentication, in the scope of the routes it limits; in memory, so the limit is per API process.
+// At most config.rateLimitPerMinute requests a minute per API key or signed-in user (0: no
+// limit). Registered after authentication, in the scope of the routes it limits; in memory, so the limit is per API process.
 import rateLimit from '@fastify/rate-limit';
 import fp from 'fastify-plugin';
 import { AppError } from '../../domain/errors.ts';
@@ -13,7 +13,8 @@ export default fp(
       hook: 'preHandler',
       max,
       timeWindow: 60_000,
-      keyGenerator: (req) => req.auth?.keyId ?? req.ip,
+      // per key, or per signed-in user
+      keyGenerator: (req) => req.auth?.keyId ?? (req.auth?.userId ? `user:${req.auth.userId}` : req.ip),
       errorResponseBuilder: (_req, ctx) => {
         const seconds = Math.ceil(ctx.ttl / 1000);
         return new AppError(

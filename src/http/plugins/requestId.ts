@@ -32,7 +32,15 @@ export default fp(
           req,
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime * 10) / 10,
-          ...(auth ? { business_id: auth.businessId, key_id: auth.keyId } : {}),
+          ...(auth
+            ? {
+                business_id: auth.businessId,
+                ...(auth.keyId ? { key_id: auth.keyId } : {}),
+                ...(auth.userId ? { user_id: auth.userId } : {}),
+                // the operator acting as the user, by id (an email is personal data)
+                ...(req.session?.operator && auth.userId ? { operator_id: req.session.operator.id } : {}),
+              }
+            : {}),
         },
         'request completed',
       );

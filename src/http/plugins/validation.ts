@@ -1,13 +1,20 @@
 // Fastify's default Ajv coerces types and silently drops unknown fields. Bodies get neither: a
 // wrong type or an unknown field is a 400. Query strings and path parameters arrive as text, so
 // they keep type coercion (limit=10 is the number 10), and nothing is removed anywhere.
-// The input formats of src/domain/records.ts (date, money, rate, uuid, cuit) are registered here, so every
+// The input formats of src/domain/records.ts (date, instant, money, rate, uuid, cuit) are registered here, so every
 // input rule is a schema keyword the OpenAPI document shows.
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from 'typebox';
-import { hasAtMostDecimals, isUuid, isValidCuit, isValidDate } from '../../domain/index.ts';
-import { CUIT_FORMAT, DATE_FORMAT, MONEY_FORMAT, RATE_FORMAT, UUID_FORMAT } from '../../domain/records.ts';
+import { hasAtMostDecimals, isUuid, isValidCuit, isValidDate, isValidInstant } from '../../domain/index.ts';
+import {
+  CUIT_FORMAT,
+  DATE_FORMAT,
+  INSTANT_FORMAT,
+  MONEY_FORMAT,
+  RATE_FORMAT,
+  UUID_FORMAT,
+} from '../../domain/records.ts';
 import { SHARED_SCHEMAS } from '../schemas.ts';
 import type { App } from '../types.ts';
 
@@ -28,6 +35,8 @@ export function makeAjv(opts: Options) {
   ajv.addFormat(UUID_FORMAT, { type: 'string', validate: isUuid });
   // a CUIT's shape and check digit: a wrong check digit is a 400 naming /cuit, like any bad field
   ajv.addFormat(CUIT_FORMAT, { type: 'string', validate: isValidCuit });
+  // an instant with its offset, a real one (no 2026-02-30T…, no 25:00)
+  ajv.addFormat(INSTANT_FORMAT, { type: 'string', validate: isValidInstant });
   return ajv;
 }
 

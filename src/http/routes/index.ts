@@ -1,6 +1,8 @@
-// Every route of the service. API routes sit under /api behind the API key; public ones do not.
+// Every route of the service. API routes sit under /api behind the API key or a session; the
+// others (public, sessions, operators) do not.
 import type { App } from '../types.ts';
 import publicRateLimit from '../plugins/publicRateLimit.ts';
+import leadRateLimit from '../plugins/leadRateLimit.ts';
 import opsRoutes from './ops.ts';
 import fileRoutes from './files/index.ts';
 import uploadRoutes from './upload/index.ts';
@@ -13,6 +15,15 @@ import creditRoutes from './credits/index.ts';
 import installmentRoutes from './installments/index.ts';
 import statementRoutes from './statements/index.ts';
 import holidayRoutes from './holidays/index.ts';
+import leadRoutes from './leads/index.ts';
+import publicLeadRoutes from './leads/public.ts';
+import verificationRoutes from './verifications/index.ts';
+import eventRoutes from './events/index.ts';
+import webhookRoutes from './webhook-endpoints/index.ts';
+import userRoutes from './users/index.ts';
+import keyRoutes from './keys/index.ts';
+import { sessionRoutes, signInRoutes } from './auth/index.ts';
+import adminRoutes from './admin/index.ts';
 
 export async function apiRoutes(app: App) {
   await app.register(clientRoutes);
@@ -25,14 +36,30 @@ export async function apiRoutes(app: App) {
   await app.register(installmentRoutes);
   await app.register(statementRoutes);
   await app.register(holidayRoutes);
+  await app.register(leadRoutes);
+  await app.register(verificationRoutes);
+  await app.register(eventRoutes);
+  await app.register(webhookRoutes);
+  await app.register(userRoutes);
+  await app.register(keyRoutes);
 }
 
 export async function publicRoutes(app: App) {
   // health checks, the document and its page: not limited (probes, a browser loading the page)
   await app.register(opsRoutes);
-  // routes anyone may call, limited per client address (PUBLIC_RATE_LIMIT): later login and leads here too
+  // routes anyone may call, limited per client address (PUBLIC_RATE_LIMIT): upload links, sign-in,
+  // set-password and the lead form
   await app.register(async (limited) => {
     await limited.register(publicRateLimit);
     await limited.register(uploadRoutes);
+    await limited.register(signInRoutes);
+    // the lead form: also its own, stricter limit an hour (LEADS_RATE_LIMIT_PER_HOUR)
+    await limited.register(async (leads) => {
+      await leads.register(leadRateLimit);
+      await leads.register(publicLeadRoutes);
+    });
   });
+  // a signed-in session's own routes, and the platform operators'
+  await app.register(sessionRoutes);
+  await app.register(adminRoutes);
 }

@@ -8,6 +8,7 @@ import {
   PageQuery,
   READ_ONLY_KEYS,
   ReadOnlyFields,
+  UpdatedSinceQuery,
   UuidParam,
   documented,
   errors,
@@ -43,20 +44,29 @@ export default async function clientRoutes(app: App) {
       schema: {
         operationId: 'listClients',
         tags: ['clients'],
-        summary: 'List clients (newest first); q matches a dni or cuit prefix or a name or email fragment',
+        summary:
+          'List clients (newest first); q matches a dni or cuit prefix or a name or email fragment; ' +
+          'updated_since lists the changed ones, oldest change first',
         querystring: Type.Object(
-          { q: Type.Optional(Type.String({ maxLength: 100, examples: ['garc'] })), ...PageQuery },
+          { q: Type.Optional(Type.String({ maxLength: 100, examples: ['garc'] })), ...UpdatedSinceQuery, ...PageQuery },
           { additionalProperties: false },
         ),
         response: { 200: documented(Page(ref(Client)), 'A page of clients', ex.page([ex.client])) },
       },
     },
-    async (req) => listClients(app.db, req.auth, { q: req.query.q, ...pageRequest(req.query) }),
+    async (req) =>
+      listClients(app.db, req.auth, {
+        q: req.query.q,
+        updatedSince: req.query.updated_since,
+        ...pageRequest(req.query),
+      }),
   );
 
   app.post(
     '/clients',
     {
+      // employees write clients, credits, payments, files and upload links (docs/users.md)
+      config: { role: 'employee' },
       schema: {
         operationId: 'createClient',
         tags: ['clients'],
@@ -91,6 +101,8 @@ export default async function clientRoutes(app: App) {
   app.put(
     '/clients/:id',
     {
+      // employees write clients, credits, payments, files and upload links (docs/users.md)
+      config: { role: 'employee' },
       schema: {
         operationId: 'updateClient',
         tags: ['clients'],

@@ -125,8 +125,9 @@ export default async function creditConfigRoutes(app: App) {
   app.post(
     '/credit-configs/:id/simulate',
     {
-      // nothing is written: a retry computes the schedule again, with or without a key
-      config: { idempotency: 'ignored' },
+      // nothing is written: a retry computes the schedule again, with or without a key; any
+      // signed-in user may simulate (a read key still may not: it is a POST)
+      config: { idempotency: 'ignored', role: 'viewer' },
       schema: {
         operationId: 'simulateCredit',
         tags: ['credit plans'],

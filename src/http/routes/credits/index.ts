@@ -13,6 +13,7 @@ import {
   Nullable,
   Page,
   PageQuery,
+  UpdatedSinceQuery,
   Uuid,
   UuidParam,
   documented,
@@ -47,7 +48,12 @@ const CreateBody = example(
     {
       credit_config_id: Uuid,
       amount: Amount,
-      branch_id: Type.Optional(Nullable(Uuid)),
+      branch_id: Type.Optional(
+        Type.Union([Uuid, Type.Null()], {
+          description:
+            "the credit's branch; omitted: the signed-in user's branch when they have one (none with an API key); null: no branch",
+        }),
+      ),
       origin_transaction_reference: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
       start_date: Type.Optional(DateField),
     },
@@ -63,7 +69,7 @@ const PaymentBody = example(
       branch_id: Type.Optional(
         Type.Union([Uuid, Type.Null()], {
           description:
-            "where the payment was taken; omitted: the credit's branch (none if it was deleted); null: no branch (e.g. a bank transfer)",
+            "where the payment was taken; omitted: the signed-in user's branch when they have one, else the credit's (none if it was deleted); null: no branch (e.g. a bank transfer)",
         }),
       ),
     },
@@ -146,7 +152,13 @@ const Payoff = Type.Object({
 });
 
 const ListQuery = Type.Object(
-  { status: Type.Optional(CreditStatus), client_id: Type.Optional(Uuid), branch_id: Type.Optional(Uuid), ...PageQuery },
+  {
+    status: Type.Optional(CreditStatus),
+    client_id: Type.Optional(Uuid),
+    branch_id: Type.Optional(Uuid),
+    ...UpdatedSinceQuery,
+    ...PageQuery,
+  },
   { additionalProperties: false },
 );
 
@@ -174,6 +186,8 @@ export default async function creditRoutes(app: App) {
   app.post(
     '/clients/:clientId/credits',
     {
+      // employees write clients, credits, payments, files and upload links (docs/users.md)
+      config: { role: 'employee' },
       schema: {
         operationId: 'createCredit',
         tags: ['credits'],
@@ -205,7 +219,8 @@ export default async function creditRoutes(app: App) {
             clientId: req.params.clientId,
             creditConfigId: b.credit_config_id,
             amount: b.amount,
-            branchId: b.branch_id ?? null,
+            // omitted (undefined) and null differ: the signed-in user's branch, or none
+            branchId: b.branch_id,
             originTransactionReference: ref ? ref : null,
             startDate: b.start_date,
           }),
@@ -220,7 +235,9 @@ export default async function creditRoutes(app: App) {
       schema: {
         operationId: 'listCredits',
         tags: ['credits'],
-        summary: 'List credits, newest first, optionally by status, client or branch',
+        summary:
+          'List credits, newest first, optionally by status, client or branch; updated_since lists the changed ones, ' +
+          'oldest change first',
         querystring: ListQuery,
         response: { 200: documented(Page(ref(Credit)), 'A page of credits', ex.page([ex.credit])) },
       },
@@ -232,6 +249,7 @@ export default async function creditRoutes(app: App) {
         status: req.query.status as never,
         clientId: req.query.client_id,
         branchId: req.query.branch_id,
+        updatedSince: req.query.updated_since,
         limit,
         offset,
       });
@@ -262,6 +280,8 @@ export default async function creditRoutes(app: App) {
   app.post(
     '/credits/:id/payments',
     {
+      // employees write clients, credits, payments, files and upload links (docs/users.md)
+      config: { role: 'employee' },
       schema: {
         operationId: 'registerPayment',
         tags: ['credits'],
@@ -291,7 +311,7 @@ export default async function creditRoutes(app: App) {
         reply,
         201,
         async (ctx) => {
-          // branch_id omitted (undefined) and null differ: the credit's branch, or none
+          // branch_id omitted (undefined) and null differ: the user's or the credit's branch, or none
           const r = await registerPayment(app.db.kysely, ctx, req.params.id, {
             amount: b.amount,
             paidOn: b.paid_on,
@@ -325,6 +345,8 @@ export default async function creditRoutes(app: App) {
   app.post(
     '/credits/:id/payments/:paymentId/reverse',
     {
+      // employees write clients, credits, payments, files and upload links (docs/users.md)
+      config: { role: 'employee' },
       schema: {
         operationId: 'reversePayment',
         tags: ['credits'],
@@ -374,6 +396,8 @@ export default async function creditRoutes(app: App) {
   app.post(
     '/credits/:id/write-off',
     {
+      // employees write clients, credits, payments, files and upload links (docs/users.md)
+      config: { role: 'employee' },
       schema: {
         operationId: 'writeOffCredit',
         tags: ['credits'],
@@ -406,6 +430,8 @@ export default async function creditRoutes(app: App) {
   app.post(
     '/credits/:id/refinance',
     {
+      // employees write clients, credits, payments, files and upload links (docs/users.md)
+      config: { role: 'employee' },
       schema: {
         operationId: 'refinanceCredit',
         tags: ['credits'],
@@ -445,6 +471,8 @@ export default async function creditRoutes(app: App) {
   app.post(
     '/credits/:id/cancel',
     {
+      // employees write clients, credits, payments, files and upload links (docs/users.md)
+      config: { role: 'employee' },
       schema: {
         operationId: 'cancelCredit',
         tags: ['credits'],

@@ -90,6 +90,8 @@ export default async function fileRoutes(app: App) {
     mp.post(
       '/clients/:id/files',
       {
+        // employees write clients, credits, payments, files and upload links (docs/users.md)
+        config: { role: 'employee' },
         schema: {
           operationId: 'uploadClientFile',
           tags: ['files'],
@@ -116,6 +118,8 @@ export default async function fileRoutes(app: App) {
   app.delete(
     '/clients/:id/files/:fileId',
     {
+      // employees write clients, credits, payments, files and upload links (docs/users.md)
+      config: { role: 'employee' },
       schema: {
         operationId: 'deleteClientFile',
         tags: ['files'],
@@ -161,6 +165,8 @@ export default async function fileRoutes(app: App) {
   app.post(
     '/clients/:id/upload-sessions',
     {
+      // employees write clients, credits, payments, files and upload links (docs/users.md)
+      config: { role: 'employee' },
       schema: {
         operationId: 'createUploadSession',
         tags: ['files'],
@@ -207,6 +213,8 @@ export default async function fileRoutes(app: App) {
   app.delete(
     '/clients/:id/upload-sessions/:sessionId',
     {
+      // employees write clients, credits, payments, files and upload links (docs/users.md)
+      config: { role: 'employee' },
       schema: {
         operationId: 'revokeUploadSession',
         tags: ['files'],

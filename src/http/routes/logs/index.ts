@@ -10,7 +10,7 @@ const TableName = Type.String({
   minLength: 1,
   maxLength: 63,
   description:
-    'clients, credits, installments, ledger, credit_configs, branches, client_files, upload_sessions, holidays',
+    'clients, credits, installments, ledger, payments, credit_configs, branches, client_files, upload_sessions, holidays, users, api_keys, webhook_endpoints, verifications, leads',
 });
 
 const AuditPage = Type.Object({

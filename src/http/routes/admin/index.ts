@@ -1,0 +1,84 @@
+// The platform operators' routes (docs/users.md): list the businesses, act as one of a business's
+// users (every write then audited with impersonated_by = the operator's email) and stop. Each
+// start and stop replaces the session by a new one.
+import { Type } from 'typebox';
+import type { App } from '../../types.ts';
+import { Business, Uuid, documented, errorResponse, errors, example, ref } from '../../schemas.ts';
+import { requireSession } from '../../plugins/auth.ts';
+import { listBusinesses } from '../../../services/businesses.ts';
+import { impersonate, stopImpersonating } from '../../../services/sessions.ts';
+import { Me, started } from '../auth/index.ts';
+import * as ux from '../users/examples.ts';
+
+const SESSION = [{ session: [] }];
+const refusals = { 401: errorResponse(401), 403: errorResponse(403) };
+
+export default async function adminRoutes(app: App) {
+  requireSession(app, { operator: true });
+
+  app.get(
+    '/admin/businesses',
+    {
+      schema: {
+        operationId: 'listBusinesses',
+        tags: ['operators'],
+        summary: 'Every business of the platform (operators)',
+        security: SESSION,
+        response: {
+          200: documented(Type.Array(ref(Business)), 'The businesses, oldest first', [ux.business]),
+          ...refusals,
+        },
+      },
+    },
+    async () => listBusinesses(app.db),
+  );
+
+  app.post(
+    '/admin/impersonate',
+    {
+      schema: {
+        operationId: 'startImpersonation',
+        tags: ['operators'],
+        summary: 'Act as a user of a business: the session becomes theirs, naming the operator (operators)',
+        description:
+          'Every write made meanwhile is audited as the user, with impersonated_by = the operator’s email. The new session ends when the operator’s would have.',
+        security: SESSION,
+        body: example(Type.Object({ user_id: Uuid }, { additionalProperties: false }), { user_id: ux.userIds.admin }),
+        response: {
+          200: documented(Me, 'The session now acts as the user', ux.meImpersonating),
+          ...refusals,
+          ...errors(404, 409),
+        },
+      },
+    },
+    async (req, reply) => {
+      const now = app.clock();
+      const s = await impersonate(app.db, req.session!, req.body.user_id, now);
+      req.log.info({ operator_id: req.session!.operator!.id, user_id: req.body.user_id }, 'impersonation started');
+      return started(app, req, reply, s, now);
+    },
+  );
+
+  app.post(
+    '/admin/impersonate/stop',
+    {
+      schema: {
+        operationId: 'stopImpersonation',
+        tags: ['operators'],
+        summary: 'Stop acting as a user: back to the operator’s own session (operators)',
+        security: SESSION,
+        response: {
+          200: documented(Me, 'The operator’s own session again', ux.meOperator),
+          ...refusals,
+          ...errors(409),
+        },
+      },
+    },
+    async (req, reply) => {
+      const now = app.clock();
+      const s = await stopImpersonating(app.db, req.session!, now);
+      req.log.info({ operator_id: req.session!.operator!.id }, 'impersonation stopped');
+      return started(app, req, reply, s, now);
+    },
+  );
+}
