@@ -53,3 +53,27 @@ test('a request line over the limit, still arriving in pieces after the refusal,
   const ok = await h.get('/api/events');
   assert.equal(ok.statusCode, 200);
 });
+
+test('a request over the header limit that follows, on the same connection, a body refused early (413) gets its own 431', async (t) => {
+  // The fuzzer's reset: the 413's body was still being discarded when the next request's head
+  // overflowed in the same read, and the connection was taken for the refused one and cut.
+  const h = await build(t);
+  await h.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = h.app.server.address() as AddressInfo;
+  const body = JSON.stringify({ zz: 'x'.repeat(1_200_000) });
+  const first =
+    `POST /api/clients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${h.tenant.fullKey}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const second = `GET /api/events?types=${'x'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`;
+  for (let round = 0; round < 3; round++) {
+    const { text, error } = await sendInPieces(port, [first + second], 0);
+    assert.equal(error, null, `the connection was reset: ${error}`);
+    assert.deepEqual(
+      [...text.matchAll(/HTTP\/1\.1 (\d+) /g)].map((m) => m[1]),
+      ['413', '431'],
+      text.slice(0, 300),
+    );
+  }
+  const clients = await h.get('/api/clients');
+  assert.equal(clients.json().total, 0, 'the refused body created nothing');
+});
