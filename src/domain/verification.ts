@@ -15,13 +15,22 @@ import { Dec, type Decimal, toMoneyNumber } from './money.ts';
 const Flag = Type.Optional(Type.Union([Type.Boolean(), Type.Null()]));
 const Num = Type.Number();
 const NullableNum = Type.Optional(Type.Union([Type.Number(), Type.Null()]));
+const NullableText = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+const Id = Type.Optional(Type.Union([Type.Number(), Type.String()]));
+
+/** The envelope every Central de Deudores answer shares around its own results. */
+const bcraAnswer = <T extends Parameters<typeof Type.Object>[0]>(results: T) =>
+  Type.Object({
+    status: Type.Optional(Type.Integer()),
+    results: Type.Object({ identificacion: Id, denominacion: NullableText, ...results }),
+  });
 
 /** An entity's report in a period: Deudas has every field, Deudas/Historicas fewer. */
 const DebtEntity = Type.Object({
   entidad: Type.Union([Type.String(), Type.Number()]),
   situacion: Type.Integer(),
   monto: Num,
-  fechaSit1: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  fechaSit1: NullableText,
   diasAtrasoPago: NullableNum,
   refinanciaciones: Flag,
   recategorizacionOblig: Flag,
@@ -32,45 +41,30 @@ const DebtEntity = Type.Object({
 });
 
 /** The answer of Deudas/{cuit} and Deudas/Historicas/{cuit} (200). */
-export const BcraDebts = Type.Object({
-  status: Type.Optional(Type.Integer()),
-  results: Type.Object({
-    identificacion: Type.Optional(Type.Union([Type.Number(), Type.String()])),
-    denominacion: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    periodos: Type.Array(
-      Type.Object({ periodo: Type.Union([Type.String(), Type.Number()]), entidades: Type.Array(DebtEntity) }),
-    ),
-  }),
+export const BcraDebts = bcraAnswer({
+  periodos: Type.Array(
+    Type.Object({ periodo: Type.Union([Type.String(), Type.Number()]), entidades: Type.Array(DebtEntity) }),
+  ),
 });
 export type BcraDebts = Static<typeof BcraDebts>;
 
 const RejectedCheck = Type.Object({
-  nroCheque: Type.Optional(Type.Union([Type.Number(), Type.String()])),
-  fechaRechazo: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  nroCheque: Id,
+  fechaRechazo: NullableText,
   monto: Num,
-  fechaPago: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  fechaPagoMulta: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  estadoMulta: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  fechaPago: NullableText,
+  fechaPagoMulta: NullableText,
+  estadoMulta: NullableText,
 });
 
 /** The answer of Deudas/ChequesRechazados/{cuit} (200). */
-export const BcraRejectedChecks = Type.Object({
-  status: Type.Optional(Type.Integer()),
-  results: Type.Object({
-    identificacion: Type.Optional(Type.Union([Type.Number(), Type.String()])),
-    denominacion: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    causales: Type.Array(
-      Type.Object({
-        causal: Type.Optional(Type.String()),
-        entidades: Type.Array(
-          Type.Object({
-            entidad: Type.Optional(Type.Union([Type.Number(), Type.String()])),
-            detalle: Type.Array(RejectedCheck),
-          }),
-        ),
-      }),
-    ),
-  }),
+export const BcraRejectedChecks = bcraAnswer({
+  causales: Type.Array(
+    Type.Object({
+      causal: Type.Optional(Type.String()),
+      entidades: Type.Array(Type.Object({ entidad: Id, detalle: Type.Array(RejectedCheck) })),
+    }),
+  ),
 });
 export type BcraRejectedChecks = Static<typeof BcraRejectedChecks>;
 
