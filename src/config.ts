@@ -53,8 +53,11 @@ export interface Config {
   sessionIdleMinutes: number;
   /** hours a session lasts at most, however much it is used */
   sessionMaxHours: number;
-  /** failed sign-ins per email, and per client address, within loginFailureWindowMinutes before 429 */
-  loginFailuresPerEmail: number;
+  /**
+   * failed sign-ins of one account within loginFailureWindowMinutes before its progressive delay
+   * starts, and attempts per client address before 429 (docs/security.md)
+   */
+  loginFailuresPerAccount: number;
   loginFailuresPerAddress: number;
   loginFailureWindowMinutes: number;
 }
@@ -244,7 +247,14 @@ function sessions(env: NodeJS.ProcessEnv) {
   return {
     sessionIdleMinutes,
     sessionMaxHours,
-    loginFailuresPerEmail: int(env, 'LOGIN_FAILURES_PER_EMAIL', 5, 1, 1_000_000),
+    // LOGIN_FAILURES_PER_EMAIL: the name before failures were counted per account, still read
+    loginFailuresPerAccount: int(
+      env,
+      env.LOGIN_FAILURES_PER_ACCOUNT === undefined ? 'LOGIN_FAILURES_PER_EMAIL' : 'LOGIN_FAILURES_PER_ACCOUNT',
+      5,
+      1,
+      1_000_000,
+    ),
     loginFailuresPerAddress: int(env, 'LOGIN_FAILURES_PER_ADDRESS', 20, 1, 1_000_000),
     loginFailureWindowMinutes: int(env, 'LOGIN_FAILURE_WINDOW_MINUTES', 15, 1, 24 * 60),
   };

@@ -229,6 +229,8 @@ export interface ClientFilesTable {
 
 export interface IdempotencyKeysTable {
   business_id: string;
+  /** who sent the key: api_key:<id>, or user:<id> with |<operator email> while impersonated (migration 021) */
+  caller: string;
   /** SHA-256 of the Idempotency-Key, hex */
   key_digest: string;
   request_hash: string;
@@ -420,6 +422,19 @@ export interface SessionsTable {
   created_at: Date | string;
   last_seen_at: Date | string;
   expires_at: Date | string;
+  /** the impersonation this session runs (an operator acting as its user), else null (migration 020) */
+  impersonation_id: string | null;
+}
+
+/** An operator acting as a user of a business, from start to stop (migration 020; audited). */
+export interface ImpersonationsTable {
+  business_id: string;
+  id: Generated<string>;
+  operator_id: string;
+  operator_email: string;
+  user_id: string;
+  started_at: Date | string;
+  ended_at: Date | string | null;
 }
 
 /** A one-time set-password link of a user or an operator. */
@@ -439,6 +454,8 @@ export interface LoginFailuresTable {
   subject_hash: string;
   failures: number;
   window_started_at: Date | string;
+  /** the subject's latest attempt: a progressive delay counts from it (migration 020) */
+  last_attempt_at: Generated<Date | string>;
 }
 
 export interface DB {
@@ -472,6 +489,7 @@ export interface DB {
   sessions: SessionsTable;
   password_tokens: PasswordTokensTable;
   login_failures: LoginFailuresTable;
+  impersonations: ImpersonationsTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

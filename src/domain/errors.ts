@@ -55,6 +55,8 @@ export class AppError extends Error {
     message: string,
     readonly details?: ErrorDetail[],
     readonly headers?: Record<string, string>,
+    /** for the server's log only, never the answer: what exactly was refused, where telling the caller would inform an attacker */
+    readonly logDetail?: string,
   ) {
     super(message);
     this.name = 'AppError';

@@ -24,7 +24,14 @@
 // (src/services/idempotency.ts).
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
-import { type Answer, KeyTaken, requestHash, storeAnswer, storedAnswer } from '../services/idempotency.ts';
+import {
+  type Answer,
+  type IdempotencyScope,
+  KeyTaken,
+  requestHash,
+  storeAnswer,
+  storedAnswer,
+} from '../services/idempotency.ts';
 import { conflict } from '../domain/errors.ts';
 import type { App, AuthContext } from './types.ts';
 import { errorResponse } from './schemas.ts';
@@ -67,6 +74,15 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Whose key it is: the business and the caller in it (the audit actor: the API key or the user,
+ * with the operator acting as them): another caller's same key is another request.
+ */
+const scopeOf = (auth: AuthContext): IdempotencyScope => ({
+  businessId: auth.businessId,
+  caller: auth.impersonatedBy ? `${auth.actor}|${auth.impersonatedBy}` : auth.actor,
+});
+
 const isMultipart = (req: FastifyRequest) => /^multipart\//i.test(String(req.headers['content-type'] ?? ''));
 
 function replay(reply: FastifyReply, a: Answer) {
@@ -95,7 +111,7 @@ export function install(app: App) {
     const p: Pending = { key, request, hash: request && requestHash(request()), settled: false };
     req.idempotency = p;
     if (!p.hash) return;
-    const found = await storedAnswer(app.db.kysely, req.auth.businessId, key, p.hash, ttl);
+    const found = await storedAnswer(app.db.kysely, scopeOf(req.auth), key, p.hash, ttl);
     if (found) {
       p.settled = true;
       return replay(reply, found);
@@ -166,7 +182,7 @@ export async function write<R>(
     return reply.status(statusOf(result)).send(answer(result));
   }
   const { db, config } = req.server as App;
-  const { businessId } = req.auth;
+  const scope = scopeOf(req.auth);
   let stored: Answer | undefined;
   const ctx: AuthContext = {
     ...req.auth,
@@ -176,7 +192,7 @@ export async function write<R>(
       p.hash ??= requestHash(p.request());
       const s = statusOf(result as R);
       const a = { status: s, body: asSent(reply, s, answer(result as R)) };
-      await storeAnswer(trx, businessId, p.key, p.hash, a, config.idempotencyTtlHours);
+      await storeAnswer(trx, scope, p.key, p.hash, a, config.idempotencyTtlHours);
       stored = a;
     },
   };
@@ -186,7 +202,7 @@ export async function write<R>(
   } catch (err) {
     if (!(err instanceof KeyTaken)) throw err;
     // the same key raced in from another request: its write won, this one rolled back whole
-    const winner = await storedAnswer(db.kysely, businessId, p.key, p.hash!, config.idempotencyTtlHours);
+    const winner = await storedAnswer(db.kysely, scope, p.key, p.hash!, config.idempotencyTtlHours);
     if (!winner) throw conflict('another request with this Idempotency-Key was being written; retry');
     p.settled = true;
     return replay(reply, winner);

@@ -14,8 +14,21 @@ import { invalid } from '../domain/errors.ts';
 import { AuditLogEntry } from '../domain/records.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { ActorContext, Database } from './context.ts';
+import type { Role } from '../domain/access.ts';
 
 export type { AuditFilters };
+
+/**
+ * The tables whose entries describe the staff and the ways in (users, API keys, impersonations):
+ * only admins and full keys read them in the log and its export; every other reader's list, total
+ * and cursor leave them out (docs/security.md).
+ */
+export const STAFF_TABLES = ['users', 'api_keys', 'impersonations'];
+
+/** What a reader may not see of the log: the staff tables, unless an admin or a full key. */
+export function hiddenTablesFor(reader: { scope: 'read' | 'full' | null; role: Role | null }): string[] {
+  return reader.scope === 'full' || reader.role === 'admin' ? [] : STAFF_TABLES;
+}
 
 export interface AuditRequest extends AuditFilters, PageRequest {
   /** next_cursor of a previous page: the page starts after it (offset must then be 0) */
@@ -39,8 +52,14 @@ export const AUDIT_FIELDS: AuditField[] = Object.entries(AuditLogEntry.propertie
   instant: (schema as { format?: string }).format === 'date-time',
 }));
 
-export async function listAudit(db: Database, ctx: ActorContext, req: AuditRequest): Promise<AuditPage> {
+export async function listAudit(
+  db: Database,
+  ctx: ActorContext,
+  req: AuditRequest,
+  hiddenTables: string[],
+): Promise<AuditPage> {
   const filters: AuditFilters = {
+    ...(hiddenTables.length > 0 ? { hiddenTables } : {}),
     ...(req.tableName !== undefined ? { tableName: req.tableName } : {}),
     ...(req.action !== undefined ? { action: req.action } : {}),
     ...(req.recordId !== undefined ? { recordId: req.recordId.toLowerCase() } : {}),
@@ -78,7 +97,16 @@ const CHANGED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 /** The business and filters a cursor belongs to, as a fingerprint (the cursor names neither). */
 export function cursorScope(businessId: string, f: AuditFilters): string {
   return createHash('sha256')
-    .update(['audit', businessId.toLowerCase(), f.tableName ?? '', f.action ?? '', f.recordId ?? ''].join('\n'))
+    .update(
+      [
+        'audit',
+        businessId.toLowerCase(),
+        f.tableName ?? '',
+        f.action ?? '',
+        f.recordId ?? '',
+        (f.hiddenTables ?? []).join(','),
+      ].join('\n'),
+    )
     .digest('base64url')
     .slice(0, 16);
 }

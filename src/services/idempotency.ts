@@ -7,8 +7,12 @@
 // counts as absent and may name another request; the sweep (src/jobs/idempotencySweep.ts)
 // deletes it. The HTTP side (what a request is, the header, the replay): src/http/idempotency.ts.
 //
+// A key belongs to the caller that sent it (an API key, or a user, with the operator acting as
+// them if any: IdempotencyScope), not to the whole business: another admin or key sending the same
+// key and body gets a write of its own, never the first caller's answer.
+//
 // The key itself is never stored: a row holds its SHA-256, and the answer sealed with AES-256-GCM
-// under a key derived from the Idempotency-Key (HKDF, salted with the business id). So a retry can
+// under a key derived from the Idempotency-Key (HKDF, salted with the business id and the caller). So a retry can
 // be answered on every POST, those whose answer carries a secret shown once included (a new API
 // key, a set-password link, an upload link's token), and the table gives none of those secrets to
 // whoever reads it without the Idempotency-Key. A guessable key (erp-pay-1) is only as strong as
@@ -54,26 +58,34 @@ export function keyDigest(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-/** The AES-256 key an answer is sealed with: derived from the Idempotency-Key, per business. */
-function sealingKey(businessId: string, key: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', key, businessId, 'lending idempotency answer v1', 32));
+/** Whose keys: the business, and the caller within it (api_key:<id>, user:<id>[|operator email]). */
+export interface IdempotencyScope {
+  businessId: string;
+  caller: string;
+}
+
+/** The AES-256 key an answer is sealed with: derived from the Idempotency-Key, per business and caller. */
+function sealingKey(scope: IdempotencyScope, key: string): Buffer {
+  return Buffer.from(
+    hkdfSync('sha256', key, `${scope.businessId}\n${scope.caller}`, 'lending idempotency answer v2', 32),
+  );
 }
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /** The answer's body encrypted and authenticated: iv, tag, ciphertext. */
-export function seal(businessId: string, key: string, body: unknown): Buffer {
+export function seal(scope: IdempotencyScope, key: string, body: unknown): Buffer {
   const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', sealingKey(businessId, key), iv);
+  const cipher = createCipheriv('aes-256-gcm', sealingKey(scope, key), iv);
   const text = Buffer.concat([cipher.update(JSON.stringify(body), 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), text]);
 }
 
-/** The body seal() sealed; throws when the bytes were not sealed under this key and business. */
-export function unseal(businessId: string, key: string, sealed: Uint8Array): unknown {
+/** The body seal() sealed; throws when the bytes were not sealed under this key, business and caller. */
+export function unseal(scope: IdempotencyScope, key: string, sealed: Uint8Array): unknown {
   const bytes = Buffer.from(sealed);
-  const decipher = createDecipheriv('aes-256-gcm', sealingKey(businessId, key), bytes.subarray(0, IV_BYTES));
+  const decipher = createDecipheriv('aes-256-gcm', sealingKey(scope, key), bytes.subarray(0, IV_BYTES));
   decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
   const text = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
   return JSON.parse(text.toString('utf8'));
@@ -85,16 +97,16 @@ export function unseal(businessId: string, key: string, sealed: Uint8Array): unk
  */
 export async function storedAnswer(
   db: Kysely<DB>,
-  businessId: string,
+  scope: IdempotencyScope,
   key: string,
   hash: string,
   ttlHours: number,
 ): Promise<Answer | undefined> {
-  const stored = await findIdempotencyKey(db, businessId, keyDigest(key), ttlHours);
+  const stored = await findIdempotencyKey(db, scope.businessId, scope.caller, keyDigest(key), ttlHours);
   if (!stored) return undefined;
   if (stored.request_hash !== hash) throw conflict('this Idempotency-Key was already used for a different request');
   // a row stored before migration 018 holds its answer in the clear
-  const body = stored.sealed ? unseal(businessId, key, stored.sealed) : stored.response;
+  const body = stored.sealed ? unseal(scope, key, stored.sealed) : stored.response;
   return { status: stored.status_code, body };
 }
 
@@ -111,7 +123,7 @@ export class KeyTaken extends Error {
  */
 export async function storeAnswer(
   trx: Transaction<DB>,
-  businessId: string,
+  scope: IdempotencyScope,
   key: string,
   hash: string,
   answer: Answer,
@@ -119,12 +131,13 @@ export async function storeAnswer(
 ): Promise<void> {
   const saved = await saveIdempotencyKey(
     trx,
-    businessId,
+    scope.businessId,
+    scope.caller,
     {
       keyDigest: keyDigest(key),
       requestHash: hash,
       statusCode: answer.status,
-      sealed: seal(businessId, key, answer.body),
+      sealed: seal(scope, key, answer.body),
     },
     ttlHours,
   );

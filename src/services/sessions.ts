@@ -7,10 +7,18 @@
 // sign-in, and every start and stop of an impersonation, replaces the session the request came
 // with by a new one (a token seen before the change is worth nothing after it).
 import { timingSafeEqual } from 'node:crypto';
-import { withActor } from '../db/connection.ts';
+import { withActor, type Executor } from '../db/connection.ts';
 import type { Business } from '../db/schema.ts';
 import { getBusiness as businessRow } from '../db/repositories/businesses.ts';
-import { clearAttempts, countAttempt, deleteOldAttempts, uncountAttempt } from '../db/repositories/loginFailures.ts';
+import {
+  clearAttempts,
+  countAttempt,
+  deleteOldAttempts,
+  failuresOf,
+  gateAttempt,
+  uncountAttempt,
+} from '../db/repositories/loginFailures.ts';
+import { endImpersonation, startImpersonation } from '../db/repositories/impersonations.ts';
 import {
   getOperator,
   operatorCandidate,
@@ -33,6 +41,7 @@ import {
   findUser,
   getUser,
   loginCandidates,
+  passwordHashOf,
   recordUserLogin,
   setUserPassword,
   type UserInfo,
@@ -47,7 +56,7 @@ import { hashPassword, newSecret, passwordMatches, sha256, verifyDecoy } from '.
 export interface SessionPolicy {
   idleMs: number;
   maxMs: number;
-  failuresPerEmail: number;
+  failuresPerAccount: number;
   failuresPerAddress: number;
   windowMs: number;
 }
@@ -56,7 +65,7 @@ export function sessionPolicy(config: Config): SessionPolicy {
   return {
     idleMs: config.sessionIdleMinutes * 60_000,
     maxMs: config.sessionMaxHours * 3_600_000,
-    failuresPerEmail: config.loginFailuresPerEmail,
+    failuresPerAccount: config.loginFailuresPerAccount,
     failuresPerAddress: config.loginFailuresPerAddress,
     windowMs: config.loginFailureWindowMinutes * 60_000,
   };
@@ -69,6 +78,8 @@ export const PASSWORD_TOKEN_PATTERN = '^sp_[A-Za-z0-9_-]{43}$';
 /** Who a request's session is: a user (maybe with the operator acting as them), or an operator alone. */
 export interface SessionAuth {
   sessionId: string;
+  /** the impersonation this session runs (an operator acting as its user), else null */
+  impersonationId: string | null;
   csrfHash: string;
   expiresAt: Date;
   /** branchId: the user's branch (what they record defaults to it), or null */
@@ -120,6 +131,7 @@ export async function authenticateSession(
   if (now.getTime() - s.last_seen_at.getTime() > 60_000) await touchSession(db.kysely, s.id, now);
   return {
     sessionId: s.id,
+    impersonationId: s.impersonation_id,
     csrfHash: s.csrf_hash,
     expiresAt: s.expires_at,
     user: s.user && {
@@ -140,14 +152,14 @@ export function csrfMatches(auth: SessionAuth, sent: string): boolean {
 }
 
 async function startSession(
-  db: Database,
-  who: { businessId: string | null; userId: string | null; operatorId: string | null },
+  db: Executor,
+  who: { businessId: string | null; userId: string | null; operatorId: string | null; impersonationId?: string | null },
   now: Date,
   expiresAt: Date,
 ): Promise<{ token: string; csrf: string }> {
   const token = newSecret('sess_');
   const csrf = newSecret('csrf_');
-  await insertSession(db.kysely, {
+  await insertSession(db, {
     tokenHash: sha256(token),
     csrfHash: sha256(csrf),
     ...who,
@@ -172,31 +184,63 @@ export async function whoAmI(db: Database, auth: SessionAuth): Promise<Me> {
   };
 }
 
-const subject = (kind: 'email' | 'address', value: string) => sha256(`${kind}:${value}`);
+// The subjects sign-in attempts are counted against (stored as hashes): an account, a client
+// address (grouped by the HTTP layer: an IPv6 address by its /64), and the pair of both.
+const accountSubject = (a: Account) => sha256(`account:${a.kind}:${a.id}`);
+const addressSubject = (address: string) => sha256(`address:${address}`);
+const pairSubject = (a: Account, address: string) => sha256(`pair:${a.kind}:${a.id}:${address}`);
 
-function tooMany(what: string, windowStartedAt: Date, now: Date, policy: SessionPolicy): AppError {
-  const seconds = Math.max(1, Math.ceil((windowStartedAt.getTime() + policy.windowMs - now.getTime()) / 1000));
+/** An account a sign-in may open: a user of a business, or a platform operator. */
+interface Account {
+  kind: 'user' | 'operator';
+  id: string;
+  passwordHash: string;
+}
+
+/**
+ * How long an address that failed on an account must wait between its attempts once the account
+ * has `failures` failures in the window: nothing below the limit, then 1 s doubling with each
+ * further failure, at most the window.
+ */
+export function signInDelayMs(failures: number, policy: SessionPolicy): number {
+  if (failures < policy.failuresPerAccount) return 0;
+  const steps = Math.min(failures - policy.failuresPerAccount, 30);
+  return Math.min(1000 * 2 ** steps, policy.windowMs);
+}
+
+function tooMany(what: string, retryAt: Date, now: Date): AppError {
+  const seconds = Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 1000));
   return new AppError('rate_limited', `too many failed sign-ins ${what}; retry in ${seconds} s`, undefined, {
     'retry-after': String(seconds),
   });
 }
+
+const WRONG = 'the email or the password is wrong';
 
 export interface SignIn {
   email: string;
   password: string;
   /** when the email has accounts in several businesses: which one */
   businessId?: string;
-  /** the client's address, for the per-address limit */
+  /** the client's address as the limits count it (an IPv6 address by its /64) */
   address: string;
   /** the session the request came with, if any: it ends (a sign-in always starts a new one) */
   previousToken?: string | null;
 }
 
 /**
- * Signs a user or an operator in. Each attempt is counted, before the password is checked, against
- * its email and its address (so attempts sent at once cannot slip past the limit); once either
- * count is over its limit within the window, 429 until the window ends, whatever the password. A
- * success forgets the email's count and takes its own attempt back from the address's.
+ * Signs a user or an operator in (docs/security.md, "Signing in"). Attempts are counted three
+ * ways, each within the failure window:
+ * - per address: every attempt counts before its password is checked (so attempts sent at once
+ *   cannot slip past) and a success takes its own back; beyond the limit, 429 until the window ends;
+ * - per account (a user of one business, or an operator): its failures, from any address; a
+ *   success forgets them. A success on one business's account never clears another's;
+ * - per pair of account and address: once the account has failed `failuresPerAccount` times, an
+ *   address that failed on it waits a doubling delay (signInDelayMs) between attempts, 429
+ *   meanwhile. An address with no failure on the account is not delayed: the account's owner,
+ *   elsewhere, still signs in with the right password while someone guesses at it.
+ * The answer names no business to someone not signed in, and every path that checks no password
+ * hashes a decoy, so an answer's timing tells nothing about which emails have accounts.
  */
 export async function signIn(db: Database, input: SignIn, now: Date, policy: SessionPolicy): Promise<Started> {
   let email: string;
@@ -205,45 +249,73 @@ export async function signIn(db: Database, input: SignIn, now: Date, policy: Ses
   } catch {
     email = input.email.trim().toLowerCase(); // counted all the same; no account has it
   }
-  const byEmail = subject('email', email);
-  const byAddress = subject('address', input.address);
-  const [e, a] = await Promise.all([
-    countAttempt(db.kysely, byEmail, now, policy.windowMs),
-    countAttempt(db.kysely, byAddress, now, policy.windowMs),
-  ]);
-  if (a.failures > policy.failuresPerAddress) throw tooMany('from this address', a.windowStartedAt, now, policy);
-  if (e.failures > policy.failuresPerEmail) throw tooMany('for this email', e.windowStartedAt, now, policy);
+  const byAddress = addressSubject(input.address);
+  const a = await countAttempt(db.kysely, byAddress, now, policy.windowMs);
+  if (a.failures > policy.failuresPerAddress) {
+    await verifyDecoy(input.password);
+    throw tooMany('from this address', new Date(a.windowStartedAt.getTime() + policy.windowMs), now);
+  }
 
   const [users, operator] = await Promise.all([loginCandidates(db.kysely, email), operatorCandidate(db.kysely, email)]);
-  const candidates = input.businessId ? users.filter((u) => u.business_id === input.businessId) : users;
-  const matched: UserInfo[] = [];
-  for (const u of candidates) {
+  const candidates: (Account & { user?: UserInfo })[] = [];
+  for (const u of input.businessId ? users.filter((x) => x.business_id === input.businessId) : users) {
     const { password_hash, ...info } = u;
-    if (await passwordMatches(password_hash, input.password)) matched.push(info);
+    candidates.push({ kind: 'user', id: u.id, passwordHash: password_hash, user: info });
   }
-  const operatorMatched =
-    !input.businessId && operator !== undefined && (await passwordMatches(operator.password_hash, input.password));
-  if (candidates.length === 0 && !operator) await verifyDecoy(input.password);
-  const accounts = matched.length + (operatorMatched ? 1 : 0);
-  if (accounts === 0) throw new AppError('unauthorized', 'the email or the password is wrong');
-  if (accounts > 1) {
-    const names = await Promise.all(matched.map((u) => businessRow(db.kysely, u.business_id)));
+  // an operator belongs to no business: a sign-in that names one is not theirs
+  if (operator && !input.businessId)
+    candidates.push({ kind: 'operator', id: operator.id, passwordHash: operator.password_hash });
+
+  // the pair of each account and this address: counted, or refused while its delay runs
+  const gates = await Promise.all(
+    candidates.map(async (c) => {
+      const failures = await failuresOf(db.kysely, accountSubject(c), now, policy.windowMs);
+      return gateAttempt(
+        db.kysely,
+        pairSubject(c, input.address),
+        now,
+        policy.windowMs,
+        signInDelayMs(failures, policy),
+      );
+    }),
+  );
+  const refused = gates.flatMap((g) => (g.allowed ? [] : [g.retryAt]));
+  if (refused.length > 0) {
+    await verifyDecoy(input.password);
+    throw tooMany('for this account from this address', new Date(Math.max(...refused.map(Number))), now);
+  }
+
+  const matched: typeof candidates = [];
+  for (const c of candidates) if (await passwordMatches(c.passwordHash, input.password)) matched.push(c);
+  if (candidates.length === 0) await verifyDecoy(input.password);
+  if (matched.length === 0) {
+    await Promise.all(candidates.map((c) => countAttempt(db.kysely, accountSubject(c), now, policy.windowMs)));
+    throw new AppError('unauthorized', WRONG);
+  }
+  // the attempt was no failure: the address and the pairs take it back, the account opened forgets its failures
+  await Promise.all([
+    uncountAttempt(db.kysely, byAddress),
+    ...candidates
+      .filter((c) => !matched.includes(c))
+      .map((c) => uncountAttempt(db.kysely, pairSubject(c, input.address))),
+    clearAttempts(
+      db.kysely,
+      matched.flatMap((c) => [accountSubject(c), pairSubject(c, input.address)]),
+    ),
+  ]);
+  if (matched.length > 1)
     throw conflict(
-      `this email and password open accounts in several businesses: send business_id too (${names
-        .map((b) => `${b!.id} ${b!.name}`)
-        .join('; ')})`,
+      'this email and password open accounts in several businesses: send business_id too (your administrator can tell you your business’s id)',
     );
-  }
-  await Promise.all([clearAttempts(db.kysely, byEmail), uncountAttempt(db.kysely, byAddress)]);
   if (input.previousToken) await deleteSessionByToken(db.kysely, sha256(input.previousToken));
   const expiresAt = new Date(now.getTime() + policy.maxMs);
-  const user = matched[0];
+  const user = matched[0]!.user;
   if (user) {
     await withActor(db.kysely, { actor: `user:${user.id}` }, (trx) =>
       recordUserLogin(trx, user.business_id, user.id, now),
     );
     const s = await startSession(
-      db,
+      db.kysely,
       { businessId: user.business_id, userId: user.id, operatorId: null },
       now,
       expiresAt,
@@ -262,7 +334,7 @@ export async function signIn(db: Database, input: SignIn, now: Date, policy: Ses
   }
   const op = operator!;
   await recordOperatorLogin(db.kysely, op.id, now);
-  const s = await startSession(db, { businessId: null, userId: null, operatorId: op.id }, now, expiresAt);
+  const s = await startSession(db.kysely, { businessId: null, userId: null, operatorId: op.id }, now, expiresAt);
   return {
     ...s,
     expiresAt,
@@ -270,9 +342,59 @@ export async function signIn(db: Database, input: SignIn, now: Date, policy: Ses
   };
 }
 
-/** Ends the session the token names (nothing when it names none). */
-export async function signOut(db: Database, token: string): Promise<void> {
-  if (SESSION_TOKEN_PATTERN.test(token)) await deleteSessionByToken(db.kysely, sha256(token));
+/**
+ * Checks a signed-in user's own password again before what could hand a stranger lasting access
+ * (making an admin, granting the role): 403 when it is wrong. Its failures count against the
+ * account like a sign-in's, so a stolen session cannot guess the password here either.
+ */
+export async function confirmPassword(
+  db: Database,
+  user: { businessId: string; id: string },
+  password: string,
+  address: string,
+  now: Date,
+  policy: SessionPolicy,
+): Promise<void> {
+  const hash = await passwordHashOf(db.kysely, user.businessId, user.id);
+  const account: Account = { kind: 'user', id: user.id, passwordHash: hash ?? '' };
+  const failures = await failuresOf(db.kysely, accountSubject(account), now, policy.windowMs);
+  const gate = await gateAttempt(
+    db.kysely,
+    pairSubject(account, address),
+    now,
+    policy.windowMs,
+    signInDelayMs(failures, policy),
+  );
+  if (!gate.allowed) {
+    await verifyDecoy(password);
+    throw tooMany('for this account from this address', gate.retryAt, now);
+  }
+  if (hash && (await passwordMatches(hash, password))) {
+    await uncountAttempt(db.kysely, pairSubject(account, address));
+    return;
+  }
+  if (!hash) await verifyDecoy(password);
+  await countAttempt(db.kysely, accountSubject(account), now, policy.windowMs);
+  throw new AppError('forbidden', 'current_password is not your password: send your own password to confirm');
+}
+
+/** Ends the session the token names (nothing when it names none), and the impersonation it ran. */
+export async function signOut(
+  db: Database,
+  token: string,
+  auth: SessionAuth | null = null,
+  now = new Date(),
+): Promise<void> {
+  if (!SESSION_TOKEN_PATTERN.test(token)) return;
+  if (auth?.impersonationId && auth.user && auth.operator) {
+    const { user, operator, impersonationId } = auth;
+    await withActor(db.kysely, { actor: `operator:${operator.id}`, impersonatedBy: operator.email }, async (trx) => {
+      await endImpersonation(trx, user.businessId, impersonationId, now);
+      await deleteSessionByToken(trx, sha256(token));
+    });
+    return;
+  }
+  await deleteSessionByToken(db.kysely, sha256(token));
 }
 
 /**
@@ -295,7 +417,9 @@ export async function stopImpersonating(db: Database, auth: SessionAuth, now: Da
 
 /**
  * Replaces an operator's session with a new one, acting as `user` or (null) as themselves; the new
- * one ends when the one it replaces would have.
+ * one ends when the one it replaces would have. The start and the stop of an impersonation are
+ * rows of the user's business (migration 020), written with the session in one transaction, so
+ * the business's audit log has both, with the operator as actor and impersonated_by.
  */
 async function switchOperatorSession(
   db: Database,
@@ -304,14 +428,26 @@ async function switchOperatorSession(
   user: Awaited<ReturnType<typeof findUser>> | null,
   now: Date,
 ): Promise<Started> {
-  await deleteSession(db.kysely, auth.sessionId);
-  const s = await startSession(
-    db,
-    { businessId: user?.business_id ?? null, userId: user?.id ?? null, operatorId },
-    now,
-    auth.expiresAt,
-  );
   const operator = (await getOperator(db.kysely, operatorId))!;
+  const writer = { actor: `operator:${operator.id}`, impersonatedBy: operator.email };
+  const s = await withActor(db.kysely, writer, async (trx) => {
+    if (auth.impersonationId && auth.user) await endImpersonation(trx, auth.user.businessId, auth.impersonationId, now);
+    await deleteSession(trx, auth.sessionId);
+    const impersonationId = user
+      ? await startImpersonation(trx, user.business_id, {
+          operatorId,
+          operatorEmail: operator.email,
+          userId: user.id,
+          at: now,
+        })
+      : null;
+    return startSession(
+      trx,
+      { businessId: user?.business_id ?? null, userId: user?.id ?? null, operatorId, impersonationId },
+      now,
+      auth.expiresAt,
+    );
+  });
   return {
     ...s,
     expiresAt: auth.expiresAt,

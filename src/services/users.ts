@@ -17,7 +17,7 @@ import {
   type UserPatch,
 } from '../db/repositories/users.ts';
 import { normalEmail, type Role } from '../domain/access.ts';
-import { conflict, notFound } from '../domain/errors.ts';
+import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { getBusiness } from './businesses.ts';
 import type { ActorContext, Database } from './context.ts';
 import { usableBranch } from './branches.ts';
@@ -52,13 +52,43 @@ export interface UserInput {
 
 const cleanName = (name: string | null | undefined) => (name == null ? null : name.trim() || null);
 
+/**
+ * How a signed-in admin proves, again, who they are before making an admin: their current
+ * password, checked by the caller (services/sessions.ts confirmPassword, counted as sign-in
+ * failures are).
+ */
+export interface Reauthentication {
+  /** the current_password the request carried, if any */
+  password: string | undefined;
+  check: (password: string) => Promise<void>;
+}
+
+/**
+ * Making an admin (a new one, or the role given to a user) hands lasting control of the
+ * business: only an admin's own session may (never an API key, never an operator acting as a
+ * user), with their current password again (docs/security.md). The command line, run by whoever
+ * runs the installation, may.
+ */
+async function mayGrantAdmin(ctx: ActorContext, reauth: Reauthentication | undefined): Promise<void> {
+  if (ctx.actor === 'cli') return;
+  if (ctx.impersonatedBy)
+    throw new AppError('forbidden', 'an operator acting as a user cannot make admins: the business’s own admin must');
+  if (!ctx.actor.startsWith('user:'))
+    throw new AppError('forbidden', 'only a signed-in admin may make admins, never an API key: sign in at /auth/login');
+  if (!reauth?.password)
+    throw invalid('/current_password', 'making an admin needs your own current password, to confirm it is you');
+  await reauth.check(reauth.password);
+}
+
 /** A user of the ctx's business, without a password, and the link to set one (409 on an email the business already has). */
 export async function createUser(
   db: Database,
   ctx: ActorContext,
   input: UserInput,
+  reauth?: Reauthentication,
 ): Promise<{ user: UserInfo; link: PasswordLink }> {
   const email = normalEmail(input.email);
+  if (input.role === 'admin') await mayGrantAdmin(ctx, reauth);
   return withActor(db.kysely, ctx, async (trx) => {
     if (await emailTaken(trx, ctx.businessId, email)) throw conflict(`a user with email ${email} already exists`);
     const branchId = input.branch_id ? await usableBranch(trx, ctx.businessId, input.branch_id) : null;
@@ -98,11 +128,27 @@ export interface UserEdit {
  * last enabled admin (409). Disabling ends the user's sessions; a new role counts from their next
  * request.
  */
-export function editUser(db: Database, ctx: ActorContext, id: string, input: UserEdit): Promise<UserInfo> {
+export async function editUser(
+  db: Database,
+  ctx: ActorContext,
+  id: string,
+  input: UserEdit,
+  reauth?: Reauthentication,
+): Promise<UserInfo> {
   const email = input.email === undefined ? undefined : normalEmail(input.email);
+  let granting = false;
+  if (input.role === 'admin') {
+    const before = await getUser(db.kysely, ctx.businessId, id);
+    if (!before) throw notFound('user');
+    granting = before.role !== 'admin';
+    if (granting) await mayGrantAdmin(ctx, reauth);
+  }
   return withActor(db.kysely, ctx, async (trx) => {
     const current = await getUser(trx, ctx.businessId, id);
     if (!current) throw notFound('user');
+    // no longer an admin since the look above, which then asked for no confirmation
+    if (input.role === 'admin' && current.role !== 'admin' && !granting)
+      throw conflict('this user’s role changed meanwhile: send the request again');
     const patch: UserPatch = {};
     if (email !== undefined && email !== current.email) {
       if (await emailTaken(trx, ctx.businessId, email, id)) throw conflict(`a user with email ${email} already exists`);

@@ -41,6 +41,9 @@ export function isPublicAddress(address: string): boolean {
   return ipaddr.process(address).range() === 'unicast';
 }
 
+/** What a refused address is told, whatever the host resolved to or whether it resolved at all. */
+export const REFUSED_TARGET = 'must be an https:// URL whose host resolves, only to public addresses';
+
 /** Why a URL or an address is refused; `kind` says whether the URL itself or where it leads is wrong. */
 export class TargetRefused extends Error {
   constructor(
@@ -130,6 +133,8 @@ export interface PostResult {
   status: number | null;
   /** a short text of what went wrong; null for a 2xx */
   error: string | null;
+  /** for the server's log only: why the target was refused (error says only that it was) */
+  detail?: string;
   ms: number;
 }
 
@@ -165,7 +170,9 @@ export async function postToTarget(
     u = parseTargetUrl(url, opts.allowPrivate);
     pinned = await resolveTarget(u, opts);
   } catch (err) {
-    return done(null, err instanceof TargetRefused ? `refused: the URL ${err.message}` : String(err));
+    if (!(err instanceof TargetRefused)) return done(null, String(err));
+    // the same words whatever the host resolved to: the business reads them in its deliveries
+    return { ...done(null, `refused: the URL ${REFUSED_TARGET}`), detail: err.message };
   }
   const lookup: LookupFunction | undefined = pinned
     ? (_host, options, cb) => {

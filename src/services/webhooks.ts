@@ -44,7 +44,7 @@ import {
   updateEndpoint,
 } from '../db/repositories/webhooks.ts';
 import { eventsAfter, lastSequence } from '../db/repositories/events.ts';
-import { invalid, notFound, unprocessable } from '../domain/errors.ts';
+import { AppError, invalid, notFound, unprocessable } from '../domain/errors.ts';
 import { WebhookDelivery, WebhookEndpoint } from '../domain/records.ts';
 import { cleanText } from '../domain/text.ts';
 import { nextAttemptAfterFailure, normalizeEventTypes, subscribes, ALL_EVENTS } from '../domain/webhooks.ts';
@@ -53,7 +53,14 @@ import type { Metrics } from '../metrics.ts';
 import type { ActorContext, Clock, Database } from './context.ts';
 import { EVENT_TYPES, presentEvent } from './events.ts';
 import { recordBuilder } from './present.ts';
-import { checkTargetUrl, postToTarget, TargetRefused, type Resolver, type TargetRules } from './webhookTargets.ts';
+import {
+  checkTargetUrl,
+  postToTarget,
+  REFUSED_TARGET,
+  TargetRefused,
+  type Resolver,
+  type TargetRules,
+} from './webhookTargets.ts';
 
 /** The audit actor of what the delivery job changes (an endpoint it disables). */
 export const WEBHOOK_ACTOR = 'system:webhooks';
@@ -90,16 +97,25 @@ const urlRules = (config: Pick<Config, 'webhookAllowPrivate'>, resolve?: Resolve
   ...(resolve ? { resolve } : {}),
 });
 
-/** The URL as stored, or the refusal: 400 for the URL itself, 422 for where it leads. */
+/**
+ * The URL as stored, or the refusal: 400 for the URL itself, 422 for where it leads. Where it
+ * leads is answered in one sentence, the same for a name that resolves to an internal address,
+ * one that does not resolve and an internal literal: otherwise the answer would map the network
+ * the server sees. The detail goes to the server's log.
+ */
 async function checkUrl(raw: string, rules: TargetRules): Promise<string> {
   try {
     return await checkTargetUrl(raw.trim(), rules);
   } catch (err) {
     if (!(err instanceof TargetRefused)) throw err;
     if (err.kind === 'url') throw invalid('/url', err.message);
-    throw unprocessable(`url: ${err.message}; a webhook URL must resolve to public addresses only`, [
-      { path: '/url', message: err.message },
-    ]);
+    throw new AppError(
+      'unprocessable',
+      `url: ${REFUSED_TARGET}`,
+      [{ path: '/url', message: REFUSED_TARGET }],
+      undefined,
+      `webhook url refused: ${err.message}`,
+    );
   }
 }
 
@@ -420,7 +436,14 @@ async function attempt(deps: WebhookDeps, d: ClaimedDelivery, now: () => Date, p
     pass.retrying++;
     deps.metrics?.webhookAttempt('failed_attempt', result.ms);
     deps.log?.debug(
-      { endpoint_id: d.endpoint_id, delivery_id: d.id, attempt: d.attempt, error: result.error, next_attempt_at: next },
+      {
+        endpoint_id: d.endpoint_id,
+        delivery_id: d.id,
+        attempt: d.attempt,
+        error: result.error,
+        ...(result.detail ? { detail: result.detail } : {}),
+        next_attempt_at: next,
+      },
       'webhook attempt failed',
     );
     return;

@@ -28,10 +28,11 @@ test('the session cookies: HttpOnly session, readable csrf, SameSite=Lax, Path=/
     headers: { 'x-forwarded-proto': 'https' },
     payload: { email: up.email, password: PASSWORD },
   });
-  assert.match(setCookies(viaProxy).lending_session!.attrs, /Secure/);
+  // over https the cookies are __Host- prefixed (test/security/accounts.test.ts, row 11)
+  assert.match(setCookies(viaProxy)['__Host-lending_session']!.attrs, /Secure/);
   const hs = await build(t, { env: { PUBLIC_URL: 'https://lending.example.com' } });
   const us = await newUser(hs, hs.tenant.businessId, 'viewer');
-  assert.match(setCookies(await signIn(hs, us.email)).csrf!.attrs, /Secure/);
+  assert.match(setCookies(await signIn(hs, us.email))['__Host-csrf']!.attrs, /Secure/);
 });
 
 test('a sign-in replaces the session it came with; sign-out ends it (and needs the CSRF token)', async (t) => {

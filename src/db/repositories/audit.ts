@@ -7,6 +7,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB, AuditLogEntry } from '../schema.ts';
 
 export interface AuditFilters {
+  /** tables whose entries this reader may not see */
+  hiddenTables?: string[];
   tableName?: string;
   action?: AuditLogEntry['action'];
   recordId?: string;
@@ -55,6 +57,7 @@ export async function listAudit(
 ): Promise<AuditSlice> {
   const where = [sql`business_id = ${businessId}`];
   if (f.tableName !== undefined) where.push(sql`table_name = ${f.tableName}`);
+  if (f.hiddenTables?.length) where.push(sql`table_name NOT IN (${sql.join(f.hiddenTables)})`);
   if (f.action !== undefined) where.push(sql`action = ${f.action}`);
   const total =
     f.recordId === undefined

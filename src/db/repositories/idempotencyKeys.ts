@@ -1,5 +1,5 @@
-// Stored answers of writes sent with an Idempotency-Key (idempotency_keys), scoped to one business,
-// found by the key's digest and sealed under the key (src/services/idempotency.ts). A key lives
+// Stored answers of writes sent with an Idempotency-Key (idempotency_keys), scoped to one business
+// and the caller that sent the key (migration 021), found by the key's digest and sealed under the key (src/services/idempotency.ts). A key lives
 // ttlHours from its created_at (the database's clock): older, it counts as absent, may be taken
 // again by another request, and is deleted by the sweep.
 import { sql } from 'kysely';
@@ -8,11 +8,18 @@ import type { Executor } from '../connection.ts';
 const expiry = (ttlHours: number) => sql<Date>`now() - make_interval(hours => ${ttlHours})`;
 
 /** The key's stored answer, unless there is none or it has expired. */
-export function findIdempotencyKey(db: Executor, businessId: string, keyDigest: string, ttlHours: number) {
+export function findIdempotencyKey(
+  db: Executor,
+  businessId: string,
+  caller: string,
+  keyDigest: string,
+  ttlHours: number,
+) {
   return db
     .selectFrom('idempotency_keys')
     .select(['request_hash', 'status_code', 'response', 'sealed'])
     .where('business_id', '=', businessId)
+    .where('caller', '=', caller)
     .where('key_digest', '=', keyDigest)
     .where('created_at', '>=', expiry(ttlHours))
     .executeTakeFirst();
@@ -26,14 +33,15 @@ export function findIdempotencyKey(db: Executor, businessId: string, keyDigest: 
 export async function saveIdempotencyKey(
   db: Executor,
   businessId: string,
+  caller: string,
   v: { keyDigest: string; requestHash: string; statusCode: number; sealed: Uint8Array },
   ttlHours: number,
 ): Promise<boolean> {
   // created_at is never updated through the table's type; a take-over is the one place it moves
   const r = await sql<{ key_digest: string }>`
-    INSERT INTO idempotency_keys (business_id, key_digest, request_hash, status_code, sealed)
-    VALUES (${businessId}, ${v.keyDigest}, ${v.requestHash}, ${v.statusCode}, ${v.sealed})
-    ON CONFLICT (business_id, key_digest) DO UPDATE
+    INSERT INTO idempotency_keys (business_id, caller, key_digest, request_hash, status_code, sealed)
+    VALUES (${businessId}, ${caller}, ${v.keyDigest}, ${v.requestHash}, ${v.statusCode}, ${v.sealed})
+    ON CONFLICT (business_id, caller, key_digest) DO UPDATE
       SET request_hash = excluded.request_hash, status_code = excluded.status_code,
           response = NULL, sealed = excluded.sealed, created_at = now()
       WHERE idempotency_keys.created_at < ${expiry(ttlHours)}
@@ -49,8 +57,8 @@ export async function saveIdempotencyKey(
 export async function deleteExpiredIdempotencyKeys(db: Executor, ttlHours: number, limit: number): Promise<number> {
   const r = await sql`
     DELETE FROM idempotency_keys
-    WHERE (business_id, key_digest) IN (
-      SELECT business_id, key_digest FROM idempotency_keys
+    WHERE (business_id, caller, key_digest) IN (
+      SELECT business_id, caller, key_digest FROM idempotency_keys
       WHERE created_at < ${expiry(ttlHours)}
       ORDER BY created_at
       LIMIT ${limit}

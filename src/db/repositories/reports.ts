@@ -219,6 +219,8 @@ export type Bound = { date: string } | { instant: string };
 export interface ExportFilter {
   businessId: string;
   timezone: string;
+  /** logs: the tables whose entries this reader may not see */
+  hiddenTables?: string[];
   from?: Bound;
   to?: Bound;
 }
@@ -273,6 +275,8 @@ export function exportQuery(
     .select(columns.map((c) => (isJson(c) ? sql`${sql.ref(c)}::text` : sql.ref(c)).as(c)))
     .where('business_id', '=', f.businessId);
   for (const b of bounds(time, f)) q = q.where(b);
+  if (dataset === 'logs' && f.hiddenTables?.length)
+    q = q.where(sql<boolean>`table_name NOT IN (${sql.join(f.hiddenTables)})`);
   return q.orderBy(time).orderBy('id');
 }
 

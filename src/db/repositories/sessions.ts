@@ -11,6 +11,8 @@ export interface NewSession {
   operatorId: string | null;
   now: Date;
   expiresAt: Date;
+  /** the impersonation the session runs, if an operator acts as its user */
+  impersonationId?: string | null;
 }
 
 export async function insertSession(db: Executor, s: NewSession): Promise<string> {
@@ -25,6 +27,7 @@ export async function insertSession(db: Executor, s: NewSession): Promise<string
       created_at: s.now,
       last_seen_at: s.now,
       expires_at: s.expiresAt,
+      impersonation_id: s.impersonationId ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -38,6 +41,7 @@ export interface FoundSession {
   created_at: Date;
   last_seen_at: Date;
   expires_at: Date;
+  impersonation_id: string | null;
   user: {
     id: string;
     business_id: string;
@@ -61,6 +65,7 @@ export async function findSession(db: Executor, tokenHash: string): Promise<Foun
       's.created_at',
       's.last_seen_at',
       's.expires_at',
+      's.impersonation_id',
       's.user_id',
       's.business_id',
       'u.role',
@@ -80,6 +85,7 @@ export async function findSession(db: Executor, tokenHash: string): Promise<Foun
     created_at: new Date(r.created_at),
     last_seen_at: new Date(r.last_seen_at),
     expires_at: new Date(r.expires_at),
+    impersonation_id: r.impersonation_id,
     user:
       r.user_id && r.business_id && r.role
         ? {

@@ -57,6 +57,17 @@ export function getUser(db: Executor, businessId: string, id: string): Promise<U
     .executeTakeFirst();
 }
 
+/** The user's password hash, to check their current password again (null: none set yet). */
+export async function passwordHashOf(db: Executor, businessId: string, id: string): Promise<string | null> {
+  const r = await db
+    .selectFrom('users')
+    .select('password_hash')
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return r?.password_hash ?? null;
+}
+
 /** A user of any business by id (an operator names the user to impersonate). */
 export function findUser(db: Executor, id: string): Promise<UserInfo | undefined> {
   return db.selectFrom('users').select(COLUMNS).where('id', '=', id).executeTakeFirst();

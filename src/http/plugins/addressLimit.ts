@@ -15,8 +15,8 @@ export interface AddressLimit {
   message: (max: number, seconds: number) => string;
   /** what the OpenAPI document's example of the 429 shows */
   example: { max: number; seconds: number };
-  /** the plugin's own key (IPv6 by its /64) unless given */
-  key?: RateLimitPluginOptions['keyGenerator'];
+  /** what counts as one address: addressGroup(req.ip) (addresses.ts) */
+  key: NonNullable<RateLimitPluginOptions['keyGenerator']>;
 }
 
 export async function limitPerAddress(app: App, limit: AddressLimit): Promise<void> {
@@ -40,7 +40,7 @@ export async function limitPerAddress(app: App, limit: AddressLimit): Promise<vo
     hook: 'onRequest',
     max: limit.max,
     timeWindow: limit.windowMs,
-    ...(limit.key ? { keyGenerator: limit.key } : {}),
+    keyGenerator: limit.key,
     errorResponseBuilder: (_req, ctx) => {
       const seconds = Math.ceil(ctx.ttl / 1000);
       return new AppError('rate_limited', limit.message(ctx.max, seconds), undefined, {

@@ -20,7 +20,7 @@ import { authenticate } from '../../services/apiKeys.ts';
 import { actorContext } from '../../services/context.ts';
 import { authenticateSession, csrfMatches, sessionPolicy, type SessionAuth } from '../../services/sessions.ts';
 import { errorResponse } from '../schemas.ts';
-import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, cookieOf } from '../sessionCookies.ts';
+import { CSRF_HEADER, csrfCookie, sessionToken } from '../sessionCookies.ts';
 import type { App } from '../types.ts';
 
 /** Called once on the root app: every request has `session` (null until a hook finds one). */
@@ -34,6 +34,11 @@ declare module 'fastify' {
     role?: Role;
     /** signed-in users only: an API key is refused (403) */
     sessionsOnly?: boolean;
+    /**
+     * refused (403) to an operator acting as a user: what would outlive the impersonation (a key,
+     * a user, a set-password link)
+     */
+    notWhileImpersonating?: boolean;
   }
   interface FastifyRequest {
     /** the request's session, when it came with one (/auth, /admin, and /api without a key) */
@@ -68,7 +73,7 @@ export function requiredRole(route: Pick<RouteOptions, 'method' | 'config'>): Ro
 
 /** The session of the request's cookie, or null when it sent none; 401 when it has ended. */
 async function sessionOf(app: App, req: FastifyRequest): Promise<SessionAuth | null> {
-  const token = cookieOf(req, SESSION_COOKIE);
+  const token = sessionToken(req, app.config);
   if (!token) return null;
   return authenticateSession(app.db, token, app.clock(), sessionPolicy(app.config));
 }
@@ -77,7 +82,7 @@ async function sessionOf(app: App, req: FastifyRequest): Promise<SessionAuth | n
 function checkCsrf(req: FastifyRequest, session: SessionAuth) {
   if (SAFE.has(req.method)) return;
   const sent = req.headers[CSRF_HEADER];
-  const cookie = cookieOf(req, CSRF_COOKIE);
+  const cookie = csrfCookie(req, (req.server as App).config);
   if (typeof sent !== 'string' || !cookie || sent !== cookie || !csrfMatches(session, sent))
     throw new AppError(
       'forbidden',
@@ -98,6 +103,7 @@ export function requireAuth(app: App) {
       ...schema,
       'x-required-role': role,
       ...(route.config.sessionsOnly ? { security: [{ session: [] }] } : {}),
+      ...(route.config.notWhileImpersonating ? { 'x-not-while-impersonating': true } : {}),
       // a read only some roles (or no key) may make answers 403 too
       response: response['403'] ? response : { ...response, 403: errorResponse(403) },
     };
@@ -149,6 +155,11 @@ export function requireAuth(app: App) {
         'an operator works on a business by acting as one of its users: POST /admin/impersonate {"user_id"}',
       );
     checkCsrf(req, session);
+    if (config.notWhileImpersonating && session.operator)
+      throw new AppError(
+        'forbidden',
+        'an operator acting as a user cannot create keys, users or set-password links: they would outlive the impersonation',
+      );
     const need = config.role ?? (SAFE.has(req.method) ? 'viewer' : 'admin');
     if (!allows(user.role, need))
       throw new AppError('forbidden', `this operation needs the role ${need} or above; this user is ${user.role}`);

@@ -78,7 +78,11 @@ export default fp(
       const appErr = toAppError(err);
       if (appErr.status >= 500) req.log.error({ err }, 'request failed');
       // the code only: a message may quote what was sent (a dni already taken, a path)
-      else req.log.info({ code: appErr.code }, 'request refused');
+      else
+        req.log.info(
+          { code: appErr.code, ...(appErr.logDetail ? { detail: appErr.logDetail } : {}) },
+          'request refused',
+        );
       if (appErr.headers) reply.headers(appErr.headers);
       return reply.status(appErr.status).type('application/json; charset=utf-8').send(errorBody(appErr, req.id));
     });

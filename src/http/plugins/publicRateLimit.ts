@@ -4,6 +4,7 @@
 import fp from 'fastify-plugin';
 import type { App } from '../types.ts';
 import { limitPerAddress } from './addressLimit.ts';
+import { addressGroup } from '../addresses.ts';
 
 export default fp(
   async (app: App) =>
@@ -12,7 +13,8 @@ export default fp(
       windowMs: 60_000,
       message: (max, seconds) => `too many requests from this address: at most ${max} a minute; retry in ${seconds} s`,
       example: { max: 60, seconds: 12 },
-      key: (req) => req.ip,
+      // an IPv6 address by its /64, an IPv4-mapped one as IPv4 (addresses.ts)
+      key: (req) => addressGroup(req.ip),
     }),
   { name: 'public-rate-limit' },
 );

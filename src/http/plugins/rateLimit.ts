@@ -4,6 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import fp from 'fastify-plugin';
 import { AppError } from '../../domain/errors.ts';
 import type { App } from '../types.ts';
+import { addressGroup } from '../addresses.ts';
 
 export default fp(
   async (app: App) => {
@@ -14,7 +15,7 @@ export default fp(
       max,
       timeWindow: 60_000,
       // per key, or per signed-in user
-      keyGenerator: (req) => req.auth?.keyId ?? (req.auth?.userId ? `user:${req.auth.userId}` : req.ip),
+      keyGenerator: (req) => req.auth?.keyId ?? (req.auth?.userId ? `user:${req.auth.userId}` : addressGroup(req.ip)),
       errorResponseBuilder: (_req, ctx) => {
         const seconds = Math.ceil(ctx.ttl / 1000);
         return new AppError(

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
 import { Business, Nullable, Uuid, User, documented, errorResponse, errors, example, ref } from '../../schemas.ts';
 import { requireSession } from '../../plugins/auth.ts';
-import { CSRF_COOKIE, SESSION_COOKIE, cookieOf, dropSession, giveSession } from '../../sessionCookies.ts';
+import { csrfCookie, dropSession, giveSession, sessionToken } from '../../sessionCookies.ts';
 import { MAX_PASSWORD_LENGTH } from '../../../domain/access.ts';
 import { AppError } from '../../../domain/errors.ts';
 import {
@@ -22,6 +22,7 @@ import {
 } from '../../../services/sessions.ts';
 import * as ux from '../users/examples.ts';
 import { setPasswordPage } from './page.ts';
+import { addressGroup } from '../../addresses.ts';
 
 /** What /auth/me answers, and sign-in, set-password and the impersonation routes too. */
 export const Me = Type.Object({
@@ -84,8 +85,8 @@ export async function signInRoutes(app: App) {
         tags: ['sessions'],
         summary: 'Sign in with email and password: sets the session cookie and the csrf cookie',
         description:
-          'A user of a business or a platform operator. When the same email and password open accounts in several businesses, send business_id (409 otherwise). ' +
-          'Failed sign-ins are limited per email and per address (429 with Retry-After). Any session the request came with ends: a sign-in always starts a new one.',
+          'A user of a business or a platform operator. When the same email and password open accounts in several businesses, send business_id (409 otherwise; the answer names no business). ' +
+          'Failed sign-ins are limited per account and per address (429 with Retry-After): once an account has failed LOGIN_FAILURES_PER_ACCOUNT times, an address that failed on it waits a doubling delay between attempts, while the right password from another address still signs in. Any session the request came with ends: a sign-in always starts a new one.',
         security: [],
         body: LoginBody,
         response: {
@@ -107,8 +108,8 @@ export async function signInRoutes(app: App) {
           email: req.body.email,
           password: req.body.password,
           ...(req.body.business_id ? { businessId: req.body.business_id } : {}),
-          address: req.ip,
-          previousToken: cookieOf(req, SESSION_COOKIE),
+          address: addressGroup(req.ip),
+          previousToken: sessionToken(req, app.config),
         },
         now,
         sessionPolicy(app.config),
@@ -157,7 +158,7 @@ export async function sessionRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const token = cookieOf(req, SESSION_COOKIE);
+      const token = sessionToken(req, app.config);
       if (token) {
         const session = await authenticateSession(app.db, token, app.clock(), sessionPolicy(app.config)).catch(
           () => null,
@@ -165,9 +166,9 @@ export async function sessionRoutes(app: App) {
         // a live session ends only at its own page's request (another site cannot sign a person out)
         if (session) {
           const sent = req.headers['x-csrf-token'];
-          if (typeof sent !== 'string' || sent !== cookieOf(req, CSRF_COOKIE) || !csrfMatches(session, sent))
+          if (typeof sent !== 'string' || sent !== csrfCookie(req, app.config) || !csrfMatches(session, sent))
             throw new AppError('forbidden', 'signing out needs the X-CSRF-Token header, equal to the csrf cookie');
-          await signOut(app.db, token);
+          await signOut(app.db, token, session, app.clock());
         }
       }
       dropSession(reply, req, app.config);

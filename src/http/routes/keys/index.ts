@@ -24,6 +24,8 @@ const Created = Type.Object({
   key: Type.String({ description: 'the secret: shown this once, then only its prefix' }),
 });
 const ADMINS = { role: 'admin' as const, sessionsOnly: true };
+// a key made by an operator acting as an admin would outlive the impersonation
+const CREATE = { ...ADMINS, notWhileImpersonating: true };
 
 export default async function keyRoutes(app: App) {
   app.get(
@@ -43,11 +45,12 @@ export default async function keyRoutes(app: App) {
   app.post(
     '/keys',
     {
-      config: ADMINS,
+      config: CREATE,
       schema: {
         operationId: 'createApiKey',
         tags: ['users'],
         summary: 'Create an API key (signed-in admins); the secret is in this answer only',
+        description: 'Not with an API key, and not by an operator acting as an admin (403): a key outlives both.',
         body: CreateBody,
         response: { 201: documented(Created, 'The key and, this once, its secret', ux.createdKey) },
       },

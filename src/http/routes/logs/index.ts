@@ -3,14 +3,14 @@ import type { App } from '../../types.ts';
 import { AuditLogEntry, Nullable, Page, PageQuery, Uuid, documented, ref } from '../../schemas.ts';
 import * as ex from '../../examples.ts';
 import { pageRequest } from '../../helpers.ts';
-import { listAudit } from '../../../services/audit.ts';
+import { hiddenTablesFor, listAudit } from '../../../services/audit.ts';
 import { auditPageJson } from '../../../services/present.ts';
 
 const TableName = Type.String({
   minLength: 1,
   maxLength: 63,
   description:
-    'clients, credits, installments, ledger, payments, credit_configs, branches, client_files, upload_sessions, holidays, users, api_keys, webhook_endpoints, verifications, leads',
+    'clients, credits, installments, ledger, payments, credit_configs, branches, client_files, upload_sessions, holidays, users, api_keys, impersonations, webhook_endpoints, verifications, leads (users, api_keys and impersonations for admins and full keys only)',
 });
 
 const AuditPage = Type.Object({
@@ -31,7 +31,7 @@ export default async function logRoutes(app: App) {
         tags: ['audit'],
         summary: 'The audit log, newest first (contract 7)',
         description:
-          'Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page at the same cost at any depth, with no entry skipped or repeated while entries are written. With a cursor, offset must be 0 (omitted); the response offset then counts the entries before the page.',
+          'The entries of users, api_keys and impersonations are shown only to admins and full keys: for any other reader they are left out of the items and the total alike. Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page at the same cost at any depth, with no entry skipped or repeated while entries are written. With a cursor, offset must be 0 (omitted); the response offset then counts the entries before the page.',
         querystring: Type.Object(
           {
             table_name: Type.Optional(TableName),
@@ -60,13 +60,18 @@ export default async function logRoutes(app: App) {
     async (req, reply) => {
       const q = req.query;
       // table is the short alias of table_name
-      const page = await listAudit(app.db, req.auth, {
-        tableName: q.table_name ?? q.table,
-        action: q.action,
-        recordId: q.record_id,
-        cursor: q.cursor,
-        ...pageRequest(q),
-      });
+      const page = await listAudit(
+        app.db,
+        req.auth,
+        {
+          tableName: q.table_name ?? q.table,
+          action: q.action,
+          recordId: q.record_id,
+          cursor: q.cursor,
+          ...pageRequest(q),
+        },
+        hiddenTablesFor(req.auth),
+      );
       // the body is written already (a string is sent as it is): the schema above documents it
       return reply.type('application/json; charset=utf-8').send(auditPageJson(page) as never);
     },

@@ -1,3 +1,4 @@
+import { hiddenTablesFor } from '../../../services/audit.ts';
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { App } from '../../types.ts';
@@ -140,6 +141,7 @@ export default async function reportRoutes(app: App) {
       if (req.method === 'HEAD') return reply.send();
       const chunks = exportCsv(app.db, dataset, {
         businessId: req.auth.businessId,
+        hiddenTables: hiddenTablesFor(req.auth),
         timezone: req.auth.timezone,
         today: req.auth.today,
         ...(from ? { from } : {}),

@@ -30,6 +30,9 @@ import {
   type UserInfo,
 } from '../../../services/users.ts';
 import * as ux from './examples.ts';
+import { addressGroup } from '../../addresses.ts';
+import { confirmPassword, sessionPolicy } from '../../../services/sessions.ts';
+import type { FastifyRequest } from 'fastify';
 
 const { name, role, branch_id } = User.properties;
 const Email = Type.String({
@@ -37,10 +40,17 @@ const Email = Type.String({
   maxLength: 254,
   description: 'unique within the business, whatever its case',
 });
+const CurrentPassword = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  description:
+    'your own password, asked again when the request makes an admin (role admin for a new user, or given to one); never stored',
+});
 const CreateBody = example(
   Type.Object(
     {
       email: Email,
+      current_password: Type.Optional(CurrentPassword),
       name: Type.Optional(name),
       role,
       branch_id: Type.Optional(branch_id),
@@ -61,6 +71,7 @@ const UpdateBody = example(
       disabled: Type.Optional(
         Type.Boolean({ description: 'true disables the user (their sessions end); false enables them' }),
       ),
+      current_password: Type.Optional(CurrentPassword),
       disabled_at: Type.Optional(Type.Unknown()),
       last_login_at: Type.Optional(Type.Unknown()),
       password_set_at: Type.Optional(Type.Unknown()),
@@ -80,9 +91,28 @@ const Invitation = Type.Object({
 });
 const IdParams = idParams(ux.userIds.employee);
 const ADMIN = { role: 'admin' as const };
+// a user or a link made by an operator acting as an admin would outlive the impersonation
+const ADMIN_CREATES = { ...ADMIN, notWhileImpersonating: true };
+// a set-password link is a way into an account: a signed-in admin's, never an API key's
+const ADMIN_SESSION_CREATES = { ...ADMIN_CREATES, sessionsOnly: true };
+const MAKES_ADMIN =
+  'Making an admin (role admin here) needs a signed-in admin’s session, never an API key or an operator acting as an admin (403), and their own current_password (400 without it, 403 when wrong; wrong ones count as failed sign-ins).';
 
 export default async function userRoutes(app: App) {
   const trust = proxyTrust(app.config.trustProxy);
+  // the caller's own password, checked again before making an admin (services/users.ts)
+  const reauth = (req: FastifyRequest, password: string | undefined) => ({
+    password,
+    check: (p: string) =>
+      confirmPassword(
+        app.db,
+        { businessId: req.auth.businessId, id: req.auth.userId! },
+        p,
+        addressGroup(req.ip),
+        app.clock(),
+        sessionPolicy(app.config),
+      ),
+  });
   const invitation = (req: Parameters<typeof publicBase>[0], r: { user: UserInfo; link: PasswordLink }) => ({
     ...r.user,
     set_password_url: `${publicBase(req, app.config, trust)}${setPasswordPath(r.link.token)}`,
@@ -109,13 +139,14 @@ export default async function userRoutes(app: App) {
   app.post(
     '/users',
     {
-      config: ADMIN,
+      config: ADMIN_CREATES,
       schema: {
         operationId: 'createUser',
         tags: ['users'],
         summary: 'Invite a user: created without a password, with a one-time link to set one (admins)',
         description:
-          'The email is unique within the business, whatever its case (409). Send set_password_url to the person: it works once, for 72 hours. POST /api/users/{id}/password-link makes a new one.',
+          'The email is unique within the business, whatever its case (409). Send set_password_url to the person: it works once, for 72 hours. POST /api/users/{id}/password-link makes a new one. ' +
+          MAKES_ADMIN,
         body: CreateBody,
         response: {
           201: documented(Invitation, 'The user with their set-password link (shown this once)', ux.invitation),
@@ -128,7 +159,10 @@ export default async function userRoutes(app: App) {
         req,
         reply,
         201,
-        (ctx) => createUser(app.db, ctx, writable(req.body)),
+        (ctx) => {
+          const { current_password, ...input } = writable(req.body);
+          return createUser(app.db, ctx, input, reauth(req, current_password));
+        },
         (r) => invitation(req, r),
       ),
   );
@@ -157,7 +191,8 @@ export default async function userRoutes(app: App) {
         tags: ['users'],
         summary: 'Edit a user: email, name, role, branch, disabled (admins; partial update)',
         description:
-          'A new role counts from the user’s next request. Disabling ends their sessions. The last enabled admin of the business cannot stop being one (409).',
+          'A new role counts from the user’s next request. Disabling ends their sessions. The last enabled admin of the business cannot stop being one (409). ' +
+          MAKES_ADMIN,
         params: IdParams,
         body: UpdateBody,
         response: {
@@ -167,8 +202,14 @@ export default async function userRoutes(app: App) {
       },
     },
     async (req) => {
-      const { disabled_at: _d, last_login_at: _l, password_set_at: _p, ...fields } = writable(req.body ?? {});
-      return editUser(app.db, req.auth, req.params.id, fields);
+      const {
+        disabled_at: _d,
+        last_login_at: _l,
+        password_set_at: _p,
+        current_password,
+        ...fields
+      } = writable(req.body ?? {});
+      return editUser(app.db, req.auth, req.params.id, fields, reauth(req, current_password));
     },
   );
 
@@ -195,11 +236,13 @@ export default async function userRoutes(app: App) {
   app.post(
     '/users/:id/password-link',
     {
-      config: ADMIN,
+      config: ADMIN_SESSION_CREATES,
       schema: {
         operationId: 'createPasswordLink',
         tags: ['users'],
-        summary: 'A new one-time set-password link for a user (admins); older links stop working',
+        summary: 'A new one-time set-password link for a user (signed-in admins); older links stop working',
+        description:
+          'A way into the account: a signed-in admin’s session only, never an API key or an operator acting as an admin (403).',
         params: IdParams,
         response: {
           201: documented(Invitation, 'The user with the new link (shown this once)', ux.invitation),
