@@ -29,6 +29,8 @@ export interface ApiRoute {
   role: 'viewer' | 'employee' | 'admin';
   /** only sessions may call it (its security names the session alone): an API key is 403 */
   sessionsOnly: boolean;
+  /** refused to an operator acting as a user (x-not-while-impersonating): it would outlive the impersonation */
+  notWhileImpersonating: boolean;
 }
 
 const ROLE_ORDER = ['viewer', 'employee', 'admin'] as const;
@@ -89,6 +91,7 @@ export function apiRoutes(app: App): ApiRoute[] {
           Array.isArray(op.security) &&
           op.security.length > 0 &&
           op.security.every((s: Schema) => Object.keys(s).join() === 'session'),
+        notWhileImpersonating: op['x-not-while-impersonating'] === true,
       });
     }
   }

@@ -15,7 +15,7 @@ import { build, createTenant, json } from '../helpers/app.ts';
 import { createApiKey } from '../../src/db/repositories/apiKeys.ts';
 import { revokeKey } from '../../src/services/apiKeys.ts';
 import { sessionPolicy, signIn as startSession } from '../../src/services/sessions.ts';
-import { PASSWORD, newUser, operatorSession, userSession, type Signed } from '../helpers/sessions.ts';
+import { PASSWORD, newUser, operatorSession, sessionOf, userSession, type Signed } from '../helpers/sessions.ts';
 import {
   apiRoutes,
   assertErrorBody,
@@ -101,6 +101,17 @@ test('security: every /api route refuses what it must, in the Error body', async
   const sb = await userSession(h, B.businessId, 'admin');
   const sc = await userSession(h, C.businessId, 'admin');
   const op = await operatorSession(h);
+  // another operator, acting as C's admin (the bystander)
+  const actingC = sessionOf(
+    sc.id,
+    sc.email,
+    await h.app.inject({
+      method: 'POST',
+      url: '/admin/impersonate',
+      headers: (await operatorSession(h)).write,
+      payload: { user_id: sc.id },
+    }),
+  );
   const old = await newUser(h, A.businessId, 'admin');
   const ended = await startSession(
     h.db,
@@ -242,6 +253,14 @@ test('security: every /api route refuses what it must, in the Error body', async
         'forbidden',
         `${name} by an operator not acting as a user`,
       );
+      // what would outlive an impersonation (a key, a user, a link) is refused to an operator acting as C's admin
+      if (route.notWhileImpersonating)
+        assertErrorBody(
+          await send(m, harmless, isWrite(m) ? actingC.write : actingC.read),
+          403,
+          'forbidden',
+          `${name} by an operator acting as an admin`,
+        );
       {
         const res = await send(m, harmless, isWrite(m) ? sc.write : sc.read);
         assert.ok(

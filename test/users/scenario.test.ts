@@ -116,15 +116,14 @@ test('an admin invites an employee who grants a credit; an operator acting as th
   assert.equal(revoke.statusCode, 200, revoke.body);
   assert.ok(json(revoke).revoked_at);
   assert.equal((await h.get('/api/branches')).statusCode, 401, 'the revoked key is refused at once');
-  // and makes a new one in its place
-  const replacement = await h.app.inject({
+  // but makes none in its place: a key would outlive the impersonation (docs/security.md)
+  const refused = await h.app.inject({
     method: 'POST',
     url: '/api/keys',
     headers: acting.write,
     payload: { name: 'erp 2', scope: 'full' },
   });
-  assert.equal(replacement.statusCode, 201, replacement.body);
-  const replacementId = json(replacement).id as string;
+  assert.equal(refused.statusCode, 403, refused.body);
 
   const stop = await h.app.inject({ method: 'POST', url: '/admin/impersonate/stop', headers: acting.write });
   assert.equal(stop.statusCode, 200, stop.body);
@@ -136,6 +135,15 @@ test('an admin invites an employee who grants a credit; an operator acting as th
     401,
     'the impersonation session ended',
   );
+  // Laura herself makes the replacement
+  const replacement = await h.app.inject({
+    method: 'POST',
+    url: '/api/keys',
+    headers: admin.write,
+    payload: { name: 'erp 2', scope: 'full' },
+  });
+  assert.equal(replacement.statusCode, 201, replacement.body);
+  const replacementId = json(replacement).id as string;
 
   // the audit log: the credit as the employee, the key's revocation as the admin on the operator's behalf
   const logs = async (q: string) =>
@@ -166,7 +174,11 @@ test('an admin invites an employee who grants a credit; an operator acting as th
   assert.equal(more.length, 0);
   assert.equal(creation?.action, 'INSERT');
   assert.equal(creation?.actor, `user:${laura.id}`);
-  assert.equal(creation?.impersonated_by, operator.email);
+  assert.equal(creation?.impersonated_by, null);
+  // the impersonation itself: its start and its stop, by the operator
+  const acted = await logs('table_name=impersonations');
+  assert.deepEqual(acted.map((r) => r.action).sort(), ['INSERT', 'UPDATE']);
+  for (const r of acted) assert.equal(r.impersonated_by, operator.email);
   assert.equal(creation?.new_data?.name, 'erp 2');
   assert.ok(!('key_hash' in creation!.new_data!));
   assert.ok(!JSON.stringify(creation).includes(json(replacement).key));

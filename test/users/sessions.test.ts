@@ -162,7 +162,7 @@ test('the last enabled admin stays one; emails are unique per business whatever 
       method: 'POST',
       url: '/api/users',
       headers: admin.write,
-      payload: { email: 'c@b.example', role: 'admin' },
+      payload: { email: 'c@b.example', role: 'admin', current_password: PASSWORD },
     }),
   );
   const page = json(await h.app.inject({ method: 'GET', url: '/api/users?limit=1', headers: admin.read }));
