@@ -44,24 +44,28 @@ test('addresses: only public unicast ones are public, IPv4-mapped IPv6 counting 
     assert.equal(isPublicAddress(a), true, a);
 });
 
+// one sentence for every refused address, whatever the host resolved to (docs/security.md): the
+// answer does not map the server's network; the reason is in the server's log
+const GENERIC = /^url: must be an https:\/\/ URL whose host resolves, only to public addresses$/;
+
 test('without WEBHOOK_ALLOW_PRIVATE: http://, loopback, private, link-local and names that resolve to them are refused, on creation and change', async (t) => {
   const h = await build(t);
   const refused: [string, number, RegExp][] = [
     ['http://93.184.215.14/hooks', 400, /https:\/\//],
-    ['https://127.0.0.1/hooks', 422, /127\.0\.0\.1 is not a public address/],
-    ['https://127.1/hooks', 422, /127\.0\.0\.1 is not a public address/],
-    ['https://2130706433/hooks', 422, /127\.0\.0\.1 is not a public address/],
-    ['https://10.1.2.3/hooks', 422, /10\.1\.2\.3 is not a public address/],
-    ['https://192.168.0.10:8443/hooks', 422, /not a public address/],
-    ['https://169.254.169.254/latest/meta-data', 422, /not a public address/],
-    ['https://100.64.1.1/', 422, /not a public address/],
-    ['https://0.0.0.0/', 422, /not a public address/],
-    ['https://[::1]/hooks', 422, /::1 is not a public address/],
-    ['https://[::ffff:127.0.0.1]/hooks', 422, /not a public address/],
-    ['https://[fd00::5]/hooks', 422, /not a public address/],
-    ['https://localhost/hooks', 422, /localhost resolves to .*, which is not a public address/],
-    ['https://localhost.:8443/hooks', 422, /not a public address|does not resolve/],
-    ['https://no-such-host.invalid/hooks', 422, /does not resolve|could not be resolved/],
+    ['https://127.0.0.1/hooks', 422, GENERIC],
+    ['https://127.1/hooks', 422, GENERIC],
+    ['https://2130706433/hooks', 422, GENERIC],
+    ['https://10.1.2.3/hooks', 422, GENERIC],
+    ['https://192.168.0.10:8443/hooks', 422, GENERIC],
+    ['https://169.254.169.254/latest/meta-data', 422, GENERIC],
+    ['https://100.64.1.1/', 422, GENERIC],
+    ['https://0.0.0.0/', 422, GENERIC],
+    ['https://[::1]/hooks', 422, GENERIC],
+    ['https://[::ffff:127.0.0.1]/hooks', 422, GENERIC],
+    ['https://[fd00::5]/hooks', 422, GENERIC],
+    ['https://localhost/hooks', 422, GENERIC],
+    ['https://localhost.:8443/hooks', 422, GENERIC],
+    ['https://no-such-host.invalid/hooks', 422, GENERIC],
     ['https://user:secret@93.184.215.14/hooks', 400, /user name or password/],
   ];
   for (const [url, status, message] of refused) {
@@ -132,7 +136,7 @@ test('each delivery resolves the host again and connects only to a checked addre
   await runAt(h, new Date(now.getTime() + 60_000), { config: strict, resolve: rebound });
   [d] = await deliveries(h, endpoint.id);
   assert.equal(d!.attempt, 2);
-  assert.match(d!.error!, /hooks\.example\.test resolves to 127\.0\.0\.1, which is not a public address/);
+  assert.equal(d!.error!, 'refused: the URL must be an https:// URL whose host resolves, only to public addresses');
   // one public and one internal address: refused too (every address must be public)
   const mixed: Resolver = async () => [
     { address: '93.184.215.14', family: 4 },
@@ -141,7 +145,8 @@ test('each delivery resolves the host again and connects only to a checked addre
   await runAt(h, new Date(now.getTime() + 10 * 60_000), { config: strict, resolve: mixed });
   [d] = await deliveries(h, endpoint.id);
   assert.equal(d!.attempt, 3);
-  assert.match(d!.error!, /resolves to 10\.0\.0\.7/);
+  assert.doesNotMatch(d!.error!, /10\.0\.0\.7/);
+  assert.match(d!.error!, /^refused: the URL must be an https:\/\/ URL whose host resolves/);
   assert.equal(r.received.length, 0, 'the receiver on loopback was never reached');
 
   // under the flag, the same name (resolved by the system: not found) is not pinned; back to the
