@@ -94,3 +94,18 @@ export async function operatorSession(h: Harness): Promise<Signed> {
   await setPasswordWithLink(h.db, link.token, PASSWORD, h.clock());
   return sessionOf(operator.id, email, await signIn(h, email));
 }
+
+/** The operator acts as the user (POST /admin/impersonate): the impersonation's session. */
+export async function impersonation(
+  h: Harness,
+  operator: Signed,
+  user: { id: string; email: string },
+): Promise<Signed> {
+  const res = await h.app.inject({
+    method: 'POST',
+    url: '/admin/impersonate',
+    headers: operator.write,
+    payload: { user_id: user.id },
+  });
+  return sessionOf(user.id, user.email, res);
+}

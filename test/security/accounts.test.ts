@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { build, json, settableClock, type Harness } from '../helpers/app.ts';
 import {
   PASSWORD,
+  impersonation,
   newUser,
   operatorSession,
   sessionOf,
@@ -297,14 +298,7 @@ test('row 7: an operator acting as an admin makes no key, user or link, and the 
   const admin = await newUser(h, bid, 'admin');
   const employee = await newUser(h, bid, 'employee');
   const op = await operatorSession(h);
-  const started = await h.app.inject({
-    method: 'POST',
-    url: '/admin/impersonate',
-    headers: op.write,
-    payload: { user_id: admin.id },
-  });
-  assert.equal(started.statusCode, 200, started.body);
-  const acting = sessionOf(admin.id, admin.email, started);
+  const acting = await impersonation(h, op, admin);
   const tries = [
     { url: '/api/keys', payload: { scope: 'full', name: 'backdoor' } },
     { url: '/api/users', payload: { email: `x-${tag()}@evil.example`, role: 'employee' } },
@@ -344,14 +338,7 @@ test('row 7: an operator acting as an admin makes no key, user or link, and the 
 test('row 7: signing out while acting as a user ends the impersonation in the audit log', async (t) => {
   const h = await build(t);
   const admin = await newUser(h, h.tenant.businessId, 'admin');
-  const op = await operatorSession(h);
-  const started = await h.app.inject({
-    method: 'POST',
-    url: '/admin/impersonate',
-    headers: op.write,
-    payload: { user_id: admin.id },
-  });
-  const acting = sessionOf(admin.id, admin.email, started);
+  const acting = await impersonation(h, await operatorSession(h), admin);
   assert.equal((await h.app.inject({ method: 'POST', url: '/auth/logout', headers: acting.write })).statusCode, 204);
   const log = json(await h.get('/api/logs?table_name=impersonations&action=UPDATE'));
   assert.equal(log.total, 1);

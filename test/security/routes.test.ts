@@ -15,7 +15,7 @@ import { build, createTenant, json } from '../helpers/app.ts';
 import { createApiKey } from '../../src/db/repositories/apiKeys.ts';
 import { revokeKey } from '../../src/services/apiKeys.ts';
 import { sessionPolicy, signIn as startSession } from '../../src/services/sessions.ts';
-import { PASSWORD, newUser, operatorSession, sessionOf, userSession, type Signed } from '../helpers/sessions.ts';
+import { PASSWORD, impersonation, newUser, operatorSession, userSession, type Signed } from '../helpers/sessions.ts';
 import {
   apiRoutes,
   assertErrorBody,
@@ -102,16 +102,7 @@ test('security: every /api route refuses what it must, in the Error body', async
   const sc = await userSession(h, C.businessId, 'admin');
   const op = await operatorSession(h);
   // another operator, acting as C's admin (the bystander)
-  const actingC = sessionOf(
-    sc.id,
-    sc.email,
-    await h.app.inject({
-      method: 'POST',
-      url: '/admin/impersonate',
-      headers: (await operatorSession(h)).write,
-      payload: { user_id: sc.id },
-    }),
-  );
+  const actingC = await impersonation(h, await operatorSession(h), sc);
   const old = await newUser(h, A.businessId, 'admin');
   const ended = await startSession(
     h.db,
