@@ -64,7 +64,12 @@ export async function sequenceEvents(
   opts: { limit?: number } = {},
 ): Promise<number> {
   const lock = () =>
-    trx.selectFrom('event_counters').select('last_sequence').where('business_id', '=', businessId).forUpdate().executeTakeFirst();
+    trx
+      .selectFrom('event_counters')
+      .select('last_sequence')
+      .where('business_id', '=', businessId)
+      .forUpdate()
+      .executeTakeFirst();
   let counter = await lock();
   if (!counter) {
     // the business's first pass: the row may be created by a concurrent pass too (then this waits for it)
@@ -97,12 +102,7 @@ export async function sequenceEvents(
 /** The businesses with events waiting for their numbers (optionally one business). */
 export async function businessesWithPendingEvents(db: Executor, businessId?: string): Promise<string[]> {
   const rows = businessId
-    ? await db
-        .selectFrom('event_outbox')
-        .select('business_id')
-        .where('business_id', '=', businessId)
-        .limit(1)
-        .execute()
+    ? await db.selectFrom('event_outbox').select('business_id').where('business_id', '=', businessId).limit(1).execute()
     : await db.selectFrom('event_outbox').select('business_id').distinct().execute();
   return rows.map((r) => r.business_id);
 }
