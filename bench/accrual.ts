@@ -54,7 +54,7 @@ try {
   });
   const today = todayIn('UTC');
   // a book loaded from elsewhere: its late installments are not news to the feed (as migration 012)
-  await sql`INSERT INTO event_counters (business_id, overdue_through) VALUES (${bid}, ${addDays(today, -1)})`.execute(
+  await sql`INSERT INTO overdue_announcements (business_id, through) VALUES (${bid}, ${addDays(today, -1)})`.execute(
     db.kysely,
   );
   // set-based fixture: the same rows the API would write, without going through it 25,000 times

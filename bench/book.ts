@@ -199,8 +199,8 @@ const bid = await step('business, 20 branches, 8 plans', async () => {
   const r = await tx(
     `WITH b AS (INSERT INTO businesses (name, timezone) VALUES ($1, $2) RETURNING id),
           s AS (INSERT INTO business_sequences (business_id) SELECT id FROM b),
-          -- a book loaded from elsewhere: its late installments are not news to the feed (as migration 012)
-          e AS (INSERT INTO event_counters (business_id, overdue_through) SELECT id, (now() AT TIME ZONE $2)::date - 1 FROM b),
+          -- a book loaded from elsewhere: its late installments are not news to the feed (as migrations 012 and 025)
+          e AS (INSERT INTO overdue_announcements (business_id, through) SELECT id, (now() AT TIME ZONE $2)::date - 1 FROM b),
           br AS (INSERT INTO branches (business_id, name, address, phone)
                  SELECT b.id, 'Sucursal ' || lpad(g::text, 2, '0'), 'Av. Rivadavia ' || (1000 + 150 * g), '+54 11 4' || lpad((g * 731)::text, 3, '0') || '-' || lpad(g::text, 4, '0')
                    FROM b, generate_series(1, $3::int) g),

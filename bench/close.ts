@@ -64,7 +64,7 @@ const copySeconds = (performance.now() - t0) / 1000;
 try {
   // the close is what is timed: the days before it were announced by the runs of those days
   await withClient(copyUrl, (c) =>
-    c.query(`UPDATE event_counters SET overdue_through = $2::date - 1 WHERE business_id = $1`, [book.business_id, day]),
+    c.query(`UPDATE overdue_announcements SET through = $2::date - 1 WHERE business_id = $1`, [book.business_id, day]),
   );
   const overdue = await withClient(copyUrl, (c) => overdueInstallments(c, book, close));
   console.log(

@@ -5,6 +5,10 @@
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/lending_bench npm run bench -- pay [--duration 15] [--connections 16] [--json]
 //
+// Then pgbench's built-in TPC-B (scale 10, in a scratch database <book>_tpcb made and dropped by
+// the run), at the same connections and duration: the ratio to it is the yardstick for a
+// write on this machine.
+//
 // Needs the bench book (npm run bench -- book) in that database. It writes to the book: the app's
 // payments (and the punitory a first payment of the day posts), and the ceiling's 0.01 payment
 // slices, all audited. Checked after the app and again after the ceiling, over every installment
@@ -113,4 +117,5 @@ await runBench<Target>({
     },
   ],
   check,
+  tpcb: true,
 });

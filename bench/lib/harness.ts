@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import type pg from 'pg';
 import { benchUrl, databaseName, requireBook, withClient, type BookInfo } from './db.ts';
 import { drive, probe, type HttpTarget, type LoadResult } from './load.ts';
-import { pgbench, type CeilingResult, type Script } from './pgbench.ts';
+import { pgbench, tpcb, type CeilingResult, type Script } from './pgbench.ts';
 import { startBare, startServer } from './server.ts';
 
 export interface Ceiling {
@@ -49,6 +49,8 @@ export interface Bench<T> {
   bare?: boolean;
   /** optional: compare the app's answer for a target with a ceiling statement's result (same document?) */
   sameDocument?: (c: pg.Client, book: BookInfo, t: T, appBody: unknown) => Promise<string>;
+  /** a write: also measure pgbench's built-in TPC-B (scale 10) in a scratch database, same connections and duration */
+  tpcb?: boolean;
   /** checks after the load and again after the ceilings: name → figure; a bad_… figure other than 0 fails the run */
   check?: (ctx: BenchContext) => Promise<Record<string, number | string>>;
 }
@@ -152,6 +154,17 @@ export async function runBench<T extends Record<string, unknown>>(bench: Bench<T
       });
     }
     const afterCeilings = bench.check ? await bench.check(ctx) : {};
+    if (bench.tpcb) {
+      const r = await tpcb({ url, clients: connections, seconds: Math.ceil(seconds) });
+      ceilings.push({
+        label: 'pgbench TPC-B, scale 10',
+        rps: r.tps,
+        p50: r.p50,
+        p99: r.p99,
+        failed: r.failed,
+        transactions: r.transactions,
+      });
+    }
 
     // ---- report
     console.log('');

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dropDatabase, ensureDatabase } from './db.ts';
 
 export interface Script {
   name: string;
@@ -36,6 +37,19 @@ function run(args: string[]): Promise<string> {
       code === 0 ? resolve(out) : reject(new Error(`pgbench exited ${code}:\n${err}${out}`)),
     );
   });
+}
+
+/** Each transaction's latency in ms, sorted, from pgbench's logs (-l) in dir. */
+function latencies(dir: string): number[] {
+  // log lines: client_id transaction_no latency_us script_no epoch_s epoch_us
+  const lat: number[] = [];
+  for (const f of readdirSync(dir).filter((n) => n.startsWith('log'))) {
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
+      const us = Number(line.split(' ')[2]);
+      if (Number.isFinite(us) && line) lat.push(us / 1000);
+    }
+  }
+  return lat.sort((a, b) => a - b);
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -77,15 +91,7 @@ export async function pgbench(o: {
     const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
     if (!tps) throw new Error(`no tps in pgbench's output:\n${out}`);
     const failed = Number(/number of failed transactions: (\d+)/.exec(out)?.[1] ?? 0);
-    // log lines: client_id transaction_no latency_us script_no epoch_s epoch_us
-    const lat: number[] = [];
-    for (const f of readdirSync(dir).filter((n) => n.startsWith('log'))) {
-      for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
-        const us = Number(line.split(' ')[2]);
-        if (Number.isFinite(us) && line) lat.push(us / 1000);
-      }
-    }
-    lat.sort((a, b) => a - b);
+    const lat = latencies(dir);
     return {
       tps: Number(tps[1]),
       p50: percentile(lat, 50),
@@ -95,5 +101,56 @@ export async function pgbench(o: {
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * PostgreSQL's own write ceiling on this machine: pgbench's built-in TPC-B (5 statements, 3
+ * updates and an insert a transaction), scale 10, in a scratch database next to the book
+ * (`<book>_tpcb`, initialised afresh each run with `pgbench -i -s 10`, dropped after), at the
+ * bench's connections and duration. The payment's ratio to it says how far the app is from what
+ * the server does with a simple write transaction, whatever the machine's load at the time.
+ */
+export async function tpcb(o: {
+  url: string;
+  clients: number;
+  seconds: number;
+  scale?: number;
+}): Promise<CeilingResult> {
+  const u = new URL(o.url);
+  u.pathname = `${u.pathname}_tpcb`;
+  const scratch = u.toString();
+  await ensureDatabase(scratch);
+  try {
+    await run(['-i', '-q', '-s', String(o.scale ?? 10), scratch]);
+    const dir = mkdtempSync(join(tmpdir(), 'lending-tpcb-'));
+    try {
+      const out = await run([
+        '-c',
+        String(o.clients),
+        '-j',
+        String(Math.min(2, o.clients)),
+        '-T',
+        String(o.seconds),
+        '-l',
+        '--log-prefix',
+        join(dir, 'log'),
+        scratch,
+      ]);
+      const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
+      if (!tps) throw new Error(`no tps in pgbench's output:\n${out}`);
+      const lat = latencies(dir);
+      return {
+        tps: Number(tps[1]),
+        p50: percentile(lat, 50),
+        p99: percentile(lat, 99),
+        transactions: lat.length,
+        failed: Number(/number of failed transactions: (\d+)/.exec(out)?.[1] ?? 0),
+      };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } finally {
+    await dropDatabase(scratch);
   }
 }

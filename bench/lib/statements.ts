@@ -113,12 +113,8 @@ END;`;
 
 /**
  * The events a use case announces, written last before the commit (src/db/repositories/events.ts
- * flushEvents): the business's counter, then the event with its sequence.
+ * flushEvents): one insert into the outbox, no counter (a sequencer pass numbers them later, off
+ * the writer's path).
  */
-export const EVENT_WRITE = (
-  type: string,
-) => `INSERT INTO event_counters AS c (business_id, last_sequence) VALUES (:bid, 1)
-  ON CONFLICT (business_id) DO UPDATE SET last_sequence = c.last_sequence + 1 RETURNING last_sequence;
-INSERT INTO events (business_id, sequence, type, ordering_key, data)
-  SELECT business_id, last_sequence, '${type}', :cid, json_build_object('object', json_build_object('id', :cid::uuid))
-  FROM event_counters WHERE business_id = :bid;`;
+export const EVENT_WRITE = (type: string) => `INSERT INTO event_outbox (business_id, type, ordering_key, data)
+  VALUES (:bid, '${type}', :cid, json_build_object('object', json_build_object('id', :cid::uuid)));`;

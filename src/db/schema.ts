@@ -294,11 +294,27 @@ export interface AuditLogCountsTable {
   n: ColumnType<number, number, number>;
 }
 
-/** Per business: the last event sequence given, and how far the daily run announced overdue installments (migration 012). */
+/** Per business: the last event sequence given; its row lock is the sequencer's (migrations 012, 025). */
 export interface EventCountersTable {
   business_id: string;
   last_sequence: ColumnType<number, number | undefined, number>;
-  overdue_through: DateStr | null;
+}
+
+/** Committed events waiting for a sequencer pass to number them (migration 025). */
+export interface EventOutboxTable {
+  business_id: string;
+  pos: Generated<number>;
+  id: Generated<string>;
+  type: string;
+  ordering_key: string;
+  data: ColumnType<Record<string, unknown>, string, never>;
+  created_at: CreatedAt;
+}
+
+/** How far the daily run announced overdue installments, per business (migration 025). */
+export interface OverdueAnnouncementsTable {
+  business_id: string;
+  through: DateStr | null;
 }
 
 /** One business event (migration 012): append-only, sequence dense per business. */
@@ -478,6 +494,8 @@ export interface DB {
   holidays: HolidaysTable;
   leads: LeadsTable;
   event_counters: EventCountersTable;
+  event_outbox: EventOutboxTable;
+  overdue_announcements: OverdueAnnouncementsTable;
   events: EventsTable;
   verifications: VerificationsTable;
   arca_tickets: ArcaTicketsTable;

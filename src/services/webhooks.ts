@@ -43,7 +43,7 @@ import {
   setCursor,
   updateEndpoint,
 } from '../db/repositories/webhooks.ts';
-import { eventsAfter, lastSequence } from '../db/repositories/events.ts';
+import { eventsAfter, lastSequence, sequenceEvents } from '../db/repositories/events.ts';
 import { AppError, invalid, notFound, unprocessable } from '../domain/errors.ts';
 import { WebhookDelivery, WebhookEndpoint } from '../domain/records.ts';
 import { cleanText } from '../domain/text.ts';
@@ -51,7 +51,7 @@ import { nextAttemptAfterFailure, normalizeEventTypes, subscribes, ALL_EVENTS } 
 import type { Config } from '../config.ts';
 import type { Metrics } from '../metrics.ts';
 import type { ActorContext, Clock, Database } from './context.ts';
-import { EVENT_TYPES, presentEvent } from './events.ts';
+import { EVENT_TYPES, numberPendingEvents, presentEvent } from './events.ts';
 import { recordBuilder } from './present.ts';
 import {
   checkTargetUrl,
@@ -152,7 +152,9 @@ export async function createEndpoint(
   return withActor(db.kysely, ctx, async (trx) => {
     if ((await countEndpoints(trx, ctx.businessId)) >= MAX_ENDPOINTS)
       throw unprocessable(`a business has at most ${MAX_ENDPOINTS} webhook endpoints: delete one first`);
-    // only later events: the cursor starts at the business's last one
+    // only later events: the cursor starts at the business's last one, once what committed
+    // before has its number (the pass's lock, held to the commit, lets no other pass number more)
+    await sequenceEvents(trx, ctx.businessId);
     const from = await lastSequence(trx, ctx.businessId);
     const row = await insertEndpoint(trx, ctx.businessId, { url, events, description }, { secret, lastSequence: from });
     return { endpoint: presentEndpoint(row), secret };
@@ -278,6 +280,8 @@ const DISPATCH_PAGE = 500;
 export async function dispatch(deps: WebhookDeps, scope: Scope = {}): Promise<number> {
   const now = () => scope.now ?? deps.clock?.() ?? new Date();
   let created = 0;
+  // committed events get their numbers first (a business another process is numbering is left to it)
+  await numberPendingEvents(deps.db.kysely, { businessId: scope.businessId });
   for (const ep of await endpointsBehind(deps.db.kysely, scope)) {
     for (;;) {
       const page = await deps.db.kysely.transaction().execute(async (trx) => {

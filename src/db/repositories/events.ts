@@ -1,6 +1,6 @@
-// Business events (migration 012): buffered per transaction while a use case works, written with
-// their sequences just before it commits (withActor, src/db/connection.ts), read by the feed and
-// by the webhook dispatcher.
+// Business events (migrations 012, 025): buffered per transaction while a use case works, written
+// to the outbox just before it commits (withActor, src/db/connection.ts), numbered by a sequencer
+// pass once committed, read by the feed and by the webhook dispatcher.
 import { sql, type Transaction } from 'kysely';
 import type { DB, EventRow } from '../schema.ts';
 import type { Executor } from '../connection.ts';
@@ -24,41 +24,87 @@ export function bufferEvent(trx: Transaction<DB>, event: PendingEvent): void {
 }
 
 /**
- * Writes the transaction's buffered events. Called last before the commit: the counter's row lock
- * taken here is what orders the business's event transactions, and it is held only until then.
+ * Writes the transaction's buffered events into the outbox: one INSERT, no lock, so writers of one
+ * business never wait for each other here. They get their sequence from a sequencer pass once
+ * they have committed (sequenceEvents). Called last before the commit: after the credit's row lock
+ * has been held for the whole use case, so a credit's later transaction gets later positions.
  */
 export async function flushEvents(trx: Transaction<DB>): Promise<void> {
   const list = pending.get(trx);
   if (!list || list.length === 0) return;
   pending.delete(trx);
-  const byBusiness = new Map<string, PendingEvent[]>();
-  for (const e of list) {
-    const l = byBusiness.get(e.businessId);
-    if (l) l.push(e);
-    else byBusiness.set(e.businessId, [e]);
+  // positions follow the rows' order: a use case's events keep the order it announced them in
+  await trx
+    .insertInto('event_outbox')
+    .values(
+      list.map((e) => ({
+        business_id: e.businessId,
+        type: e.type,
+        ordering_key: e.orderingKey,
+        data: JSON.stringify(e.data),
+      })),
+    )
+    .execute();
+}
+
+/** Rows one sequencer pass moves at most (a bigger backlog takes several passes). */
+export const PASS_ROWS = 5_000;
+
+/**
+ * A sequencer pass for one business (migration 025): takes the business's counter row lock (the
+ * only thing that takes it), then moves the outbox rows this statement can see (committed ones:
+ * an open transaction's rows are not visible) into events, numbered after the counter in position
+ * order, and moves the counter. Returns how many events it numbered. The numbers become visible when the caller's
+ * transaction commits; passes of a business commit one after the other, so a reader always sees
+ * sequences 1..n, never n+1 without n.
+ */
+export async function sequenceEvents(
+  trx: Transaction<DB>,
+  businessId: string,
+  opts: { limit?: number } = {},
+): Promise<number> {
+  const lock = () =>
+    trx
+      .selectFrom('event_counters')
+      .select('last_sequence')
+      .where('business_id', '=', businessId)
+      .forUpdate()
+      .executeTakeFirst();
+  let counter = await lock();
+  if (!counter) {
+    // the business's first pass: the row may be created by a concurrent pass too (then this waits for it)
+    await sql`INSERT INTO event_counters (business_id) VALUES (${businessId}) ON CONFLICT (business_id) DO NOTHING`.execute(
+      trx,
+    );
+    counter = (await lock())!;
   }
-  // a fixed order of businesses, so two transactions never wait on each other's counters
-  for (const businessId of [...byBusiness.keys()].sort()) {
-    const events = byBusiness.get(businessId)!;
-    const n = events.length;
-    const { rows } = await sql<{ last_sequence: string | number }>`
-      INSERT INTO event_counters AS c (business_id, last_sequence) VALUES (${businessId}, ${n})
-      ON CONFLICT (business_id) DO UPDATE SET last_sequence = c.last_sequence + ${n}
-      RETURNING last_sequence`.execute(trx);
-    const first = Number(rows[0]!.last_sequence) - n + 1;
-    await trx
-      .insertInto('events')
-      .values(
-        events.map((e, i) => ({
-          business_id: businessId,
-          sequence: first + i,
-          type: e.type,
-          ordering_key: e.orderingKey,
-          data: JSON.stringify(e.data),
-        })),
-      )
-      .execute();
-  }
+  // a statement after the lock: in READ COMMITTED its snapshot holds every pass committed before
+  const { rows } = await sql<{ n: string | number }>`
+    WITH moved AS (
+      DELETE FROM event_outbox
+       WHERE business_id = ${businessId}
+         AND pos IN (SELECT pos FROM event_outbox WHERE business_id = ${businessId} ORDER BY pos LIMIT ${opts.limit ?? PASS_ROWS})
+      RETURNING pos, id, type, ordering_key, data, created_at),
+    numbered AS (
+      INSERT INTO events (business_id, sequence, id, type, ordering_key, data, created_at)
+      SELECT ${businessId}::uuid, ${counter.last_sequence}::bigint + row_number() OVER (ORDER BY pos), id, type,
+             ordering_key, data, created_at
+        FROM moved
+      RETURNING sequence),
+    counted AS (SELECT count(*) AS n FROM numbered)
+    UPDATE event_counters c SET last_sequence = c.last_sequence + counted.n
+      FROM counted
+     WHERE c.business_id = ${businessId} AND counted.n > 0
+    RETURNING counted.n`.execute(trx);
+  return rows.length ? Number(rows[0]!.n) : 0;
+}
+
+/** The businesses with events waiting for their numbers (optionally one business). */
+export async function businessesWithPendingEvents(db: Executor, businessId?: string): Promise<string[]> {
+  const rows = businessId
+    ? await db.selectFrom('event_outbox').select('business_id').where('business_id', '=', businessId).limit(1).execute()
+    : await db.selectFrom('event_outbox').select('business_id').distinct().execute();
+  return rows.map((r) => r.business_id);
 }
 
 export type EventRecordRow = Pick<EventRow, 'id' | 'sequence' | 'type' | 'created_at' | 'data' | 'ordering_key'>;
@@ -78,7 +124,7 @@ export function eventsAfter(
   return query.orderBy('sequence').limit(q.limit).execute();
 }
 
-/** The last sequence given in the business (0 before its first event). */
+/** The last sequence given in the business (0 before its first event): read after a pass, under its lock, it is exact. */
 export async function lastSequence(db: Executor, businessId: string): Promise<number> {
   const row = await db
     .selectFrom('event_counters')
@@ -90,25 +136,22 @@ export async function lastSequence(db: Executor, businessId: string): Promise<nu
 
 /**
  * How far the daily run has announced overdue installments, locked until the transaction ends so
- * two runs never announce the same day twice (null: never yet).
+ * two runs never announce the same day twice (null: never yet). Its own row, not the sequencer's
+ * counter: the run holds it for its whole transaction.
  */
 export async function lockOverdueThrough(trx: Transaction<DB>, businessId: string): Promise<string | null> {
-  await sql`INSERT INTO event_counters (business_id) VALUES (${businessId}) ON CONFLICT (business_id) DO NOTHING`.execute(
+  await sql`INSERT INTO overdue_announcements (business_id) VALUES (${businessId}) ON CONFLICT (business_id) DO NOTHING`.execute(
     trx,
   );
   const row = await trx
-    .selectFrom('event_counters')
-    .select('overdue_through')
+    .selectFrom('overdue_announcements')
+    .select('through')
     .where('business_id', '=', businessId)
     .forUpdate()
     .executeTakeFirstOrThrow();
-  return row.overdue_through;
+  return row.through;
 }
 
 export async function setOverdueThrough(trx: Transaction<DB>, businessId: string, through: string): Promise<void> {
-  await trx
-    .updateTable('event_counters')
-    .set({ overdue_through: through })
-    .where('business_id', '=', businessId)
-    .execute();
+  await trx.updateTable('overdue_announcements').set({ through }).where('business_id', '=', businessId).execute();
 }
