@@ -2,7 +2,7 @@ import { DOCUMENT_STATEMENTS } from '../../src/db/repositories/documents.ts';
 import { CREDIT_CHANGES } from '../../src/db/repositories/creditChanges.ts';
 // The statements the app runs for each benched route, as pgbench script lines (variables :name),
 // copied from src/db/repositories (clients.getClient, book.*, audit.listAudit, credits.*, payments.* and the
-// payment use case in src/services/lending.ts). Keep them in step with the code: the ceiling is
+// payment use case in src/services/lending/payments.ts and store.ts). Keep them in step with the code: the ceiling is
 // only meaningful while it runs what the app runs. The key of a request costs no statement: each
 // server process checks a key once and keeps it (src/services/apiKeys.ts KeyCache).
 //
