@@ -57,7 +57,7 @@ async function catalog(db: Kysely<DB>, schema: string): Promise<{ tables: Table[
   const keys = await sql<Key>`
     SELECT t.relname AS "table", i.relname AS name,
            CASE WHEN x.indisprimary THEN 'primary key' ELSE 'unique' END AS kind,
-           array(SELECT a.attname FROM unnest(x.indkey::int2[]) WITH ORDINALITY k(n, o)
+           array(SELECT a.attname::text FROM unnest(x.indkey::int2[]) WITH ORDINALITY k(n, o)
                    LEFT JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.n
                   WHERE k.o <= x.indnkeyatts ORDER BY k.o) AS columns,
            NULL AS "references", NULL AS "referencedColumns"
@@ -68,10 +68,10 @@ async function catalog(db: Kysely<DB>, schema: string): Promise<{ tables: Table[
      WHERE n.nspname = ${schema} AND x.indisunique
     UNION ALL
     SELECT t.relname, k.conname, 'foreign key',
-           array(SELECT a.attname FROM unnest(k.conkey) WITH ORDINALITY c(n, o)
+           array(SELECT a.attname::text FROM unnest(k.conkey) WITH ORDINALITY c(n, o)
                    JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = c.n ORDER BY c.o),
            r.relname,
-           array(SELECT a.attname FROM unnest(k.confkey) WITH ORDINALITY c(n, o)
+           array(SELECT a.attname::text FROM unnest(k.confkey) WITH ORDINALITY c(n, o)
                    JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = c.n ORDER BY c.o)
       FROM pg_constraint k
       JOIN pg_class t ON t.oid = k.conrelid
