@@ -8,8 +8,7 @@ import type { Credit, DB, Installment, LedgerEntry, Payment } from '../../db/sch
 import { lockCredit } from '../../db/repositories/credits.ts';
 import { installmentsOfCredit } from '../../db/repositories/installments.ts';
 import { ledgerOfCredit } from '../../db/repositories/ledger.ts';
-import { paymentsOfCredit } from '../../db/repositories/payments.ts';
-import { postedThrough } from '../../db/repositories/creditAccruals.ts';
+import { creditBook } from '../../db/repositories/creditBook.ts';
 import { applyCreditChanges } from '../../db/repositories/creditChanges.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ActorContext } from '../context.ts';
@@ -34,17 +33,15 @@ export async function creditDetail(db: Executor, businessId: string, credit: Cre
   return { credit, installments, ledgerEntries };
 }
 
-/** The credit locked (FOR UPDATE), then its book: read after the lock, since every writer of these holds it. */
+/**
+ * The credit locked (FOR UPDATE), then its book in one statement: read after the lock, since every
+ * writer of these holds it.
+ */
 export async function loadLocked(trx: Transaction<DB>, ctx: LendingContext, creditId: string): Promise<RowBook> {
   const credit = await lockCredit(trx, ctx.businessId, creditId);
   if (!credit) throw notFound('credit');
-  const [installments, ledger, payments, posted] = await Promise.all([
-    installmentsOfCredit(trx, ctx.businessId, credit.id),
-    ledgerOfCredit(trx, ctx.businessId, credit.id),
-    paymentsOfCredit(trx, ctx.businessId, credit.id),
-    postedThrough(trx, ctx.businessId, [credit.id]),
-  ]);
-  return openBook(credit, installments, ledger, payments, posted.get(credit.id) ?? null);
+  const b = await creditBook(trx, ctx.businessId, credit.id);
+  return openBook(credit, b.installments, b.ledger, b.payments, b.postedThrough);
 }
 
 /**

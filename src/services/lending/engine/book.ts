@@ -311,14 +311,15 @@ export function settle(l: Book): {
   moved: { id: string; status: InstallmentStatus; paid_date: string | null }[];
   creditStatus: CreditStatus | null;
 } {
-  const states = statesOf(l);
+  // each installment's status once: it decides both what moved and whether all is paid
+  const next = new Map(statesOf(l).map((s) => [s.id, statusOf(s)]));
   const moved: { id: string; status: InstallmentStatus; paid_date: string | null }[] = [];
   for (const inst of l.installments) {
-    const next = statusOf(states.find((x) => x.id === inst.id)!);
-    if (next.status !== inst.status || next.paidDate !== inst.paid_date)
-      moved.push({ id: inst.id, status: next.status, paid_date: next.paidDate });
+    const n = next.get(inst.id)!;
+    if (n.status !== inst.status || n.paidDate !== inst.paid_date)
+      moved.push({ id: inst.id, status: n.status, paid_date: n.paidDate });
   }
-  const allPaid = states.every((s) => statusOf(s).status === 'paid');
+  const allPaid = [...next.values()].every((n) => n.status === 'paid');
   const creditStatus =
     allPaid && l.credit.status === 'active' ? 'closed' : !allPaid && l.credit.status === 'closed' ? 'active' : null;
   return { moved, creditStatus };
