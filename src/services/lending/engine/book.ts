@@ -306,7 +306,7 @@ export function activePayments(l: Book): Replayed[] {
     .map((p) => ({ id: p.id, amount: money(p.amount), paidOn: p.paid_on, isNew: false }));
 }
 
-/** The active payments' statuses after what is staged: the installments whose status moved, and the credit's. */
+/** The statuses once what is staged is written: the installments whose status or paid_date moved, and the credit's new status (null: unchanged). */
 export function settle(l: Book): {
   moved: { id: string; status: InstallmentStatus; paid_date: string | null }[];
   creditStatus: CreditStatus | null;
