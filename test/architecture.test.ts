@@ -112,3 +112,82 @@ test('src/http does not import src/db (not even types: src/services/context.ts n
 test('src/db does not import src/http, src/services, src/cli or src/jobs', () => {
   check('db', (i) => ['http', 'services', 'cli', 'jobs'].includes(layer(i.target) ?? ''));
 });
+
+/** The import cycles of a graph: its strongly connected components of more than one file, or a file importing itself. */
+function cyclesOf(graph: Map<string, string[]>): string[][] {
+  // Tarjan's algorithm
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || graph.get(v)?.includes(v)) out.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+test('the cycle finder finds a circle and nothing in a tree', () => {
+  const g = new Map([
+    ['a', ['b']],
+    ['b', ['c', 'd']],
+    ['c', ['a']],
+    ['d', []],
+    ['e', ['e']],
+  ]);
+  assert.deepEqual(cyclesOf(g).sort(), [['a', 'b', 'c'], ['e']]);
+  assert.deepEqual(
+    cyclesOf(
+      new Map([
+        ['a', ['b', 'c']],
+        ['b', ['c']],
+        ['c', []],
+      ]),
+    ),
+    [],
+  );
+});
+
+test('no import cycle among src/services files (type-only imports count)', () => {
+  const graph = new Map<string, string[]>();
+  for (const i of imports) {
+    if (!i.file.startsWith('src/services/')) continue;
+    const deps = graph.get(i.file) ?? [];
+    graph.set(i.file, deps);
+    if (i.target.startsWith('src/services/')) deps.push(i.target);
+  }
+  assert.ok(graph.has('src/services/lending/store.ts'), 'the services were not read');
+  const cycles = cyclesOf(graph);
+  assert.equal(cycles.length, 0, `import cycles among services:\n${cycles.map((c) => c.join(' <-> ')).join('\n')}`);
+});
+
+test('the ledger engine (src/services/lending/engine) is pure: src/domain and itself only, nothing of src/db', () => {
+  const engine = 'src/services/lending/engine/';
+  const files = imports.filter((i) => i.file.startsWith(engine));
+  assert.ok(files.length > 5, 'the engine was not read');
+  const bad = files
+    .filter((i) => !(i.target.startsWith('src/domain/') || i.target.startsWith(engine)))
+    .map((i) => `${i.file} -> ${i.spec}`);
+  assert.equal(bad.length, 0, `the engine imports what it may not:\n${bad.join('\n')}`);
+});

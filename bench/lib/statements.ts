@@ -1,8 +1,9 @@
 import { DOCUMENT_STATEMENTS } from '../../src/db/repositories/documents.ts';
 import { CREDIT_CHANGES } from '../../src/db/repositories/creditChanges.ts';
+import { CREDIT_BOOK } from '../../src/db/repositories/creditBook.ts';
 // The statements the app runs for each benched route, as pgbench script lines (variables :name),
 // copied from src/db/repositories (clients.getClient, book.*, audit.listAudit, credits.*, payments.* and the
-// payment use case in src/services/lending.ts). Keep them in step with the code: the ceiling is
+// payment use case in src/services/lending/payments.ts and store.ts). Keep them in step with the code: the ceiling is
 // only meaningful while it runs what the app runs. The key of a request costs no statement: each
 // server process checks a key once and keeps it (src/services/apiKeys.ts KeyCache).
 //
@@ -75,7 +76,7 @@ SELECT t.total, a.*, ${ts('a.changed_at').replace('.MS', '.US')} AS changed_key
 
 // ---- POST /api/credits/:id/payments: :cid the credit, :iid an installment it owes, :br its branch.
 // The use case's transaction (registerPayment): lock the credit, read its installments, ledger,
-// payments and watermark, share-lock the branch, then one statement recording the payment (its
+// payments and watermark in one statement (creditBook), share-lock the branch, then one statement recording the payment (its
 // payments row), the watermark, the payment slice and the installment's status (when it changes).
 // The answer is built from what was read and written, with no read back. What it leaves out: the
 // punitory entries a first payment of the day posts on an overdue credit, and the corrections of
@@ -101,10 +102,7 @@ export const PAYMENT_TRANSACTION = (timezone: string) => {
   return `BEGIN;
 select set_config('app.actor', 'bench', true);
 SELECT * FROM credits WHERE business_id = :bid AND id = :cid FOR UPDATE;
-SELECT * FROM installments WHERE business_id = :bid AND credit_id = :cid ORDER BY number;
-${LEDGER_OF_CREDIT}
-${PAYMENTS_OF_CREDIT}
-SELECT credit_id, posted_through FROM credit_accruals WHERE business_id = :bid AND credit_id = ANY(ARRAY[:cid]::uuid[]);
+${CREDIT_BOOK.trim().replace(/\$(\d+)/g, (_, n: string) => [':bid', ':cid'][Number(n) - 1]!)};
 SELECT * FROM branches WHERE business_id = :bid AND id = :br FOR SHARE;
 ${write.trim()};
 ${EVENT_WRITE('payment.created')}

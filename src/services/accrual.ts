@@ -4,7 +4,7 @@
 //      day (cumulative − already posted) and marks the credit posted through it. Once a month per
 //      credit at most: on the other days of the month the candidates query finds nothing, and the
 //      ledger grows with months, not with the days a credit stays late (reads add what accrued
-//      since the last posting: ledgerState.ts owedOf, the summary's punitory_cumulative);
+//      since the last posting: lending/engine/state.ts owedOf, the summary's punitory_cumulative);
 //   2. the automatic write-off, decided as of today only: an event, so the punitory owed up to
 //      today is posted first, then the credit is written off. A run `--as-of` a past date closes
 //      the months ended by then and writes nothing off.
@@ -16,7 +16,7 @@
 // time. A close batch is one INSERT … SELECT that computes every installment's punitory in the
 // database (punitory_cumulative, the SQL twin of src/domain/punitory.ts that the summary report
 // uses too; test/domain/punitory-sql.test.ts keeps them equal to the cent). A write-off batch reads
-// the installments and payment histories and computes in JS, as a payment does (ledgerState.ts).
+// the installments and payment histories and computes in JS, as a payment does (lending/engine/state.ts).
 // How far each credit is posted lives in credit_accruals, not in the audited credits row.
 //
 // One credit never stops the run: a batch that fails is done again one credit at a time, and a
@@ -44,7 +44,7 @@ import {
 } from '../db/repositories/installments.ts';
 import { lockOverdueThrough, setOverdueThrough } from '../db/repositories/events.ts';
 import { emit } from './events.ts';
-import { announceStatus } from './lending.ts';
+import { announceStatus } from './lending/store.ts';
 import { worklistItems } from './credits.ts';
 import { presentLedgerEntry } from './present.ts';
 import {
@@ -67,7 +67,14 @@ import {
   type Clock,
   type Decimal,
 } from '../domain/index.ts';
-import { addPunitory, creditTerms, punitoryPostings, stateFromHistory, statusOf, stopDate } from './ledgerState.ts';
+import {
+  addPunitory,
+  creditTerms,
+  punitoryPostings,
+  stateFromHistory,
+  statusOf,
+  stopDate,
+} from './lending/engine/state.ts';
 
 /** One credit the run reports: its punitory stopped at the storable maximum, or it failed and was skipped. */
 export interface CreditReport {

@@ -11,7 +11,7 @@ import {
   type CreditConfigPatch,
 } from '../db/repositories/creditConfigs.ts';
 import { creditCost, money, toMoneyNumber } from '../domain/index.ts';
-import { plannedSchedule } from './lending.ts';
+import { plannedSchedule } from './lending/grant.ts';
 import { holidaySet } from './holidays.ts';
 import { notFound } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';

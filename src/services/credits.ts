@@ -1,5 +1,5 @@
 // Reads of the credit book: a credit with its schedule and ledger, its ledger alone, the list of
-// credits and the collections worklist. The writes are the use cases in lending.ts.
+// credits and the collections worklist. The writes are the use cases in lending/.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { getCredit, listCredits as creditRows, type CreditFilter } from '../db/repositories/credits.ts';
@@ -10,8 +10,8 @@ import { creditLedgerDocument } from '../db/repositories/documents.ts';
 import { notFound } from '../domain/errors.ts';
 import { instantBound } from '../domain/instants.ts';
 import type { ActorContext, Database, JsonText } from './context.ts';
-import { creditDetail, type CreditDetailRows } from './lending.ts';
-import { owedOf, stateFromHistory } from './ledgerState.ts';
+import { creditDetail, type CreditDetailRows } from './lending/store.ts';
+import { owedOf, stateFromHistory } from './lending/engine/state.ts';
 import { presentWorklistItem } from './present.ts';
 
 export interface Paging {

@@ -6,7 +6,8 @@ import { getBusiness } from '../db/repositories/businesses.ts';
 import { addDays, compareDates, money, toMoneyString, type Clock } from '../domain/index.ts';
 import { accrueBusiness } from './accrual.ts';
 import type { ActorContext } from './context.ts';
-import { createCredit, registerPayment } from './lending.ts';
+import { createCredit } from './lending/grant.ts';
+import { registerPayment } from './lending/payments.ts';
 
 const earlier = (a: string, b: string) => (compareDates(a, b) <= 0 ? a : b);
 
@@ -24,10 +25,9 @@ export async function buildDemoBook(
   const [central, north] = ids.branches;
   const [maria, juan, lucia, carlos, sofia] = ids.clients;
   if (!monthly3 || !fixed6 || !single || !maria || !juan || !lucia || !carlos || !sofia) return;
-  const k = db.kysely;
 
   // María: 3 monthly installments, the first paid on its due date (or today if not due yet)
-  const a = await createCredit(k, ctx, {
+  const a = await createCredit(db, ctx, {
     clientId: maria,
     creditConfigId: monthly3,
     amount: 150000,
@@ -35,14 +35,14 @@ export async function buildDemoBook(
     branchId: central ?? null,
     originTransactionReference: 'DEMO-0001',
   });
-  await registerPayment(k, ctx, a.credit.id, {
+  await registerPayment(db, ctx, a.credit.id, {
     amount: a.installments[0]!.amount,
     paidOn: earlier(a.installments[0]!.due_date, today),
   });
 
   // Juan: a single payment due 25 days ago, never paid: overdue; the daily run below posts the
   // punitory of the months ended since (reads add the rest)
-  await createCredit(k, ctx, {
+  await createCredit(db, ctx, {
     clientId: juan,
     creditConfigId: single,
     amount: 50000,
@@ -52,7 +52,7 @@ export async function buildDemoBook(
 
   // Lucía: 6 fixed installments; #1 paid on time, #2 paid 5 days late (compound punitory posted
   // with the payment), #3 overdue now
-  const c = await createCredit(k, ctx, {
+  const c = await createCredit(db, ctx, {
     clientId: lucia,
     creditConfigId: fixed6,
     amount: 200000,
@@ -60,19 +60,19 @@ export async function buildDemoBook(
     branchId: north ?? null,
   });
   const [c1, c2] = c.installments;
-  await registerPayment(k, ctx, c.credit.id, { amount: c1!.amount, paidOn: c1!.due_date, branchId: north ?? null });
+  await registerPayment(db, ctx, c.credit.id, { amount: c1!.amount, paidOn: c1!.due_date, branchId: north ?? null });
   const late = earlier(addDays(c2!.due_date, 5), today);
-  await registerPayment(k, ctx, c.credit.id, { amount: '60000', paidOn: late, branchId: north ?? null });
+  await registerPayment(db, ctx, c.credit.id, { amount: '60000', paidOn: late, branchId: north ?? null });
 
   // Carlos: granted today
-  await createCredit(k, ctx, { clientId: carlos, creditConfigId: monthly3, amount: 80000, branchId: central ?? null });
+  await createCredit(db, ctx, { clientId: carlos, creditConfigId: monthly3, amount: 80000, branchId: central ?? null });
 
   // Sofía: a single payment, paid in full 3 days late: closed
-  const e = await createCredit(k, ctx, { clientId: sofia, creditConfigId: single, amount: 30000, startDate: ago(45) });
+  const e = await createCredit(db, ctx, { clientId: sofia, creditConfigId: single, amount: 30000, startDate: ago(45) });
   const paidOn = earlier(addDays(e.installments[0]!.due_date, 3), today);
   // 33,600 (30,000 at 12 %) plus 3 days × 0.4 % × 33,600 = 403.20 of punitory
   const owed = money(e.installments[0]!.amount).times(money('1.012'));
-  await registerPayment(k, ctx, e.credit.id, { amount: toMoneyString(owed), paidOn });
+  await registerPayment(db, ctx, e.credit.id, { amount: toMoneyString(owed), paidOn });
 
   await accrueBusiness(db, business, { actor: 'cli', clock });
 }

@@ -71,8 +71,15 @@ export function presentCost(c: CreditRow, installments: InstallmentRow[]): CostR
   costs.set(key, r);
   return r;
 }
-import type { CreditDetailRows, Payoff } from './lending.ts';
-import { owedOfCredits, sumOwed, type Owed } from './ledgerState.ts';
+import type { Payoff } from './lending/engine/book.ts';
+import { owedOfCredits, sumOwed, type Owed } from './lending/engine/state.ts';
+
+/** A credit with its installments and ledger entries, as read or as a use case left them. */
+export interface CreditDetailRows {
+  credit: CreditRow;
+  installments: InstallmentRow[];
+  ledgerEntries: LedgerRow[];
+}
 
 /** How money is written: a JSON number (the API), or the database's numeric text as stored ("1234.50": a CSV file, no float on the way). */
 export type MoneyAs = 'number' | 'text';

@@ -1,7 +1,7 @@
 // A credit's statement and a payment's receipt: the documents a client takes home from the branch
 // counter. Both are read in one snapshot (a repeatable-read transaction), so a payment committing
 // meanwhile is either wholly in them or not at all, and they show the figures the credit read
-// shows: the installments' balances come from the same ledger arithmetic (ledgerState.ts). This
+// shows: the installments' balances come from the same ledger arithmetic (lending/engine/state.ts). This
 // module builds the JSON documents (records.ts Statement, Receipt); the HTTP layer renders the
 // same documents as PDF (src/http/pdf/), so the two representations cannot disagree.
 import type { Static } from 'typebox';
@@ -18,7 +18,7 @@ import { Dec, delinquency, money, toMoneyNumber, type Decimal } from '../domain/
 import { notFound } from '../domain/errors.ts';
 import type { Receipt, Statement, StatementPayment } from '../domain/records.ts';
 import type { ActorContext } from './context.ts';
-import { owedOfCredits, sumOwed, type Owed } from './ledgerState.ts';
+import { owedOfCredits, sumOwed, type Owed } from './lending/engine/state.ts';
 import { presentBalance, presentCreditBalance } from './present.ts';
 
 export type StatementDocument = Static<typeof Statement>;

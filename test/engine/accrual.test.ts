@@ -7,7 +7,7 @@ import { migrate } from '../../src/db/migrate.ts';
 import { insertCreditConfig } from '../../src/db/repositories/creditConfigs.ts';
 import { insertClient } from '../../src/db/repositories/clients.ts';
 import { ledgerOfCredits } from '../../src/db/repositories/ledger.ts';
-import { createCredit } from '../../src/services/lending.ts';
+import { createCredit } from '../../src/services/lending/grant.ts';
 import { actorContext } from '../../src/services/context.ts';
 import { startAccrualSchedule } from '../../src/jobs/accrual.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -227,7 +227,7 @@ test('the server scheduler runs the accrual on its cron schedule; "off" runs not
     daily_punitory_rate: '0.005',
   });
   const c = await insertClient(db.kysely, tenant.businessId, { dni: '1' });
-  const d = await createCredit(db.kysely, ctx, {
+  const d = await createCredit(db, ctx, {
     clientId: c.id,
     creditConfigId: p.id,
     amount: 1000,

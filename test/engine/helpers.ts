@@ -13,7 +13,7 @@ import {
   punitoryPostings,
   statusOf,
   stopDate,
-} from '../../src/services/ledgerState.ts';
+} from '../../src/services/lending/engine/state.ts';
 import { withActor } from '../../src/db/connection.ts';
 import { markWrittenOff } from '../../src/db/repositories/credits.ts';
 import { installmentsOfCredit, setInstallmentState } from '../../src/db/repositories/installments.ts';

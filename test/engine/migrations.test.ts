@@ -21,7 +21,7 @@ import {
   cumulativeOf,
   punitoryPostings,
   statusOf,
-} from '../../src/services/ledgerState.ts';
+} from '../../src/services/lending/engine/state.ts';
 import { accrueBusiness } from '../../src/services/accrual.ts';
 
 const dir = fileURLToPath(new URL('../../src/db/migrations/', import.meta.url));

@@ -4,7 +4,7 @@
 // from its record's declaration (src/domain/records.ts), key by key in its order, so a field added
 // to a record is added here too (or the statement fails in every test that reads it).
 //
-// What the TypeScript presenters compute (src/services/present.ts, ledgerState.ts) is computed
+// What the TypeScript presenters compute (src/services/present.ts, lending/engine/state.ts) is computed
 // here with the same rules: delinquency as of the business's today, and each installment's
 // Balance with the punitory accrued since the last posting through punitory_cumulative (migration
 // 004, kept equal to src/domain/punitory.ts by test/domain/punitory-sql.test.ts).
@@ -58,7 +58,7 @@ const LEDGER_ORDER = `l.created_at, l.effective_date, CASE l.type WHEN 'installm
 
 /**
  * Installments with their Balance as of $3 (the business's today) in the time zone $4, for the
- * credits of CTE k; the ledger of those credits is CTE l. Like owedOf (ledgerState.ts): an
+ * credits of CTE k; the ledger of those credits is CTE l. Like owedOf (lending/engine/state.ts): an
  * installment accrues only while its credit is active or written off (until the write-off day)
  * and its amount is not all paid; what it accrued is the cumulative punitory minus what is posted.
  */
@@ -70,7 +70,7 @@ pay AS (
     coalesce(sum(l.amount - l.punitory_part) FILTER (WHERE l.type = 'payment'), 0) AS principal_paid,
     array_agg(l.effective_date ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS paid_on,
     array_agg(l.amount - l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
-    -- the punitory paid before its VAT (compound grows on that: ledgerState.ts netPunitoryPaid)
+    -- the punitory paid before its VAT (compound grows on that: lending/engine/state.ts netPunitoryPaid)
     array_agg(l.punitory_part / (1 + k.vat_rate) ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS punitory
   FROM l JOIN k ON k.id = l.credit_id GROUP BY l.installment_id
 ),

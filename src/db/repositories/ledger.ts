@@ -59,7 +59,7 @@ export async function postPunitoryThrough(
              coalesce(sum(l.vat_part) FILTER (WHERE l.type = 'punitory'), 0) AS vat_posted,
              array_agg(l.effective_date ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS paid_on,
              array_agg(l.amount - l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
-             -- the punitory paid before its VAT (compound grows on that: ledgerState.ts netPunitoryPaid)
+             -- the punitory paid before its VAT (compound grows on that: lending/engine/state.ts netPunitoryPaid)
              array_agg(l.punitory_part / (1 + inst.vat_rate) ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS punitory
         FROM ledger l
         JOIN inst ON inst.id = l.installment_id
@@ -74,7 +74,7 @@ export async function postPunitoryThrough(
                        h.paid_on, h.principal, h.punitory) AS net
                 FROM inst LEFT JOIN h ON h.installment_id = inst.id) n),
     ins AS (
-      -- the punitory with its VAT (vat_part: the VAT in it), as src/services/ledgerState.ts posts it
+      -- the punitory with its VAT (vat_part: the VAT in it), as src/services/lending/engine/state.ts posts it
       INSERT INTO ledger (business_id, credit_id, installment_id, type, origin, amount, vat_part, effective_date,
                           branch_id, created_by)
       SELECT ${businessId}::uuid, p.credit_id, p.id, 'punitory', CASE WHEN p.cumulative < p.posted THEN 'correction' ELSE 'accrual' END,

@@ -101,7 +101,7 @@ inst AS (
                  cr.punitory_cap_pct,
                  array_agg(p.effective_date ORDER BY p.effective_date, p.created_at),
                  array_agg(p.amount - p.punitory_part ORDER BY p.effective_date, p.created_at),
-                 -- the punitory paid before its VAT (compound grows on that: ledgerState.ts netPunitoryPaid)
+                 -- the punitory paid before its VAT (compound grows on that: lending/engine/state.ts netPunitoryPaid)
                  array_agg(p.punitory_part / (1 + cr.vat_rate) ORDER BY p.effective_date, p.created_at)), cr.vat_rate)
           FROM ledger p
          WHERE p.business_id = ${bid} AND p.installment_id = i.id AND p.type = 'payment' AND p.effective_date <= ${d}

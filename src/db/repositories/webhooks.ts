@@ -180,7 +180,7 @@ export async function insertDeliveries(
   await trx
     .insertInto('webhook_deliveries')
     .values(rows.map((r) => ({ ...r, business_id: businessId, created_at: now, next_attempt_at: now })))
-    .onConflict((oc) => oc.columns(['endpoint_id', 'event_sequence']).doNothing())
+    .onConflict((oc) => oc.columns(['business_id', 'endpoint_id', 'event_sequence']).doNothing())
     .execute();
 }
 

@@ -26,16 +26,10 @@ import * as ex from '../../examples.ts';
 import { presentCredit, presentDetail, presentPayment, presentPayoff } from '../../../services/present.ts';
 import { sendJsonText } from '../../helpers.ts';
 import { creditLedger, listCredits, readCredit } from '../../../services/credits.ts';
-import {
-  cancelCredit,
-  createCredit,
-  listPayments,
-  payoffQuote,
-  refinanceCredit,
-  registerPayment,
-  reversePayment,
-  writeOffCredit,
-} from '../../../services/lending.ts';
+import { createCredit } from '../../../services/lending/grant.ts';
+import { listPayments, registerPayment, reversePayment } from '../../../services/lending/payments.ts';
+import { payoffQuote } from '../../../services/lending/payoff.ts';
+import { cancelCredit, refinanceCredit, writeOffCredit } from '../../../services/lending/lifecycle.ts';
 import { write } from '../../idempotency.ts';
 
 // Amounts: a JSON number with at most 2 decimals (more is a 400); ≤ 0 or more than owed is a
@@ -215,7 +209,7 @@ export default async function creditRoutes(app: App) {
         reply,
         201,
         (ctx) =>
-          createCredit(app.db.kysely, ctx, {
+          createCredit(app.db, ctx, {
             clientId: req.params.clientId,
             creditConfigId: b.credit_config_id,
             amount: b.amount,
@@ -312,7 +306,7 @@ export default async function creditRoutes(app: App) {
         201,
         async (ctx) => {
           // branch_id omitted (undefined) and null differ: the user's or the credit's branch, or none
-          const r = await registerPayment(app.db.kysely, ctx, req.params.id, {
+          const r = await registerPayment(app.db, ctx, req.params.id, {
             amount: b.amount,
             paidOn: b.paid_on,
             branchId: b.branch_id,
@@ -339,7 +333,7 @@ export default async function creditRoutes(app: App) {
         response: { 200: documented(Type.Array(ref(Payment)), 'The payments', ex.payments) },
       },
     },
-    async (req) => (await listPayments(app.db.kysely, req.auth, req.params.id)).map(presentPayment),
+    async (req) => (await listPayments(app.db, req.auth, req.params.id)).map(presentPayment),
   );
 
   app.post(
@@ -369,7 +363,7 @@ export default async function creditRoutes(app: App) {
         req,
         reply,
         200,
-        (ctx) => reversePayment(app.db.kysely, ctx, req.params.id, req.params.paymentId, req.body.reason.trim()),
+        (ctx) => reversePayment(app.db, ctx, req.params.id, req.params.paymentId, req.body.reason.trim()),
         (d) => presentDetail(d, req.auth),
       ),
   );
@@ -390,7 +384,7 @@ export default async function creditRoutes(app: App) {
         response: { 200: documented(Payoff, 'The payoff quote', ex.payoff), ...errors(422) },
       },
     },
-    async (req) => presentPayoff(await payoffQuote(app.db.kysely, req.auth, req.params.id, req.query.as_of)),
+    async (req) => presentPayoff(await payoffQuote(app.db, req.auth, req.params.id, req.query.as_of)),
   );
 
   app.post(
@@ -422,7 +416,7 @@ export default async function creditRoutes(app: App) {
         req,
         reply,
         200,
-        (ctx) => writeOffCredit(app.db.kysely, ctx, req.params.id, req.body.reason.trim()),
+        (ctx) => writeOffCredit(app.db, ctx, req.params.id, req.body.reason.trim()),
         presentCredit,
       ),
   );
@@ -456,7 +450,7 @@ export default async function creditRoutes(app: App) {
         reply,
         201,
         (ctx) =>
-          refinanceCredit(app.db.kysely, ctx, req.params.id, {
+          refinanceCredit(app.db, ctx, req.params.id, {
             creditConfigId: b.credit_config_id,
             amount: b.amount,
             startDate: b.start_date,
@@ -489,7 +483,6 @@ export default async function creditRoutes(app: App) {
         },
       },
     },
-    async (req, reply) =>
-      write(req, reply, 200, (ctx) => cancelCredit(app.db.kysely, ctx, req.params.id), presentCredit),
+    async (req, reply) => write(req, reply, 200, (ctx) => cancelCredit(app.db, ctx, req.params.id), presentCredit),
   );
 }

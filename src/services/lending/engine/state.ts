@@ -1,7 +1,7 @@
 // What each installment owes, rebuilt from its ledger entries, and the punitory to post as of a
-// date. Pure: rows in, decimals out. The payment path and the daily run share it so both post
-// exactly what DOMAIN.md's punitory rule gives.
-import type { Credit, CreditStatus, LedgerEntry } from '../db/schema.ts';
+// date. Pure: shapes in (./shapes.ts), decimals out. The payment path and the daily run share it
+// so both post exactly what the punitory rule gives (docs/domain.md).
+import type { CreditStatus, CreditShape, EntryLike, InstallmentLike, TermsSource } from './shapes.ts';
 import {
   Dec,
   STORABLE_MAX,
@@ -17,18 +17,9 @@ import {
   type InstallmentPayment,
   type InstallmentStatus,
   type PunitoryTerms,
-} from '../domain/index.ts';
+} from '../../../domain/index.ts';
 
-export interface InstallmentLike {
-  id: string;
-  number: number;
-  amount: string;
-  due_date: string;
-  /** the parts of amount; absent (a test's bare row): all principal */
-  interest?: string;
-  vat?: string;
-  tolerance_days?: number;
-}
+export type { InstallmentLike };
 
 export interface InstallmentState {
   id: string;
@@ -52,12 +43,6 @@ export interface InstallmentState {
   payments: InstallmentPayment[];
 }
 
-type TermsSource = Pick<
-  Credit,
-  'daily_punitory_rate' | 'punitory_mode' | 'grace_days' | 'max_punitory_days' | 'punitory_cap_pct'
-> &
-  Pick<Credit, 'vat_rate'>;
-
 /** The punitory terms snapshotted on the credit, and the VAT rate its punitory carries. */
 export interface CreditTerms extends PunitoryTerms {
   vatRate: Decimal;
@@ -76,7 +61,7 @@ export function creditTerms(c: TermsSource): CreditTerms {
 }
 
 /** The last day punitory can accrue on: the business's calendar date of the write-off. */
-export function stopDate(c: Pick<Credit, 'written_off_at'>, timezone: string): string | null {
+export function stopDate(c: Pick<CreditShape, 'written_off_at'>, timezone: string): string | null {
   return c.written_off_at ? todayIn(timezone, new Date(c.written_off_at)) : null;
 }
 
@@ -113,9 +98,6 @@ export function addPayment(s: InstallmentState, p: InstallmentPayment & { vat?: 
   if (p.interest) s.interestPaid = s.interestPaid.plus(p.interest);
   s.payments.push({ paidOn: p.paidOn, principal: p.principal, punitory: p.punitory });
 }
-
-type EntryLike = Pick<LedgerEntry, 'type' | 'amount' | 'punitory_part' | 'effective_date'> &
-  Partial<Pick<LedgerEntry, 'vat_part' | 'interest_part'>>;
 
 /** Applies one ledger entry (punitory or payment) to the state of its installment. */
 export function applyEntry(s: InstallmentState, e: EntryLike) {
@@ -154,7 +136,7 @@ export function stateFromHistory(
 
 export function buildStates(
   installments: InstallmentLike[],
-  ledger: (EntryLike & Pick<LedgerEntry, 'installment_id' | 'created_at'>)[],
+  ledger: (EntryLike & { installment_id: string; created_at: Date })[],
 ): InstallmentState[] {
   const states = installments.map(emptyState).sort((a, b) => a.number - b.number);
   const byId = new Map(states.map((s) => [s.id, s]));
@@ -278,7 +260,7 @@ export interface Owed {
 /** The credits whose unpaid installments accrue punitory: those the daily run posts on. */
 export const ACCRUING: ReadonlySet<CreditStatus> = new Set(['active', 'written_off']);
 
-type OwedSource = TermsSource & Pick<Credit, 'status' | 'written_off_at'>;
+type OwedSource = TermsSource & Pick<CreditShape, 'status' | 'written_off_at'>;
 
 /**
  * What an installment of this credit owes as of asOf (the business's today, in `timezone`). Its
@@ -304,9 +286,9 @@ export function owedOf(s: InstallmentState, credit: OwedSource, asOf: string, ti
 
 /** Per installment id, what each installment of these credits owes as of asOf (from their rows and whole ledgers). */
 export function owedOfCredits(
-  credits: (OwedSource & Pick<Credit, 'id'>)[],
+  credits: (OwedSource & { id: string })[],
   installments: (InstallmentLike & { credit_id: string })[],
-  ledger: (Parameters<typeof buildStates>[1][number] & Pick<LedgerEntry, 'credit_id'>)[],
+  ledger: (Parameters<typeof buildStates>[1][number] & { credit_id: string })[],
   asOf: string,
   timezone: string,
 ): Map<string, Owed> {

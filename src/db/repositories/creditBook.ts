@@ -1,0 +1,65 @@
+// A locked credit's book in one statement: its installments (by number), its ledger (in ledger
+// order), its payments (in the order they apply) and its punitory watermark, what a write on the
+// credit reads after taking the credit's lock (src/services/lending/store.ts). One round trip
+// instead of four. It cannot be the locking statement too: a statement reads with the snapshot it
+// started with, so rows committed while it waited for the lock would be missed.
+//
+// The rows come as JSON and are given back as the other repositories give them: numerics as their
+// exact text, dates as text, instants as Dates (to the millisecond, as both drivers parse them).
+import { CompiledQuery } from 'kysely';
+import type { Executor } from '../connection.ts';
+import type { Installment, LedgerEntry, Payment } from '../schema.ts';
+
+const ms = (col: string) => `floor(extract(epoch FROM ${col}) * 1000)`;
+
+/** $1 business, $2 credit. The text is exported for the bench's database-only ceiling (bench/lib/statements.ts). */
+export const CREDIT_BOOK = `
+WITH i AS (SELECT * FROM installments WHERE business_id = $1::uuid AND credit_id = $2::uuid)
+SELECT
+  (SELECT coalesce(jsonb_agg(to_jsonb(i) || jsonb_build_object('amount', i.amount::text, 'principal', i.principal::text,
+            'interest', i.interest::text, 'vat', i.vat::text, 'created_at', ${ms('i.created_at')},
+            'updated_at', ${ms('i.updated_at')}) ORDER BY i.number), '[]')
+     FROM i) AS installments,
+  (SELECT coalesce(jsonb_agg(to_jsonb(l) || jsonb_build_object('amount', l.amount::text,
+            'punitory_part', l.punitory_part::text, 'vat_part', l.vat_part::text,
+            'interest_part', l.interest_part::text, 'created_at', ${ms('l.created_at')})
+          ORDER BY l.created_at, l.effective_date, CASE l.type WHEN 'installment' THEN 0 WHEN 'punitory' THEN 1 ELSE 2 END,
+                   i.number, l.id), '[]')
+     FROM ledger l JOIN i ON i.id = l.installment_id
+    WHERE l.business_id = $1::uuid AND l.credit_id = $2::uuid) AS ledger,
+  (SELECT coalesce(jsonb_agg(to_jsonb(p) || jsonb_build_object('amount', p.amount::text,
+            'created_at', ${ms('p.created_at')}, 'reversed_at', ${ms('p.reversed_at')})
+          ORDER BY p.paid_on, p.created_at, p.id), '[]')
+     FROM payments p WHERE p.business_id = $1::uuid AND p.credit_id = $2::uuid) AS payments,
+  (SELECT posted_through FROM credit_accruals WHERE business_id = $1::uuid AND credit_id = $2::uuid) AS posted_through`;
+
+export interface CreditBookRows {
+  installments: Installment[];
+  ledger: LedgerEntry[];
+  payments: Payment[];
+  /** the date punitory is posted through, null when never */
+  postedThrough: string | null;
+}
+
+type Raw = Record<string, unknown>;
+const instant = (v: unknown) => (v === null || v === undefined ? null : new Date(Number(v)));
+
+export async function creditBook(db: Executor, businessId: string, creditId: string): Promise<CreditBookRows> {
+  const { rows } = await db.executeQuery<{
+    installments: Raw[];
+    ledger: Raw[];
+    payments: Raw[];
+    posted_through: string | null;
+  }>(CompiledQuery.raw(CREDIT_BOOK, [businessId, creditId]));
+  const r = rows[0]!;
+  return {
+    installments: r.installments.map(
+      (i) => ({ ...i, created_at: instant(i.created_at), updated_at: instant(i.updated_at) }) as unknown as Installment,
+    ),
+    ledger: r.ledger.map((e) => ({ ...e, created_at: instant(e.created_at) }) as unknown as LedgerEntry),
+    payments: r.payments.map(
+      (p) => ({ ...p, created_at: instant(p.created_at), reversed_at: instant(p.reversed_at) }) as unknown as Payment,
+    ),
+    postedThrough: r.posted_through,
+  };
+}

@@ -1,0 +1,405 @@
+// A credit's book as one use case sees it under the credit's lock: its rows as read, what the use
+// case has decided to write (staged), and the rules that decide it: punitory posted at an event,
+// payments allocated again from the schedule (the replay), the corrections that bring written
+// slices in line, a reversal's entries, the early-payoff quote, the statuses that follow. Pure:
+// shapes in (./shapes.ts), staged entries out; src/services/lending/store.ts reads and writes.
+import {
+  allocatePayment,
+  compareDates,
+  daysBetween,
+  Dec,
+  money,
+  outstanding,
+  round2,
+  toMoneyString,
+  type Decimal,
+  type PaymentSlice,
+} from '../../../domain/index.ts';
+import { unprocessable } from '../../../domain/errors.ts';
+import type {
+  CreditShape,
+  CreditStatus,
+  EntryShape,
+  InstallmentShape,
+  InstallmentStatus,
+  NewEntry,
+  PaymentShape,
+} from './shapes.ts';
+import {
+  addPayment,
+  applyEntry,
+  balanceOf,
+  buildStates,
+  creditTerms,
+  cumulativeOf,
+  punitoryPostings,
+  statusOf,
+  stopDate,
+  type InstallmentState,
+} from './state.ts';
+
+/** Who acts (the actor written on entries) and the business's time zone (a write-off's date). */
+export interface Acting {
+  actor: string;
+  timezone: string;
+}
+
+/** A payment to record: its slices are among the staged entries. */
+export interface StagedPayment {
+  id: string;
+  amount: string;
+  paid_on: string;
+  branch_id: string | null;
+  created_by: string;
+}
+
+/** What a use case has decided to write on the credit; written in one statement by the store. */
+export interface Staged {
+  entries: NewEntry[];
+  /** the new punitory watermark; null: unchanged */
+  accruedThrough: string | null;
+  payment: StagedPayment | null;
+  reversal: { paymentId: string; reason: string; by: string } | null;
+}
+
+/**
+ * One credit's book: typed on the engine's shapes, carried as whatever rows the caller read (the
+ * type parameters), so what the use case returns is still its rows.
+ */
+export interface Book<
+  C extends CreditShape = CreditShape,
+  I extends InstallmentShape = InstallmentShape,
+  E extends EntryShape = EntryShape,
+  P extends PaymentShape = PaymentShape,
+> {
+  credit: C;
+  installments: I[];
+  ledger: E[];
+  /** every payment of the credit, reversed ones included, in the order they apply */
+  payments: P[];
+  /** the date punitory is posted through (credit_accruals), null when never */
+  postedThrough: string | null;
+  /** an installment's punitory stopped at the storable maximum in a posting of this use case */
+  atStorableMax: boolean;
+  staged: Staged;
+}
+
+export const nothingStaged = (): Staged => ({ entries: [], accruedThrough: null, payment: null, reversal: null });
+
+export function openBook<
+  C extends CreditShape,
+  I extends InstallmentShape,
+  E extends EntryShape,
+  P extends PaymentShape,
+>(credit: C, installments: I[], ledger: E[], payments: P[], postedThrough: string | null): Book<C, I, E, P> {
+  return { credit, installments, ledger, payments, postedThrough, atStorableMax: false, staged: nothingStaged() };
+}
+
+export function positiveAmount(amount: number | string, path = '/amount'): Decimal {
+  const d = money(amount);
+  if (d.lte(0)) throw unprocessable('amount must be greater than 0', [{ path, message: 'must be > 0' }]);
+  return d;
+}
+
+/** The installments' states from the ledger as written plus what is staged. */
+export function statesOf(l: Book): InstallmentState[] {
+  // staged entries sort after the written ones of the same effective date
+  const at = new Date(8.64e15);
+  return buildStates(l.installments, [
+    ...l.ledger,
+    ...l.staged.entries.map((e) => ({
+      ...e,
+      amount: String(e.amount),
+      punitory_part: String(e.punitory_part ?? 0),
+      vat_part: String(e.vat_part ?? 0),
+      interest_part: String(e.interest_part ?? 0),
+      created_at: at,
+    })),
+  ]);
+}
+
+/**
+ * Posts the punitory owed as of asOf (idempotent: cumulative − posted), effective asOf, and moves
+ * the watermark there (never backwards): a posting at an event.
+ */
+export function postPunitory(ctx: Acting, l: Book, asOf: string): void {
+  const { postings, atStorableMax } = punitoryPostings(
+    statesOf(l),
+    creditTerms(l.credit),
+    asOf,
+    stopDate(l.credit, ctx.timezone),
+  );
+  if (atStorableMax.length > 0) l.atStorableMax = true;
+  for (const p of postings)
+    l.staged.entries.push({
+      id: crypto.randomUUID(),
+      installment_id: p.state.id,
+      type: 'punitory',
+      origin: p.amount.lt(0) ? 'correction' : 'accrual',
+      amount: toMoneyString(p.amount),
+      vat_part: toMoneyString(p.vat),
+      effective_date: asOf,
+      branch_id: l.credit.branch_id,
+      created_by: ctx.actor,
+    });
+  if (l.postedThrough === null || compareDates(asOf, l.postedThrough) > 0) {
+    l.staged.accruedThrough = asOf;
+    l.postedThrough = asOf;
+  }
+}
+
+export type SliceOrigin = 'payment' | 'correction' | 'reversal' | 'rebate' | 'refinance';
+
+/** One entry per slice, of the payment paymentId, effective paidOn. */
+export function stageSlices(
+  ctx: Acting,
+  l: Book,
+  slices: PaymentSlice[],
+  o: { origin: SliceOrigin; paymentId: string; paidOn: string; branchId: string | null },
+): void {
+  for (const s of slices)
+    l.staged.entries.push({
+      id: crypto.randomUUID(),
+      installment_id: s.installmentId,
+      type: 'payment',
+      origin: o.origin,
+      amount: toMoneyString(s.amount),
+      punitory_part: toMoneyString(s.punitory),
+      vat_part: toMoneyString(s.vat),
+      interest_part: toMoneyString(s.interest),
+      effective_date: o.paidOn,
+      payment_id: o.paymentId,
+      branch_id: o.branchId,
+      created_by: ctx.actor,
+    });
+}
+
+const ZERO = new Dec(0);
+const zeroSlice = (installmentId: string): PaymentSlice => ({
+  installmentId,
+  amount: ZERO,
+  principal: ZERO,
+  punitory: ZERO,
+  vat: ZERO,
+  interest: ZERO,
+});
+const addSlice = (a: PaymentSlice, b: PaymentSlice, sign = 1): PaymentSlice => ({
+  installmentId: a.installmentId,
+  amount: a.amount.plus(b.amount.times(sign)),
+  principal: a.principal.plus(b.principal.times(sign)),
+  punitory: a.punitory.plus(b.punitory.times(sign)),
+  vat: a.vat.plus(b.vat.times(sign)),
+  interest: a.interest.plus(b.interest.times(sign)),
+});
+const sliceOf = (e: EntryShape): PaymentSlice => {
+  const punitory = money(e.punitory_part);
+  return {
+    installmentId: e.installment_id,
+    amount: money(e.amount),
+    principal: money(e.amount).minus(punitory),
+    punitory,
+    vat: money(e.vat_part),
+    interest: money(e.interest_part),
+  };
+};
+const isZeroSlice = (s: PaymentSlice) =>
+  s.amount.isZero() && s.punitory.isZero() && s.vat.isZero() && s.interest.isZero();
+
+/** Per installment, the net of these entries (in installment order of first appearance). */
+function netSlices(entries: EntryShape[]): Map<string, PaymentSlice> {
+  const out = new Map<string, PaymentSlice>();
+  for (const e of entries)
+    out.set(e.installment_id, addSlice(out.get(e.installment_id) ?? zeroSlice(e.installment_id), sliceOf(e)));
+  return out;
+}
+
+/** A payment as the allocation replays it. */
+export interface Replayed {
+  id: string;
+  amount: Decimal;
+  paidOn: string;
+  /** the new payment (its refusal names its own amount) */
+  isNew: boolean;
+}
+
+/**
+ * Allocates these payments again from the schedule alone, in order, each against what was owed on
+ * its date (punitory as of that date, given the payments before it), as if no other payment had
+ * ever been made: what a reversal or a payment dated before others leaves (docs/domain.md, "Payment
+ * reversal"). A payment's early-payoff rebate applies just before it. Throws 422 when a payment no
+ * longer fits (a backdated payment that, with the later ones, would pay more than is owed).
+ */
+export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, PaymentSlice[]> {
+  const terms = creditTerms(l.credit);
+  const stop = stopDate(l.credit, ctx.timezone);
+  const states = buildStates(l.installments, []);
+  const byId = new Map(states.map((s) => [s.id, s]));
+  const rebates = [...l.ledger, ...(l.staged.entries as unknown as EntryShape[])].filter((e) => e.origin === 'rebate');
+  const out = new Map<string, PaymentSlice[]>();
+  for (const p of payments) {
+    for (const e of rebates)
+      if (e.payment_id === p.id) applyEntry(byId.get(e.installment_id)!, { ...e, amount: String(e.amount) });
+    const balances = states.map((s) => balanceOf(s, cumulativeOf(s, terms, p.paidOn, stop).minus(s.punitoryPaid)));
+    const allocation = allocatePayment(p.amount, balances);
+    if (allocation.unallocated.gt(0)) {
+      const owed = outstanding(balances);
+      if (p.isNew)
+        throw unprocessable(
+          `amount ${toMoneyString(p.amount)} is more than the outstanding balance ${toMoneyString(owed)} as of ${p.paidOn}`,
+          [{ path: '/amount', message: `at most ${toMoneyString(owed)}` }],
+        );
+      throw unprocessable(
+        `with the payments made after it, the credit would be paid ${toMoneyString(allocation.unallocated)} more than it owes (the payment of ${p.paidOn} no longer fits)`,
+        [{ path: '/amount', message: `at most ${toMoneyString(p.amount.minus(allocation.unallocated))} less` }],
+      );
+    }
+    for (const sl of allocation.slices) addPayment(byId.get(sl.installmentId)!, { paidOn: p.paidOn, ...sl });
+    out.set(p.id, allocation.slices);
+  }
+  return out;
+}
+
+/**
+ * Brings every active payment's entries in line with the replay: a correction entry (effective on
+ * the payment's date) per installment whose slice changed. Nothing written is edited.
+ */
+export function stageCorrections(ctx: Acting, l: Book, replayed: Map<string, PaymentSlice[]>, skip: string | null) {
+  for (const p of l.payments) {
+    if (p.reversed_at !== null || p.id === skip) continue;
+    const desired = replayed.get(p.id) ?? [];
+    const written = netSlices(
+      l.ledger.filter((e) => e.payment_id === p.id && (e.origin === 'payment' || e.origin === 'correction')),
+    );
+    const diffs: PaymentSlice[] = [];
+    const seen = new Set<string>();
+    for (const d of desired) {
+      seen.add(d.installmentId);
+      const diff = addSlice(d, written.get(d.installmentId) ?? zeroSlice(d.installmentId), -1);
+      if (!isZeroSlice(diff)) diffs.push(diff);
+    }
+    for (const [id, w] of written) {
+      if (seen.has(id) || isZeroSlice(w)) continue;
+      diffs.push(addSlice(zeroSlice(id), w, -1));
+    }
+    const order = new Map(l.installments.map((i) => [i.id, i.number]));
+    diffs.sort((a, b) => order.get(a.installmentId)! - order.get(b.installmentId)!);
+    stageSlices(ctx, l, diffs, { origin: 'correction', paymentId: p.id, paidOn: p.paid_on, branchId: p.branch_id });
+  }
+}
+
+/** Entries cancelling a payment's slices (its rebate's too), dated like it, and the payment marked reversed. */
+export function stageReversal(ctx: Acting, l: Book, payment: PaymentShape, reason: string): void {
+  const own = netSlices(l.ledger.filter((e) => e.payment_id === payment.id));
+  stageSlices(
+    ctx,
+    l,
+    [...own.values()].filter((s) => !isZeroSlice(s)).map((s) => addSlice(zeroSlice(s.installmentId), s, -1)),
+    { origin: 'reversal', paymentId: payment.id, paidOn: payment.paid_on, branchId: payment.branch_id },
+  );
+  l.staged.reversal = { paymentId: payment.id, reason, by: ctx.actor };
+}
+
+/** The active payments in the order they apply, as the replay takes them. */
+export function activePayments(l: Book): Replayed[] {
+  return l.payments
+    .filter((p) => p.reversed_at === null)
+    .map((p) => ({ id: p.id, amount: money(p.amount), paidOn: p.paid_on, isNew: false }));
+}
+
+/** The statuses once what is staged is written: the installments whose status or paid_date moved, and the credit's new status (null: unchanged). */
+export function settle(l: Book): {
+  moved: { id: string; status: InstallmentStatus; paid_date: string | null }[];
+  creditStatus: CreditStatus | null;
+} {
+  // each installment's status once: it decides both what moved and whether all is paid
+  const next = new Map(statesOf(l).map((s) => [s.id, statusOf(s)]));
+  const moved: { id: string; status: InstallmentStatus; paid_date: string | null }[] = [];
+  for (const inst of l.installments) {
+    const n = next.get(inst.id)!;
+    if (n.status !== inst.status || n.paidDate !== inst.paid_date)
+      moved.push({ id: inst.id, status: n.status, paid_date: n.paidDate });
+  }
+  const allPaid = [...next.values()].every((n) => n.status === 'paid');
+  const creditStatus =
+    allPaid && l.credit.status === 'active' ? 'closed' : !allPaid && l.credit.status === 'closed' ? 'active' : null;
+  return { moved, creditStatus };
+}
+
+/** Posts punitory up to `date`, or up to what is already posted when that is later. */
+export function postThrough(ctx: Acting, l: Book, date: string): void {
+  postPunitory(ctx, l, l.postedThrough && compareDates(l.postedThrough, date) > 0 ? l.postedThrough : date);
+}
+
+// ---------------------------------------------------------------- early payoff
+
+export interface Payoff {
+  asOf: string;
+  amount: Decimal;
+  breakdown: {
+    /** the amount still owed of installments due on or before asOf */
+    due: Decimal;
+    /** their punitory, posted and accrued, less what is paid of it */
+    punitory: Decimal;
+    /** of installments due later: the principal, and the interest and VAT accrued in the current period */
+    principal: Decimal;
+    interest: Decimal;
+    vat: Decimal;
+    /** interest and VAT not owed: written off by a payment of exactly `amount` */
+    rebate: Decimal;
+  };
+  /** per installment due later, the interest and VAT written off */
+  rebates: PaymentSlice[];
+}
+
+/** What settles the credit on asOf (docs/domain.md, "Early payoff"), from the ledger as it stands. */
+export function payoffOf(ctx: Acting, l: Book, asOf: string): Payoff {
+  const terms = creditTerms(l.credit);
+  const stop = stopDate(l.credit, ctx.timezone);
+  const states = statesOf(l);
+  const b = { due: ZERO, punitory: ZERO, principal: ZERO, interest: ZERO, vat: ZERO, rebate: ZERO };
+  const rebates: PaymentSlice[] = [];
+  let prevDue = l.credit.start_date;
+  for (const s of states) {
+    if (compareDates(s.dueDate, asOf) <= 0) {
+      const amountPart = s.amount.minus(s.principalPaid);
+      const punitory = cumulativeOf(s, terms, asOf, stop).minus(s.punitoryPaid);
+      b.due = b.due.plus(amountPart);
+      b.punitory = b.punitory.plus(punitory);
+    } else {
+      // the current period earns interest pro rata to its days elapsed; later periods none
+      const period = daysBetween(prevDue, s.dueDate);
+      const elapsed = compareDates(prevDue, asOf) < 0 ? daysBetween(prevDue, asOf) : 0;
+      const share = period > 0 ? Dec.min(new Dec(elapsed).div(period), 1) : ZERO;
+      const accruedInterest = round2(s.interest.times(share));
+      const accruedVat = round2(s.vat.times(share));
+      // owed: its principal and the interest and VAT accrued, less everything paid of its amount (a
+      // prepayment that went to interest not owed after all counts toward the principal)
+      const owed = Dec.max(
+        s.amount.minus(s.interest).minus(s.vat).plus(accruedInterest).plus(accruedVat).minus(s.principalPaid),
+        ZERO,
+      );
+      const interest = Dec.min(Dec.max(accruedInterest.minus(s.interestPaid), ZERO), owed);
+      const vat = Dec.min(Dec.max(accruedVat.minus(s.vatPaid), ZERO), owed.minus(interest));
+      b.principal = b.principal.plus(owed.minus(interest).minus(vat));
+      b.interest = b.interest.plus(interest);
+      b.vat = b.vat.plus(vat);
+      // the rebate: what is left of the amount once `owed` is paid, all of it interest and VAT not owed
+      const rebate = s.amount.minus(s.principalPaid).minus(owed);
+      if (rebate.gt(0)) {
+        const rebateVat = Dec.min(rebate, Dec.max(s.vat.minus(accruedVat), ZERO));
+        b.rebate = b.rebate.plus(rebate);
+        rebates.push({
+          installmentId: s.id,
+          amount: rebate,
+          principal: rebate,
+          punitory: ZERO,
+          vat: rebateVat,
+          interest: rebate.minus(rebateVat),
+        });
+      }
+    }
+    prevDue = s.dueDate;
+  }
+  const amount = Dec.max(b.due.plus(b.punitory).plus(b.principal).plus(b.interest).plus(b.vat), ZERO);
+  return { asOf, amount, breakdown: b, rebates };
+}
