@@ -129,8 +129,10 @@ export function Table<T>({
   rowKey: (row: T) => string;
 }) {
   if (rows.length === 0) return <p className="empty">{t('Nothing here yet.')}</p>;
+  // a table wider than a phone scrolls sideways: keyboard users reach it with Tab and scroll it with the arrows
+  const focusable = { tabIndex: 0 };
   return (
-    <div className="table-wrap">
+    <section className="table-wrap" {...focusable} aria-label={caption ?? columns.map((c) => c.header).join(', ')}>
       <table>
         {caption && <caption>{caption}</caption>}
         <thead>
@@ -154,7 +156,7 @@ export function Table<T>({
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 

@@ -2,7 +2,7 @@
 // their receipts, registering and reversing payments, the payoff, the PDFs, write-off, refinance
 // and cancel (each confirmed in words), and the ledger.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { ApiError, api, newKey, openPdf } from '../api.ts';
 import { fmtDate, fmtInstant, fmtMoney, fmtPct, t } from '../i18n.ts';
@@ -53,8 +53,6 @@ interface Payment {
   id: string;
   amount: number;
   paid_on: string;
-  method?: string;
-  external_reference?: string | null;
   created_at: string;
   reversed_at: string | null;
   reversal_reason: string | null;
@@ -65,8 +63,6 @@ interface Payoff {
   amount: number;
   breakdown: Record<string, number>;
 }
-
-const METHODS = ['cash', 'transfer', 'debit', 'card', 'collection_network', 'other'];
 
 /** Today in the business's timezone, as YYYY-MM-DD. */
 export function today(me: Me | null | undefined): string {
@@ -108,12 +104,6 @@ export function CreditPage() {
           </Link>
           <button type="button" onClick={() => openPdf(`/api/credits/${id}/statement`)}>
             {t('Statement')} (PDF)
-          </button>
-          <button type="button" onClick={() => openPdf(`/api/credits/${id}/documents/contract`)}>
-            {t('Contract')} (PDF)
-          </button>
-          <button type="button" onClick={() => openPdf(`/api/credits/${id}/documents/promissory-note`)}>
-            {t('Promissory note')} (PDF)
           </button>
         </div>
       </div>
@@ -174,8 +164,6 @@ export function CreditPage() {
           columns={[
             { header: t('Date'), cell: (p) => fmtDate(p.paid_on) },
             { header: t('Amount'), cell: (p) => <Money value={p.amount} />, numeric: true },
-            { header: t('Method'), cell: (p) => (p.method ? t(p.method) : '—') },
-            { header: t('Reference'), cell: (p) => p.external_reference ?? '—' },
             {
               header: t('Status'),
               cell: (p) => (p.reversed_at ? `${t('Reversed')}: ${p.reversal_reason ?? ''}` : t('Paid')),
@@ -282,11 +270,11 @@ function PaymentForm({
   const due = Math.round((dueNow || (unpaid[0]?.outstanding ?? 0)) * 100) / 100;
   const [amount, setAmount] = useState(String(due));
   const [paidOn, setPaidOn] = useState(day);
-  const [method, setMethod] = useState('cash');
-  const [reference, setReference] = useState('');
   // one key for this form: a double click or a retry pays once; a new one after each payment
   const [key, setKey] = useState(newKey);
   useEffect(() => setAmount(String(due)), [due]);
+  // a second click before the first answer sends nothing (and the key would make it a repeat anyway)
+  const sending = useRef(false);
   const pay = useMutation({
     mutationFn: () =>
       api(`/api/credits/${creditId}/payments`, {
@@ -294,13 +282,10 @@ function PaymentForm({
         body: {
           amount: Number(amount),
           paid_on: paidOn,
-          method,
-          ...(reference.trim() ? { external_reference: reference.trim() } : {}),
         },
       }),
     onSuccess: async () => {
       setKey(newKey());
-      setReference('');
       await onDone();
     },
   });
@@ -312,7 +297,13 @@ function PaymentForm({
         className="grid-form"
         onSubmit={(e) => {
           e.preventDefault();
-          pay.mutate();
+          if (sending.current) return;
+          sending.current = true;
+          pay.mutate(undefined, {
+            onSettled: () => {
+              sending.current = false;
+            },
+          });
         }}
       >
         <Field
@@ -335,21 +326,6 @@ function PaymentForm({
           value={paidOn}
           onChange={setPaidOn}
           required
-          error={error}
-        />
-        <Field
-          label={t('Method')}
-          name="method"
-          value={method}
-          onChange={setMethod}
-          options={METHODS.map((m) => ({ value: m, label: t(m) }))}
-          error={error}
-        />
-        <Field
-          label={t('Reference')}
-          name="external_reference"
-          value={reference}
-          onChange={setReference}
           error={error}
         />
         <ErrorNote error={pay.error} />
