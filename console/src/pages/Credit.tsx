@@ -123,8 +123,10 @@ export function CreditPage() {
         <Card label={t('Paid')}>
           <Money value={balance.paid} />
         </Card>
-        <Card label="TNA / TEA / CFT">
-          {fmtPct(cost.tna)} / {fmtPct(cost.tea)} / <strong>{fmtPct(cost.cft_tea)}</strong>
+        <Card label="TNA">{fmtPct(cost.tna)}</Card>
+        <Card label="TEA">{fmtPct(cost.tea)}</Card>
+        <Card label="CFT">
+          <strong>{fmtPct(cost.cft_tea)}</strong>
         </Card>
       </div>
       <section aria-labelledby="schedule">
