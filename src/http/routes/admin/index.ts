@@ -5,11 +5,11 @@ import { Type } from 'typebox';
 import type { App } from '../../types.ts';
 import {
   Business,
-  IdParams,
   Page,
   PageQuery,
   User,
   Uuid,
+  UuidParam,
   documented,
   errorResponse,
   errors,
@@ -56,7 +56,7 @@ export default async function adminRoutes(app: App) {
         tags: ['operators'],
         summary: "A business's users, oldest first, to choose whom to act as (operators)",
         security: SESSION,
-        params: IdParams,
+        params: Type.Object({ id: UuidParam(ux.business.id) }),
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
         response: {
           200: documented(Page(ref(User)), 'A page of users', { items: [ux.admin], total: 1, limit: 50, offset: 0 }),
