@@ -24,6 +24,8 @@ export function operations(client: Client<paths, 'application/json'>) {
     getCurrentUser: p["/auth/me"].GET,
     /** Every business of the platform (operators) (GET /admin/businesses) */
     listBusinesses: p["/admin/businesses"].GET,
+    /** A business's users, oldest first, to choose whom to act as (operators) (GET /admin/businesses/{id}/users) */
+    listBusinessUsers: p["/admin/businesses/{id}/users"].GET,
     /** Act as a user of a business: the session becomes theirs, naming the operator (operators) (POST /admin/impersonate) */
     startImpersonation: p["/admin/impersonate"].POST,
     /** Stop acting as a user: back to the operator’s own session (operators) (POST /admin/impersonate/stop) */

@@ -168,6 +168,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/businesses/{id}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A business's users, oldest first, to choose whom to act as (operators) */
+        get: operations["listBusinessUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/impersonate": {
         parameters: {
             query?: never;
@@ -2525,6 +2542,68 @@ export interface operations {
                      *     ]
                      */
                     "application/json": components["schemas"]["Business"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listBusinessUsers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @example 67d44529-a9ad-4a69-8019-ebe2ac7645a8 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "a4f0c1de-6b2a-4c8e-9f31-2d7e5b9c0a11",
+                     *           "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *           "email": "laura@demo.example",
+                     *           "name": "Laura Pérez",
+                     *           "role": "admin",
+                     *           "branch_id": null,
+                     *           "created_at": "2026-01-15T13:00:10.000Z",
+                     *           "updated_at": "2026-01-15T13:05:00.000Z",
+                     *           "disabled_at": null,
+                     *           "last_login_at": "2026-03-20T12:00:00.000Z",
+                     *           "password_set_at": "2026-01-15T13:05:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["User"][];
+                        /** @description number of matching records */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -99,6 +99,7 @@ export async function serve(
   const lines = [
     `Lending service listening on ${base}`,
     `  API docs: ${base}/docs   OpenAPI: ${base}/openapi.json`,
+    `  Console: ${base}/app`,
     db.mode === 'embedded' ? `  Database: embedded, in ${config.dataDir}` : '  Database: PostgreSQL (DATABASE_URL)',
   ];
   if (metricsServer) lines.push(`  Metrics: ${listenBase(config.host, config.metricsPort)}/metrics`);
@@ -108,6 +109,8 @@ export async function serve(
       `Created the demo business "${demo.business.name}" (${demo.business.id}). Its keys, shown once:`,
       `  full: ${demo.keys.full}`,
       `  read: ${demo.keys.read}`,
+      '',
+      `Sign in to the console (${base}/app) as ${demo.admin.email} with the password ${demo.admin.password} (shown once)`,
       '',
       `Try:  curl -H "Authorization: Bearer ${demo.keys.read}" ${base}/api/clients`,
     );

@@ -10,10 +10,15 @@ import { createBranch } from './branches.ts';
 import { createClient } from './clients.ts';
 import { createPlan } from './creditPlans.ts';
 import { buildDemoBook } from './demoBook.ts';
+import { createUser } from './users.ts';
+import { setPasswordWithLink } from './sessions.ts';
+import { randomBytes } from 'node:crypto';
 
 export interface DemoResult {
   business: Business;
   keys: { full: string; read: string };
+  /** the demo's administrator, to sign in to the console (/app): the password is shown once */
+  admin: { email: string; password: string };
 }
 
 const CLIENTS = [
@@ -141,5 +146,11 @@ export async function createDemo(db: Database, clock: Clock = systemClock): Prom
   await buildDemoBook(db, ctx, ids, clock);
   const full = await createKey(db, { businessId: bid, scope: 'full', name: 'demo full' });
   const read = await createKey(db, { businessId: bid, scope: 'read', name: 'demo read' });
-  return { business, keys: { full: full.key, read: read.key } };
+  // someone to sign in to the console as: an admin with a random password, set through the same
+  // one-time link an invited user follows
+  const email = 'admin@demo.example';
+  const { link } = await createUser(db, ctx, { email, role: 'admin', name: 'Administración Demo' });
+  const password = `demo-${randomBytes(12).toString('base64url')}`;
+  await setPasswordWithLink(db, link.token, password, clock());
+  return { business, keys: { full: full.key, read: read.key }, admin: { email, password } };
 }

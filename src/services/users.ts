@@ -108,6 +108,13 @@ export async function listUsers(db: Database, ctx: ActorContext, page: { limit: 
   return { items: rows, total, ...page };
 }
 
+/** An operator's view of one business's users, to choose whom to act as (404 for no such business). */
+export async function listUsersOfBusiness(db: Database, businessId: string, page: { limit: number; offset: number }) {
+  await getBusiness(db, businessId);
+  const { rows, total } = await userPage(db.kysely, businessId, page);
+  return { items: rows, total, ...page };
+}
+
 export async function readUser(db: Database, ctx: ActorContext, id: string): Promise<UserInfo> {
   const user = await getUser(db.kysely, ctx.businessId, id);
   if (!user) throw notFound('user');

@@ -24,6 +24,7 @@ import userRoutes from './users/index.ts';
 import keyRoutes from './keys/index.ts';
 import { sessionRoutes, signInRoutes } from './auth/index.ts';
 import adminRoutes from './admin/index.ts';
+import consoleRoutes from './console.ts';
 
 export async function apiRoutes(app: App) {
   await app.register(clientRoutes);
@@ -47,6 +48,8 @@ export async function apiRoutes(app: App) {
 export async function publicRoutes(app: App) {
   // health checks, the document and its page: not limited (probes, a browser loading the page)
   await app.register(opsRoutes);
+  // the staff console's page and its built files (a browser loads several at once): not limited
+  await app.register(consoleRoutes);
   // routes anyone may call, limited per client address (PUBLIC_RATE_LIMIT): upload links, sign-in,
   // set-password and the lead form
   await app.register(async (limited) => {

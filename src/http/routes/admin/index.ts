@@ -3,7 +3,21 @@
 // start and stop replaces the session by a new one.
 import { Type } from 'typebox';
 import type { App } from '../../types.ts';
-import { Business, Uuid, documented, errorResponse, errors, example, ref } from '../../schemas.ts';
+import {
+  Business,
+  Page,
+  PageQuery,
+  User,
+  Uuid,
+  UuidParam,
+  documented,
+  errorResponse,
+  errors,
+  example,
+  ref,
+} from '../../schemas.ts';
+import { pageRequest } from '../../helpers.ts';
+import { listUsersOfBusiness } from '../../../services/users.ts';
 import { requireSession } from '../../plugins/auth.ts';
 import { listBusinesses } from '../../../services/businesses.ts';
 import { impersonate, stopImpersonating } from '../../../services/sessions.ts';
@@ -31,6 +45,27 @@ export default async function adminRoutes(app: App) {
       },
     },
     async () => listBusinesses(app.db),
+  );
+
+  // whom an operator may act as: the console's operator page lists them
+  app.get(
+    '/admin/businesses/:id/users',
+    {
+      schema: {
+        operationId: 'listBusinessUsers',
+        tags: ['operators'],
+        summary: "A business's users, oldest first, to choose whom to act as (operators)",
+        security: SESSION,
+        params: Type.Object({ id: UuidParam(ux.business.id) }),
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: {
+          200: documented(Page(ref(User)), 'A page of users', { items: [ux.admin], total: 1, limit: 50, offset: 0 }),
+          ...refusals,
+          ...errors(404),
+        },
+      },
+    },
+    async (req) => listUsersOfBusiness(app.db, req.params.id, pageRequest(req.query)),
   );
 
   app.post(

@@ -1,0 +1,329 @@
+// Words and formats. The console speaks Spanish (es-AR) unless the person chose English; the
+// choice is kept in this browser's localStorage per user (docs/console.md, "Language"). The texts
+// are written in English in the code; ES below gives each its Spanish. Money and dates follow
+// Argentina's conventions in both languages ($ 1.234,56, dd/mm/aaaa), through Intl.
+import { useSyncExternalStore } from 'react';
+
+export type Lang = 'es' | 'en';
+
+const ES: Record<string, string> = {
+  'Sign in': 'Ingresar',
+  'Sign out': 'Salir',
+  Email: 'Correo electrónico',
+  Password: 'Contraseña',
+  'The same again': 'Repetir la contraseña',
+  'Choose a password': 'Elegir una contraseña',
+  'Set password': 'Guardar contraseña',
+  'The two passwords differ.': 'Las dos contraseñas no coinciden.',
+  'Your password is set. Sign in with your email and this password.':
+    'Tu contraseña quedó guardada. Ingresá con tu correo y esta contraseña.',
+  'This link has no token: open the whole link you were sent.':
+    'Este enlace no trae el código: abrí el enlace completo que te enviaron.',
+  'Your session ended. Sign in again.': 'Tu sesión terminó. Volvé a ingresar.',
+  'You signed out.': 'Cerraste la sesión.',
+  'The service did not answer; try again.': 'El servicio no respondió; probá de nuevo.',
+  'At least 12 characters': 'Al menos 12 caracteres',
+  Language: 'Idioma',
+  Home: 'Inicio',
+  Clients: 'Clientes',
+  Client: 'Cliente',
+  Collections: 'Cobranzas',
+  Plans: 'Planes',
+  Branches: 'Sucursales',
+  Branch: 'Sucursal',
+  Holidays: 'Feriados',
+  Users: 'Usuarios',
+  'API keys': 'Claves de API',
+  Webhooks: 'Webhooks',
+  'Audit log': 'Auditoría',
+  Leads: 'Solicitudes web',
+  Businesses: 'Empresas',
+  Menu: 'Menú',
+  'Skip to content': 'Ir al contenido',
+  'Portfolio summary': 'Resumen de cartera',
+  'as of': 'al',
+  Outstanding: 'Saldo',
+  Overdue: 'Vencido',
+  Disbursed: 'Desembolsado',
+  'Collected today': 'Cobrado hoy',
+  'Collected this month': 'Cobrado en el mes',
+  'Portfolio at risk': 'Cartera en riesgo',
+  'Debtor situations': 'Situación de deudores',
+  Situation: 'Situación',
+  'Per branch': 'Por sucursal',
+  Amount: 'Monto',
+  Ratio: 'Proporción',
+  'Active credits': 'Créditos activos',
+  Search: 'Buscar',
+  'DNI, CUIT, name or email': 'DNI, CUIT, nombre o correo',
+  'New client': 'Nuevo cliente',
+  Name: 'Nombre',
+  'First name': 'Nombre',
+  'Last name': 'Apellido',
+  Phone: 'Teléfono',
+  City: 'Ciudad',
+  Province: 'Provincia',
+  Street: 'Calle',
+  Number: 'Número',
+  'Zip code': 'Código postal',
+  Save: 'Guardar',
+  Cancel: 'Cancelar',
+  Edit: 'Editar',
+  Delete: 'Eliminar',
+  Close: 'Cerrar',
+  Confirm: 'Confirmar',
+  Previous: 'Anterior',
+  Next: 'Siguiente',
+  Loading: 'Cargando',
+  'Nothing here yet.': 'Todavía no hay nada acá.',
+  '{from}–{to} of {total}': '{from}–{to} de {total}',
+  Saved: 'Guardado',
+  Data: 'Datos',
+  Verifications: 'Verificaciones',
+  'Central bank': 'BCRA',
+  'Tax authority': 'ARCA',
+  'Run central bank lookup': 'Consultar BCRA',
+  'Run tax authority lookup': 'Consultar ARCA',
+  Files: 'Archivos',
+  'Upload a file': 'Subir un archivo',
+  'Drop a file here or choose one': 'Soltá un archivo acá o elegí uno',
+  Download: 'Descargar',
+  'Upload links': 'Enlaces de carga',
+  'New upload link': 'Nuevo enlace de carga',
+  Copy: 'Copiar',
+  Copied: 'Copiado',
+  Revoke: 'Revocar',
+  Revoked: 'Revocado',
+  Expires: 'Vence',
+  Credits: 'Créditos',
+  Credit: 'Crédito',
+  'Grant a credit': 'Otorgar un crédito',
+  Plan: 'Plan',
+  'Start date': 'Fecha de inicio',
+  Simulation: 'Simulación',
+  Grant: 'Otorgar',
+  Installment: 'Cuota',
+  Installments: 'Cuotas',
+  'Due date': 'Vencimiento',
+  Principal: 'Capital',
+  Interest: 'Interés',
+  VAT: 'IVA',
+  Total: 'Total',
+  Punitory: 'Punitorio',
+  Paid: 'Pagado',
+  Status: 'Estado',
+  'Days late': 'Días de atraso',
+  Balance: 'Saldo',
+  Payments: 'Pagos',
+  'Register a payment': 'Registrar un pago',
+  Date: 'Fecha',
+  Method: 'Medio',
+  Reference: 'Referencia',
+  Pay: 'Cobrar',
+  Receipt: 'Recibo',
+  Reverse: 'Anular',
+  Reason: 'Motivo',
+  Reversed: 'Anulado',
+  'Reverse this payment': 'Anular este pago',
+  'The payment stays in the history as reversed and its amount is owed again.':
+    'El pago queda en el historial como anulado y su monto vuelve a deberse.',
+  'Payoff quote': 'Cancelación anticipada',
+  'Pay it off': 'Cancelar el total',
+  Statement: 'Estado de cuenta',
+  Contract: 'Contrato',
+  'Promissory note': 'Pagaré',
+  'Write off': 'Pasar a incobrable',
+  Refinance: 'Refinanciar',
+  'Cancel credit': 'Anular crédito',
+  Ledger: 'Libro mayor',
+  Type: 'Tipo',
+  Origin: 'Origen',
+  'Effective date': 'Fecha efectiva',
+  'Write the credit off: it leaves the active portfolio and its balance is kept as written off.':
+    'Pasar el crédito a incobrable: sale de la cartera activa y su saldo queda como incobrable.',
+  'Cancel the credit: only possible while no payment exists; it becomes inactive.':
+    'Anular el crédito: solo si no tiene pagos; queda inactivo.',
+  'Refinance: the balance moves into a new credit on the chosen plan; this one closes as refinanced.':
+    'Refinanciar: el saldo pasa a un crédito nuevo con el plan elegido; este queda refinanciado.',
+  'Collections worklist': 'Lista de cobranza',
+  'Minimum days late': 'Mínimo de días de atraso',
+  'All branches': 'Todas las sucursales',
+  'Export CSV': 'Exportar CSV',
+  'Sort by': 'Ordenar por',
+  Role: 'Rol',
+  'Invite a user': 'Invitar un usuario',
+  Invite: 'Invitar',
+  Disable: 'Deshabilitar',
+  Enable: 'Habilitar',
+  'Password link': 'Enlace de contraseña',
+  'Send this link to the person; it works once, for 72 hours:':
+    'Enviale este enlace a la persona; sirve una vez, durante 72 horas:',
+  Disabled: 'Deshabilitado',
+  'Last sign-in': 'Último ingreso',
+  'New key': 'Nueva clave',
+  Scope: 'Alcance',
+  'Copy the secret now: it is not shown again.': 'Copiá el secreto ahora: no se vuelve a mostrar.',
+  'Revoke this key? Systems using it stop working.':
+    '¿Revocar esta clave? Los sistemas que la usan dejan de funcionar.',
+  Created: 'Creado',
+  'Last used': 'Último uso',
+  'New plan': 'Nuevo plan',
+  'Installments count': 'Cantidad de cuotas',
+  'Interest rate (per period, e.g. 0.35)': 'Tasa de interés (por período, ej. 0,35)',
+  'Daily punitory rate': 'Tasa punitoria diaria',
+  'Cut type': 'Tipo de corte',
+  Amortization: 'Amortización',
+  Active: 'Activo',
+  Simulate: 'Simular',
+  'New branch': 'Nueva sucursal',
+  Address: 'Dirección',
+  'New holiday': 'Nuevo feriado',
+  Endpoints: 'Destinos',
+  'New endpoint': 'Nuevo destino',
+  Events: 'Eventos',
+  Deliveries: 'Envíos',
+  Retry: 'Reintentar',
+  Description: 'Descripción',
+  'Signing secret (shown once):': 'Secreto de firma (se muestra una vez):',
+  Table: 'Tabla',
+  Action: 'Acción',
+  Actor: 'Autor',
+  When: 'Cuándo',
+  Before: 'Antes',
+  After: 'Después',
+  'Older entries': 'Entradas anteriores',
+  'Newest first': 'Primero las más nuevas',
+  Message: 'Mensaje',
+  'Requested amount': 'Monto pedido',
+  Convert: 'Convertir en cliente',
+  'Act as': 'Actuar como',
+  'Acting as {user} ({business})': 'Actuando como {user} ({business})',
+  Stop: 'Dejar de actuar',
+  'Choose a business': 'Elegí una empresa',
+  'Platform operators': 'Operadores de la plataforma',
+  'You may read but not change this.': 'Podés consultar pero no modificar.',
+  'You are not allowed to do this.': 'No tenés permiso para hacer esto.',
+  Yes: 'Sí',
+  No: 'No',
+  Optional: 'Opcional',
+  'Page not found': 'Página no encontrada',
+  'Installment parts': 'Composición de la cuota',
+  'TNA (nominal annual rate)': 'TNA (tasa nominal anual)',
+  'TEA (effective annual rate)': 'TEA (tasa efectiva anual)',
+  'CFT (total financial cost, effective annual)': 'CFT (costo financiero total, efectivo anual)',
+  'Amount due today': 'Monto a pagar hoy',
+  'No payment yet.': 'Sin pagos todavía.',
+  found: 'encontrado',
+  not_found: 'no encontrado',
+  pending: 'pendiente',
+  paid: 'pagada',
+  partial: 'parcial',
+  overdue: 'vencida',
+  active: 'activo',
+  closed: 'cerrado',
+  refinanced: 'refinanciado',
+  written_off: 'incobrable',
+  inactive: 'inactivo',
+  admin: 'administrador',
+  employee: 'empleado',
+  viewer: 'consulta',
+  cash: 'efectivo',
+  transfer: 'transferencia',
+  debit: 'débito',
+  card: 'tarjeta',
+  collection_network: 'red de cobranza',
+  other: 'otro',
+  'Worst situation': 'Peor situación',
+  'Total debt': 'Deuda total',
+  Period: 'Período',
+  Summary: 'Resumen',
+  Size: 'Tamaño',
+  'File name': 'Nombre del archivo',
+  'Delete this file?': '¿Eliminar este archivo?',
+  'The link (shown once):': 'El enlace (se muestra una vez):',
+  Hours: 'Horas',
+  Uses: 'Usos',
+  Employee: 'Empleado',
+  Granted: 'Otorgado',
+  Quote: 'Cotizar',
+  Rebate: 'Bonificación',
+  Due: 'Exigible',
+  'Credit #{n}': 'Crédito n.º {n}',
+  Print: 'Imprimir',
+  Settings: 'Configuración',
+  More: 'Más',
+  Pages: 'Páginas',
+};
+
+const KEY = 'lending.lang';
+let current: Lang = (localStorage.getItem(KEY) as Lang | null) === 'en' ? 'en' : 'es';
+let userKey: string | null = null;
+const listeners = new Set<() => void>();
+
+function apply(l: Lang) {
+  current = l;
+  document.documentElement.lang = l === 'es' ? 'es-AR' : 'en';
+  for (const f of listeners) f();
+}
+apply(current);
+
+/** The person's language: each user's own choice in this browser, else the last one used here. */
+export function useUserLanguage(userId: string | null) {
+  userKey = userId ? `${KEY}.${userId}` : null;
+  const stored = userKey ? localStorage.getItem(userKey) : null;
+  if (stored && stored !== current) apply(stored as Lang);
+}
+
+export function setLang(l: Lang) {
+  localStorage.setItem(KEY, l);
+  if (userKey) localStorage.setItem(userKey, l);
+  apply(l);
+}
+
+export function useLang(): Lang {
+  return useSyncExternalStore(
+    (f) => {
+      listeners.add(f);
+      return () => listeners.delete(f);
+    },
+    () => current,
+  );
+}
+
+export function t(text: string, vars: Record<string, string | number> = {}): string {
+  let s = current === 'es' ? (ES[text] ?? text) : text;
+  for (const [k, v] of Object.entries(vars)) s = s.replace(`{${k}}`, String(v));
+  return s;
+}
+
+const money = new Intl.NumberFormat('es-AR', { style: 'currency', currency: 'ARS', minimumFractionDigits: 2 });
+const number = new Intl.NumberFormat('es-AR', { maximumFractionDigits: 2 });
+const pct = new Intl.NumberFormat('es-AR', { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const day = new Intl.DateTimeFormat('es-AR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' });
+let instant = new Intl.DateTimeFormat('es-AR', { dateStyle: 'short', timeStyle: 'short', hourCycle: 'h23' });
+
+/** The business's timezone for instants (set once signed in). */
+export function setTimeZone(tz: string) {
+  try {
+    instant = new Intl.DateTimeFormat('es-AR', {
+      day: '2-digit',
+      month: '2-digit',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZone: tz,
+    });
+  } catch {}
+}
+
+/** $ 1.234,56 */
+export const fmtMoney = (v: number | string | null | undefined) =>
+  v == null || v === '' ? '—' : money.format(Number(v));
+export const fmtNumber = (v: number | null | undefined) => (v == null ? '—' : number.format(v));
+export const fmtPct = (v: number | null | undefined) => (v == null ? '—' : pct.format(v));
+/** dd/mm/aaaa for a YYYY-MM-DD */
+export const fmtDate = (v: string | null | undefined) =>
+  v ? day.format(new Date(`${v.slice(0, 10)}T00:00:00Z`)) : '—';
+/** dd/mm/aaaa hh:mm for an instant, in the business's timezone */
+export const fmtInstant = (v: string | null | undefined) => (v ? instant.format(new Date(v)) : '—');

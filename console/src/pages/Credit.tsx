@@ -1,0 +1,423 @@
+// A credit: its schedule (statuses, days late, parts, punitory), balance and cost, payments with
+// their receipts, registering and reversing payments, the payoff, the PDFs, write-off, refinance
+// and cancel (each confirmed in words), and the ledger.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { Link, useLocation, useParams } from 'wouter';
+import { ApiError, api, newKey, openPdf } from '../api.ts';
+import { fmtDate, fmtInstant, fmtMoney, fmtPct, t } from '../i18n.ts';
+import { type Me, useCan, useMe } from '../session.tsx';
+import { Card, ConfirmButton, ErrorNote, Field, Money, Status, Table } from '../ui.tsx';
+import type { Credit } from './Clients.tsx';
+import { usePlans } from './shared.ts';
+
+interface Installment {
+  id: string;
+  number: number;
+  amount: number;
+  due_date: string;
+  status: string;
+  overdue: boolean;
+  days_late: number;
+  principal: number;
+  interest: number;
+  vat: number;
+  punitory_posted: number;
+  punitory_accrued: number;
+  paid: number;
+  outstanding: number;
+}
+
+interface LedgerEntry {
+  id: string;
+  type: string;
+  origin: string;
+  amount: number;
+  effective_date: string;
+  created_at: string;
+  installment_id: string | null;
+}
+
+interface CreditDetail {
+  credit: Credit & { written_off_at: string | null };
+  installments: Installment[];
+  ledgerEntries: LedgerEntry[];
+  balance: Record<
+    'principal' | 'interest' | 'vat' | 'punitory_posted' | 'punitory_accrued' | 'paid' | 'outstanding',
+    number
+  >;
+  cost: { tna: number; tea: number; cft_tea: number };
+}
+
+interface Payment {
+  id: string;
+  amount: number;
+  paid_on: string;
+  created_at: string;
+  reversed_at: string | null;
+  reversal_reason: string | null;
+}
+
+interface Payoff {
+  as_of: string;
+  amount: number;
+  breakdown: Record<string, number>;
+}
+
+/** Today in the business's timezone, as YYYY-MM-DD. */
+export function today(me: Me | null | undefined): string {
+  return new Date().toLocaleDateString('en-CA', { timeZone: me?.business?.timezone ?? undefined });
+}
+
+export function CreditPage() {
+  const { id } = useParams<{ id: string }>();
+  const qc = useQueryClient();
+  const canWrite = useCan('employee');
+  const [, navigate] = useLocation();
+  const key = ['credit', id];
+  const q = useQuery({ queryKey: key, queryFn: () => api<CreditDetail>(`/api/credits/${id}`) });
+  const payments = useQuery({
+    queryKey: ['payments', id],
+    queryFn: () => api<Payment[]>(`/api/credits/${id}/payments`),
+  });
+  const refresh = async () => {
+    await Promise.all([
+      qc.invalidateQueries({ queryKey: key }),
+      qc.invalidateQueries({ queryKey: ['payments', id] }),
+      qc.invalidateQueries({ queryKey: ['payoff', id] }),
+      qc.invalidateQueries({ queryKey: ['summary'] }),
+    ]);
+  };
+  if (q.error) return <ErrorNote error={q.error} />;
+  if (!q.data) return <p aria-busy="true">{t('Loading')}…</p>;
+  const { credit, installments, balance, cost, ledgerEntries } = q.data;
+  const open = credit.status === 'active';
+  return (
+    <>
+      <div className="page-head">
+        <h1>
+          {t('Credit #{n}', { n: credit.sequential_id })} <Status value={credit.status} />
+        </h1>
+        <div className="actions">
+          <Link href={`/clients/${credit.client_id}`} className="button">
+            {t('Client')}
+          </Link>
+          <button type="button" onClick={() => openPdf(`/api/credits/${id}/statement`)}>
+            {t('Statement')} (PDF)
+          </button>
+        </div>
+      </div>
+      <div className="cards">
+        <Card label={t('Balance')}>
+          <Money value={balance.outstanding} />
+        </Card>
+        <Card label={t('Principal')}>
+          <Money value={balance.principal} />
+        </Card>
+        <Card label={t('Interest')}>
+          <Money value={balance.interest} />
+        </Card>
+        <Card label={t('Punitory')}>
+          <Money value={balance.punitory_posted + balance.punitory_accrued} />
+        </Card>
+        <Card label={t('Paid')}>
+          <Money value={balance.paid} />
+        </Card>
+        <Card label="TNA">{fmtPct(cost.tna)}</Card>
+        <Card label="TEA">{fmtPct(cost.tea)}</Card>
+        <Card label="CFT">
+          <strong>{fmtPct(cost.cft_tea)}</strong>
+        </Card>
+      </div>
+      <section aria-labelledby="schedule">
+        <h2 id="schedule">{t('Installments')}</h2>
+        <Table
+          rows={installments}
+          rowKey={(i) => i.id}
+          columns={[
+            { header: '#', cell: (i) => i.number, numeric: true },
+            { header: t('Due date'), cell: (i) => fmtDate(i.due_date) },
+            {
+              header: t('Status'),
+              cell: (i) => <Status value={i.overdue && i.status !== 'paid' ? 'overdue' : i.status} />,
+            },
+            { header: t('Days late'), cell: (i) => i.days_late, numeric: true },
+            { header: t('Principal'), cell: (i) => <Money value={i.principal} />, numeric: true },
+            { header: t('Interest'), cell: (i) => <Money value={i.interest} />, numeric: true },
+            { header: t('VAT'), cell: (i) => <Money value={i.vat} />, numeric: true },
+            {
+              header: t('Punitory'),
+              cell: (i) => <Money value={i.punitory_posted + i.punitory_accrued} />,
+              numeric: true,
+            },
+            { header: t('Installment'), cell: (i) => <Money value={i.amount} />, numeric: true },
+            { header: t('Paid'), cell: (i) => <Money value={i.paid} />, numeric: true },
+            { header: t('Balance'), cell: (i) => <Money value={i.outstanding} />, numeric: true },
+          ]}
+        />
+      </section>
+      {canWrite && open && <PaymentForm creditId={id} installments={installments} onDone={refresh} />}
+      <section aria-labelledby="payments">
+        <h2 id="payments">{t('Payments')}</h2>
+        <ErrorNote error={payments.error} />
+        <Table
+          rows={payments.data ?? []}
+          rowKey={(p) => p.id}
+          columns={[
+            { header: t('Date'), cell: (p) => fmtDate(p.paid_on) },
+            { header: t('Amount'), cell: (p) => <Money value={p.amount} />, numeric: true },
+            {
+              header: t('Status'),
+              cell: (p) => (p.reversed_at ? `${t('Reversed')}: ${p.reversal_reason ?? ''}` : t('Paid')),
+            },
+            {
+              header: t('Receipt'),
+              cell: (p) => (
+                <button type="button" onClick={() => openPdf(`/api/credits/${id}/payments/${p.id}/receipt`)}>
+                  {t('Receipt')} (PDF)
+                </button>
+              ),
+            },
+            ...(canWrite
+              ? [
+                  {
+                    header: t('Reverse'),
+                    cell: (p: Payment) =>
+                      p.reversed_at ? null : (
+                        <ConfirmButton
+                          label={t('Reverse')}
+                          title={t('Reverse this payment')}
+                          text={t('The payment stays in the history as reversed and its amount is owed again.')}
+                          reason
+                          danger
+                          onConfirm={async (reason) => {
+                            await api(`/api/credits/${id}/payments/${p.id}/reverse`, {
+                              body: { reason },
+                              idempotencyKey: newKey(),
+                            });
+                            await refresh();
+                          }}
+                        />
+                      ),
+                  },
+                ]
+              : []),
+          ]}
+        />
+      </section>
+      {open && <PayoffBox creditId={id} canWrite={canWrite} onDone={refresh} />}
+      {canWrite && (open || credit.status === 'written_off') && (
+        <section aria-labelledby="manage">
+          <h2 id="manage">{t('More')}</h2>
+          <div className="actions">
+            {open && (
+              <ConfirmButton
+                label={t('Write off')}
+                text={t('Write the credit off: it leaves the active portfolio and its balance is kept as written off.')}
+                reason
+                danger
+                onConfirm={async (reason) => {
+                  await api(`/api/credits/${id}/write-off`, { body: { reason } });
+                  await refresh();
+                }}
+              />
+            )}
+            {open && <RefinanceButton creditId={id} onDone={(newId) => navigate(`/credits/${newId}`)} />}
+            {open && (
+              <ConfirmButton
+                label={t('Cancel credit')}
+                text={t('Cancel the credit: only possible while no payment exists; it becomes inactive.')}
+                danger
+                onConfirm={async () => {
+                  await api(`/api/credits/${id}/cancel`, { method: 'POST' });
+                  await refresh();
+                }}
+              />
+            )}
+          </div>
+        </section>
+      )}
+      <section aria-labelledby="ledger">
+        <h2 id="ledger">{t('Ledger')}</h2>
+        <Table
+          rows={ledgerEntries}
+          rowKey={(e) => e.id}
+          columns={[
+            { header: t('Effective date'), cell: (e) => fmtDate(e.effective_date) },
+            { header: t('Type'), cell: (e) => e.type },
+            { header: t('Origin'), cell: (e) => e.origin },
+            { header: t('Amount'), cell: (e) => <Money value={e.amount} />, numeric: true },
+            { header: t('Created'), cell: (e) => fmtInstant(e.created_at) },
+          ]}
+        />
+      </section>
+    </>
+  );
+}
+
+function PaymentForm({
+  creditId,
+  installments,
+  onDone,
+}: {
+  creditId: string;
+  installments: Installment[];
+  onDone: () => Promise<void>;
+}) {
+  const me = useMe().data;
+  const day = today(me);
+  // what is due today: every unpaid installment due by today (with its punitory); else the next one
+  const unpaid = installments.filter((i) => i.outstanding > 0);
+  const dueNow = unpaid.filter((i) => i.due_date <= day).reduce((s, i) => s + i.outstanding, 0);
+  const due = Math.round((dueNow || (unpaid[0]?.outstanding ?? 0)) * 100) / 100;
+  const [amount, setAmount] = useState(String(due));
+  const [paidOn, setPaidOn] = useState(day);
+  // one key for this form: a double click or a retry pays once; a new one after each payment
+  const [key, setKey] = useState(newKey);
+  useEffect(() => setAmount(String(due)), [due]);
+  // a second click before the first answer sends nothing (and the key would make it a repeat anyway)
+  const sending = useRef(false);
+  const pay = useMutation({
+    mutationFn: () =>
+      api(`/api/credits/${creditId}/payments`, {
+        idempotencyKey: key,
+        body: {
+          amount: Number(amount),
+          paid_on: paidOn,
+        },
+      }),
+    onSuccess: async () => {
+      setKey(newKey());
+      await onDone();
+    },
+  });
+  const error = pay.error instanceof ApiError ? pay.error : null;
+  return (
+    <section aria-labelledby="pay">
+      <h2 id="pay">{t('Register a payment')}</h2>
+      <form
+        className="grid-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (sending.current) return;
+          sending.current = true;
+          pay.mutate(undefined, {
+            onSettled: () => {
+              sending.current = false;
+            },
+          });
+        }}
+      >
+        <Field
+          label={t('Amount')}
+          name="amount"
+          type="number"
+          inputMode="decimal"
+          step="0.01"
+          min="0.01"
+          value={amount}
+          onChange={setAmount}
+          hint={`${t('Amount due today')}: ${fmtMoney(due)}`}
+          required
+          error={error}
+        />
+        <Field
+          label={t('Date')}
+          name="paid_on"
+          type="date"
+          value={paidOn}
+          onChange={setPaidOn}
+          required
+          error={error}
+        />
+        <ErrorNote error={pay.error} />
+        <div className="actions">
+          <button type="submit" className="primary" disabled={pay.isPending}>
+            {t('Pay')}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function PayoffBox({
+  creditId,
+  canWrite,
+  onDone,
+}: {
+  creditId: string;
+  canWrite: boolean;
+  onDone: () => Promise<void>;
+}) {
+  const [asked, setAsked] = useState(false);
+  const q = useQuery({
+    queryKey: ['payoff', creditId],
+    queryFn: () => api<Payoff>(`/api/credits/${creditId}/payoff`),
+    enabled: asked,
+  });
+  const [key] = useState(newKey);
+  return (
+    <section aria-labelledby="payoff">
+      <h2 id="payoff">{t('Payoff quote')}</h2>
+      {!asked && (
+        <button type="button" onClick={() => setAsked(true)}>
+          {t('Quote')}
+        </button>
+      )}
+      <ErrorNote error={q.error} />
+      {q.data && (
+        <>
+          <div className="cards">
+            <Card label={`${t('Total')} (${fmtDate(q.data.as_of)})`}>
+              <Money value={q.data.amount} />
+            </Card>
+            {Object.entries(q.data.breakdown).map(([k, v]) => (
+              <Card key={k} label={t(k === 'due' ? 'Due' : k[0]!.toUpperCase() + k.slice(1))}>
+                <Money value={v} />
+              </Card>
+            ))}
+          </div>
+          {canWrite && q.data.amount > 0 && (
+            <ConfirmButton
+              label={t('Pay it off')}
+              text={`${t('Pay it off')}: ${fmtMoney(q.data.amount)}`}
+              onConfirm={async () => {
+                await api(`/api/credits/${creditId}/payments`, {
+                  idempotencyKey: key,
+                  body: { amount: q.data.amount, paid_on: q.data.as_of },
+                });
+                await onDone();
+              }}
+            />
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function RefinanceButton({ creditId, onDone }: { creditId: string; onDone: (id: string) => void }) {
+  const plans = usePlans().filter((p) => p.is_active);
+  const [plan, setPlan] = useState('');
+  return (
+    <ConfirmButton
+      label={t('Refinance')}
+      text={t('Refinance: the balance moves into a new credit on the chosen plan; this one closes as refinanced.')}
+      onConfirm={async () => {
+        const d = await api<{ credit: { id: string } }>(`/api/credits/${creditId}/refinance`, {
+          body: { credit_config_id: plan || plans[0]?.id },
+        });
+        onDone(d.credit.id);
+      }}
+    >
+      <Field
+        label={t('Plan')}
+        name="credit_config_id"
+        value={plan || plans[0]?.id || ''}
+        onChange={setPlan}
+        options={plans.map((p) => ({ value: p.id, label: p.name }))}
+      />
+    </ConfirmButton>
+  );
+}
