@@ -36,7 +36,8 @@ export const setSessionEndedHandler = (f: () => void) => {
   onSessionEnded = f;
 };
 
-export const csrfToken = () => /(?:^|;\s*)csrf=([^;]+)/.exec(document.cookie)?.[1] ?? '';
+// over https the cookie is __Host-csrf (docs/security.md, "Sessions and cookies"), over plain http csrf
+export const csrfToken = () => /(?:^|;\s*)(?:__Host-)?csrf=([^;]+)/.exec(document.cookie)?.[1] ?? '';
 
 /** A query string from the values that are set (empty strings and nulls are left out). */
 export function qs(params: Record<string, string | number | boolean | null | undefined>): string {

@@ -226,9 +226,16 @@ export function Users() {
                 aria-label={`${t('Role')}: ${u.email}`}
                 value={u.role}
                 onChange={async (e) => {
-                  await api(`/api/users/${u.id}`, { method: 'PUT', body: { role: e.target.value } }).catch((err) =>
-                    alert(err.message),
-                  );
+                  const role = e.target.value;
+                  // making an admin asks for the admin's own password again (docs/security.md)
+                  const current_password =
+                    role === 'admin' && u.role !== 'admin'
+                      ? (window.prompt(t('Your password, to make this user an admin:')) ?? undefined)
+                      : undefined;
+                  await api(`/api/users/${u.id}`, {
+                    method: 'PUT',
+                    body: { role, ...(current_password ? { current_password } : {}) },
+                  }).catch((err) => alert(err.message));
                   await refresh();
                 }}
               >
@@ -293,12 +300,18 @@ export function Users() {
             options: ROLES.map((r) => ({ value: r, label: t(r) })),
             initial: 'employee',
           },
+          { name: 'current_password', label: t('Your password (only to make an admin)'), type: 'password' },
         ]}
         submit={async (v) => {
           await linkOf(
             api('/api/users', {
               idempotencyKey: newKey(),
-              body: { email: v.email, role: v.role, ...(v.name ? { name: v.name } : {}) },
+              body: {
+                email: v.email,
+                role: v.role,
+                ...(v.name ? { name: v.name } : {}),
+                ...(v.role === 'admin' && v.current_password ? { current_password: v.current_password } : {}),
+              },
             }),
           );
           await refresh();

@@ -37,6 +37,8 @@ export function SignIn() {
   const [, navigate] = useLocation();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // asked only after a 409: the email and password open accounts in several businesses
+  const [businessId, setBusinessId] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [message] = useState(() => {
@@ -61,11 +63,14 @@ export function SignIn() {
           setBusy(true);
           setError(null);
           try {
-            const me = await api<Me>('/auth/login', { body: { email, password } });
+            const me = await api<Me>('/auth/login', {
+              body: { email, password, ...(businessId ? { business_id: businessId.trim() } : {}) },
+            });
             qc.clear();
             qc.setQueryData(['me'], me);
             navigate(me.user ? '/' : '/admin');
           } catch (err) {
+            if (err instanceof ApiError && err.status === 409 && businessId === null) setBusinessId('');
             setError(err);
           } finally {
             setBusy(false);
@@ -90,6 +95,15 @@ export function SignIn() {
           autoComplete="current-password"
           required
         />
+        {businessId !== null && (
+          <Field
+            label={t('Business id (your administrator can tell you)')}
+            name="business_id"
+            value={businessId}
+            onChange={setBusinessId}
+            required
+          />
+        )}
         <ErrorNote error={error} />
         <button type="submit" className="primary" disabled={busy}>
           {t('Sign in')}
