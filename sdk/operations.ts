@@ -148,7 +148,7 @@ export function operations(client: Client<paths, 'application/json'>) {
     updateUser: p["/api/users/{id}"].PUT,
     /** Disable a user: they can no longer sign in and their sessions end (admins) (DELETE /api/users/{id}) */
     deleteUser: p["/api/users/{id}"].DELETE,
-    /** A new one-time set-password link for a user (admins); older links stop working (POST /api/users/{id}/password-link) */
+    /** A new one-time set-password link for a user (signed-in admins); older links stop working (POST /api/users/{id}/password-link) */
     createPasswordLink: p["/api/users/{id}/password-link"].POST,
     /** The business's API keys, revoked ones included (signed-in admins; never the secrets) (GET /api/keys) */
     listApiKeys: p["/api/keys"].GET,

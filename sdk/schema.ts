@@ -65,7 +65,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password: sets the session cookie and the csrf cookie
-         * @description A user of a business or a platform operator. When the same email and password open accounts in several businesses, send business_id (409 otherwise). Failed sign-ins are limited per email and per address (429 with Retry-After). Any session the request came with ends: a sign-in always starts a new one.
+         * @description A user of a business or a platform operator. When the same email and password open accounts in several businesses, send business_id (409 otherwise; the answer names no business). Failed sign-ins are limited per account and per address (429 with Retry-After): once an account has failed LOGIN_FAILURES_PER_ACCOUNT times, an address that failed on it waits a doubling delay between attempts, while the right password from another address still signs in. Any session the request came with ends: a sign-in always starts a new one.
          */
         post: operations["signIn"];
         delete?: never;
@@ -473,7 +473,7 @@ export interface paths {
         };
         /**
          * The audit log, newest first (contract 7)
-         * @description Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page at the same cost at any depth, with no entry skipped or repeated while entries are written. With a cursor, offset must be 0 (omitted); the response offset then counts the entries before the page.
+         * @description The entries of users, api_keys and impersonations are shown only to admins and full keys: for any other reader they are left out of the items and the total alike. Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page at the same cost at any depth, with no entry skipped or repeated while entries are written. With a cursor, offset must be 0 (omitted); the response offset then counts the entries before the page.
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -966,7 +966,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a user: created without a password, with a one-time link to set one (admins)
-         * @description The email is unique within the business, whatever its case (409). Send set_password_url to the person: it works once, for 72 hours. POST /api/users/{id}/password-link makes a new one.
+         * @description The email is unique within the business, whatever its case (409). Send set_password_url to the person: it works once, for 72 hours. POST /api/users/{id}/password-link makes a new one. Making an admin (role admin here) needs a signed-in admin’s session, never an API key or an operator acting as an admin (403), and their own current_password (400 without it, 403 when wrong; wrong ones count as failed sign-ins).
          */
         post: operations["createUser"];
         delete?: never;
@@ -986,7 +986,7 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Edit a user: email, name, role, branch, disabled (admins; partial update)
-         * @description A new role counts from the user’s next request. Disabling ends their sessions. The last enabled admin of the business cannot stop being one (409).
+         * @description A new role counts from the user’s next request. Disabling ends their sessions. The last enabled admin of the business cannot stop being one (409). Making an admin (role admin here) needs a signed-in admin’s session, never an API key or an operator acting as an admin (403), and their own current_password (400 without it, 403 when wrong; wrong ones count as failed sign-ins).
          */
         put: operations["updateUser"];
         post?: never;
@@ -1009,7 +1009,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new one-time set-password link for a user (admins); older links stop working */
+        /**
+         * A new one-time set-password link for a user (signed-in admins); older links stop working
+         * @description A way into the account: a signed-in admin’s session only, never an API key or an operator acting as an admin (403).
+         */
         post: operations["createPasswordLink"];
         delete?: never;
         options?: never;
@@ -1027,7 +1030,10 @@ export interface paths {
         /** The business's API keys, revoked ones included (signed-in admins; never the secrets) */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key (signed-in admins); the secret is in this answer only */
+        /**
+         * Create an API key (signed-in admins); the secret is in this answer only
+         * @description Not with an API key, and not by an operator acting as an admin (403): a key outlives both.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -4634,9 +4640,9 @@ export interface operations {
     listAuditLog: {
         parameters: {
             query?: {
-                /** @description clients, credits, installments, ledger, payments, credit_configs, branches, client_files, upload_sessions, holidays, users, api_keys, webhook_endpoints, verifications, leads */
+                /** @description clients, credits, installments, ledger, payments, credit_configs, branches, client_files, upload_sessions, holidays, users, api_keys, impersonations, webhook_endpoints, verifications, leads (users, api_keys and impersonations for admins and full keys only) */
                 table_name?: string;
-                /** @description clients, credits, installments, ledger, payments, credit_configs, branches, client_files, upload_sessions, holidays, users, api_keys, webhook_endpoints, verifications, leads */
+                /** @description clients, credits, installments, ledger, payments, credit_configs, branches, client_files, upload_sessions, holidays, users, api_keys, impersonations, webhook_endpoints, verifications, leads (users, api_keys and impersonations for admins and full keys only) */
                 table?: string;
                 action?: "INSERT" | "UPDATE" | "DELETE";
                 record_id?: string;
@@ -8204,6 +8210,8 @@ export interface operations {
                 "application/json": {
                     /** @description unique within the business, whatever its case */
                     email: string;
+                    /** @description your own password, asked again when the request makes an admin (role admin for a new user, or given to one); never stored */
+                    current_password?: string;
                     name?: string | null;
                     /** @description viewer reads; employee also writes clients, credits, payments, files and upload links; admin also plans, branches, holidays, users, API keys and webhooks */
                     role: "admin" | "employee" | "viewer";
@@ -8352,6 +8360,8 @@ export interface operations {
                     branch_id?: string | null;
                     /** @description true disables the user (their sessions end); false enables them */
                     disabled?: boolean;
+                    /** @description your own password, asked again when the request makes an admin (role admin for a new user, or given to one); never stored */
+                    current_password?: string;
                     disabled_at?: unknown;
                     last_login_at?: unknown;
                     password_set_at?: unknown;

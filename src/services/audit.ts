@@ -97,16 +97,7 @@ const CHANGED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 /** The business and filters a cursor belongs to, as a fingerprint (the cursor names neither). */
 export function cursorScope(businessId: string, f: AuditFilters): string {
   return createHash('sha256')
-    .update(
-      [
-        'audit',
-        businessId.toLowerCase(),
-        f.tableName ?? '',
-        f.action ?? '',
-        f.recordId ?? '',
-        (f.hiddenTables ?? []).join(','),
-      ].join('\n'),
-    )
+    .update(['audit', businessId.toLowerCase(), f.tableName ?? '', f.action ?? '', f.recordId ?? ''].join('\n'))
     .digest('base64url')
     .slice(0, 16);
 }

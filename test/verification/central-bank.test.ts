@@ -119,6 +119,8 @@ test('central bank: found, summarised in pesos, stored with the raw answers; aud
   assert.equal(log.items[0].action, 'INSERT');
   assert.equal(log.items[0].actor, `api_key:${h.tenant.fullKeyId}`);
   assert.equal(log.items[0].new_data.client_id, client.id);
+  // the feed numbers what committed (the sequencer pass, docs/events.md) before it is read here
+  assert.equal((await h.get('/api/events')).statusCode, 200);
   const events = await h.db.kysely
     .selectFrom('events')
     .select(['type', 'data'])
