@@ -14,21 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { build, json, settableClock, type Harness } from '../helpers/app.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.ts';
 import { PASSWORD, newUser } from '../helpers/sessions.ts';
 import { createOperator } from '../../src/services/users.ts';
 import { setPasswordWithLink } from '../../src/services/sessions.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'lending-console-'));
 mkdirSync(SHOTS, { recursive: true });
@@ -47,7 +37,7 @@ async function open(t: TestContext, viewport = { width: 1100, height: 760 }) {
   const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'lending-chromium-')), {
     executablePath: CHROMIUM,
     // an Argentine counter's browser: its own date inputs read dd/mm/aaaa
-    args: [...ARGS, '--lang=es-AR'],
+    args: [...CHROMIUM_ARGS, '--lang=es-AR'],
     locale: 'es-AR',
     viewport,
     acceptDownloads: true,

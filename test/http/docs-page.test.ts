@@ -9,18 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { build } from '../helpers/app.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.ts';
 
 test('/docs renders in headless Chromium and lists every operation by its operationId', {
   skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install -y chromium to run this test)`,
@@ -31,7 +20,7 @@ test('/docs renders in headless Chromium and lists every operation by its operat
   const { port } = h.app.server.address() as { port: number };
   const operations = Object.values(h.app.swagger().paths ?? {}).flatMap((item) => Object.keys(item ?? {})).length;
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 60_000 });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
   t.after(() => browser.close());
   const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
   const errors: string[] = [];
