@@ -31,6 +31,9 @@ const image = join(process.cwd(), 'dist/db/empty-database.tar.gz');
 const targets = [{ name: 'embedded (PGlite)', env: { TEST_DB: 'pglite', TEST_PGLITE_IMAGE: image } }];
 if (process.env.TEST_DATABASE_URL) targets.push({ name: 'PostgreSQL', env: { TEST_DB: 'postgres' } });
 
+// TEST_COVERAGE=0 skips Node's coverage (CI's second Node runs the same suite only to prove the
+// runtime: the coverage table of the first run is the one that counts, and collecting it costs time)
+const coverageOn = process.env.TEST_COVERAGE !== '0';
 const reporter = new URL('./test-reporter.mjs', import.meta.url).href;
 const totals = { pass: 0, fail: 0, skipped: 0 };
 /** the failures of each run, shown again at the very end, where a CI log's tail shows them */
@@ -41,13 +44,14 @@ for (const [i, t] of targets.entries()) {
   console.log(`\n=== test suite on ${t.name} (${selected.length} files) ===`);
   const tap = join(outDir, `${i}.tap`);
   const coverageFile = join(outDir, `${i}.json`);
+  const timesFile = join(outDir, `${i}.times.json`);
   const r = spawnSync(
     process.execPath,
     [
       '--import',
       'tsx',
       '--enable-source-maps',
-      '--experimental-test-coverage',
+      ...(coverageOn ? ['--experimental-test-coverage'] : []),
       '--test',
       '--test-concurrency=2',
       `--test-reporter=${reporter}`,
@@ -56,11 +60,15 @@ for (const [i, t] of targets.entries()) {
       `--test-reporter-destination=${tap}`,
       ...selected,
     ],
-    { stdio: 'inherit', env: { ...process.env, ...t.env, TEST_COVERAGE_FILE: coverageFile } },
+    {
+      stdio: 'inherit',
+      env: { ...process.env, ...t.env, TEST_COVERAGE_FILE: coverageFile, TEST_TIMES_FILE: timesFile },
+    },
   );
   if (r.status !== 0) failed = true;
   const text = readFileSync(tap, 'utf8');
   for (const f of tapFailures(text)) failures.push(`[${t.name}] ${f}`);
+  if (existsSync(timesFile)) printSlowest(JSON.parse(readFileSync(timesFile, 'utf8')), t.name);
   for (const k of Object.keys(totals)) {
     const m = new RegExp(`^# ${k} (\\d+)$`, 'm').exec(text);
     if (m) totals[k] += Number(m[1]);
@@ -73,6 +81,15 @@ if (failures.length) console.log(`\n=== failures ===\n${failures.join('\n\n')}`)
 if (totals.pass + totals.fail === 0) failed = true;
 console.log(`\n${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
 process.exit(failed ? 1 : 0);
+
+/** The slowest test files of a run (each file's time; two files run at once), to see where CI's time goes. */
+function printSlowest(files, name) {
+  if (!files.length) return;
+  const total = files.reduce((sum, [, ms]) => sum + ms, 0);
+  files.sort((a, b) => b[1] - a[1]);
+  console.log(`\n=== slowest files on ${name} (all files: ${(total / 1000).toFixed(0)} s) ===`);
+  for (const [file, ms] of files.slice(0, 12)) console.log(`${(ms / 1000).toFixed(1).padStart(7)} s  ${file}`);
+}
 
 /**
  * Each failed test of a TAP report: its name, where it is and its error (the first lines), without
