@@ -11,6 +11,18 @@ import {
   type EventRecordRow,
 } from '../db/repositories/events.ts';
 import type { ActorContext, Database } from './context.ts';
+import type { TSchema } from 'typebox';
+import {
+  Branch,
+  Client,
+  ClientFile,
+  Credit,
+  CreditConfig,
+  LedgerEntry,
+  Payment,
+  Verification,
+  WorklistItem,
+} from '../domain/records.ts';
 
 export const EVENT_TYPES = [
   'client.created',
@@ -31,6 +43,33 @@ export const EVENT_TYPES = [
   'verification.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** What each event type means and the record it carries as `data.object` (the OpenAPI `webhooks` section). */
+export const EVENT_OBJECTS: Record<EventType, { summary: string; object: TSchema }> = {
+  'client.created': { summary: 'A client was created', object: Client },
+  'client.updated': { summary: "A client's data changed", object: Client },
+  'credit.created': { summary: 'A credit was granted', object: Credit },
+  'credit.status_changed': {
+    summary:
+      "A credit's status changed (paid, written off, refinanced, cancelled, reopened); data.previous_status says from what",
+    object: Credit,
+  },
+  'payment.created': { summary: 'A payment was registered', object: Payment },
+  'payment.reversed': { summary: 'A payment was reversed', object: Payment },
+  'installment.overdue': { summary: 'An installment became late (announced by the daily run)', object: WorklistItem },
+  'punitory.posted': { summary: 'Punitory interest was posted on a credit', object: LedgerEntry },
+  'plan.created': { summary: 'A credit plan was created', object: CreditConfig },
+  'plan.updated': { summary: "A credit plan's terms changed (existing credits keep theirs)", object: CreditConfig },
+  'branch.created': { summary: 'A branch was created', object: Branch },
+  'branch.updated': { summary: 'A branch changed', object: Branch },
+  'branch.deleted': { summary: 'A branch was deleted', object: Branch },
+  'file.created': { summary: "A file was added to a client's files", object: ClientFile },
+  'file.deleted': { summary: "A file was deleted from a client's files", object: ClientFile },
+  'verification.completed': {
+    summary: "A central bank or tax authority check of a client's CUIT finished",
+    object: Verification,
+  },
+};
 
 /**
  * Announces a change in the transaction that makes it: written when the transaction commits,

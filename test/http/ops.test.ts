@@ -43,7 +43,8 @@ test('/openapi.json is a valid OpenAPI 3.1 document of every route, with both ke
   assert.match(String(res.headers['content-type']), /application\/json/);
   const doc = json(res);
   assert.equal(doc.openapi, '3.1.0');
-  assert.equal(doc.info.version, '1.0.0');
+  // the API's version is the package's (test/http/openapi-headers.test.ts); 1.x keeps the contract
+  assert.match(doc.info.version, /^1\.\d+\.\d+$/);
 
   const validator = new Validator();
   const result = await validator.validate(structuredClone(doc));

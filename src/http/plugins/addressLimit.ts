@@ -4,6 +4,7 @@
 // before the body is read; in memory, so a limit is per process.
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit';
 import { AppError } from '../../domain/errors.ts';
+import { markRateLimited } from '../documentHeaders.ts';
 import { errorResponse } from '../schemas.ts';
 import type { App } from '../types.ts';
 
@@ -36,6 +37,7 @@ export async function limitPerAddress(app: App, limit: AddressLimit): Promise<vo
       };
   });
   if (limit.max <= 0) return;
+  app.addHook('onRoute', markRateLimited);
   await app.register(rateLimit, {
     hook: 'onRequest',
     max: limit.max,

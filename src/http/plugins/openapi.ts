@@ -3,7 +3,14 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
+import { readFileSync } from 'node:fs';
+import { declareResponseHeaders, webhooksSection, type OpenApiDocument } from '../documentHeaders.ts';
 import type { App } from '../types.ts';
+
+/** The API's version is the package's (CHANGELOG.md has a section for each; docs/versioning.md). */
+export const API_VERSION: string = JSON.parse(
+  readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
+).version;
 
 type Documented = { $ref?: string; description?: string; examples?: unknown[] };
 
@@ -37,11 +44,6 @@ function withRefExamples<S extends { response?: unknown }>(schema: S): S {
 
 const named = (examples: unknown[]) => Object.fromEntries(examples.map((value, i) => [`example${i + 1}`, { value }]));
 
-type OpenApiDocument = {
-  paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
-  components?: { responses?: Record<string, unknown> };
-};
-
 const ERROR_NAMES: Record<string, string> = {
   400: 'BadRequest',
   401: 'Unauthorized',
@@ -71,7 +73,7 @@ function sharedErrorResponses(doc: OpenApiDocument): OpenApiDocument {
     for (const item of Object.values(doc.paths ?? {}))
       for (const op of Object.values(item))
         for (const [status, r] of Object.entries(op.responses ?? {}))
-          if (ERROR_NAMES[status]) f(status, JSON.stringify(r), op.responses!);
+          if (ERROR_NAMES[status]) f(status, JSON.stringify(r), op.responses as Record<string, unknown>);
   };
   each((status, text) => {
     const counts = variants.get(status) ?? new Map<string, number>();
@@ -169,7 +171,7 @@ export default fp(
         openapi: '3.1.0',
         info: {
           title: 'Lending management service',
-          version: '1.0.0',
+          version: API_VERSION,
           description:
             'Clients, credits, installments, payments, ledger, credit plans, branches, client files, reports and audit of one business, selected by the API key. Contract 1.0.0 plus extensions. ' +
             'Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`; a key of scope `read` may only read. ' +
@@ -201,8 +203,11 @@ export default fp(
         security: [{ bearer: [] }, { apiKey: [] }, { session: [] }],
       },
       transform: ({ schema, url }) => ({ schema: schema && withRefExamples(schema), url }),
-      transformObject: (d) =>
-        sharedErrorResponses(('openapiObject' in d ? d.openapiObject : d.swaggerObject) as OpenApiDocument) as never,
+      transformObject: (d) => {
+        const doc = ('openapiObject' in d ? d.openapiObject : d.swaggerObject) as OpenApiDocument;
+        declareResponseHeaders(doc);
+        return sharedErrorResponses(webhooksSection(doc)) as never;
+      },
       // shared schemas keep their $id as their name under components.schemas
       refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
     });

@@ -3,6 +3,7 @@
 import rateLimit from '@fastify/rate-limit';
 import fp from 'fastify-plugin';
 import { AppError } from '../../domain/errors.ts';
+import { markRateLimited } from '../documentHeaders.ts';
 import type { App } from '../types.ts';
 import { addressGroup } from '../addresses.ts';
 
@@ -10,6 +11,7 @@ export default fp(
   async (app: App) => {
     const max = app.config.rateLimitPerMinute;
     if (max <= 0) return;
+    app.addHook('onRoute', markRateLimited);
     await app.register(rateLimit, {
       hook: 'preHandler',
       max,
