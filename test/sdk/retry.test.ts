@@ -16,10 +16,7 @@ interface Seen {
 }
 
 /** A local server that answers the n-th request (0-based) as `answer` says; 'drop' closes the socket. */
-async function scripted(
-  t: TestContext,
-  answer: (n: number, req: IncomingMessage, res: ServerResponse) => unknown,
-) {
+async function scripted(t: TestContext, answer: (n: number, req: IncomingMessage, res: ServerResponse) => unknown) {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     req.resume();
