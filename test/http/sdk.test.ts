@@ -1,4 +1,4 @@
-// The TypeScript SDK (issue 11, item 6): the committed sdk/ is exactly what `npm run sdk` would
+// The TypeScript SDK (docs/sdk.md): the committed sdk/ is exactly what `npm run sdk` would
 // generate from the routes now (so a route change without a regenerated client fails here, in CI),
 // and the client works against a real server: a plan, a client, a credit and a payment, and the
 // Error body of a refusal, through the generated methods.
@@ -13,7 +13,14 @@ import { build } from '../helpers/app.ts';
 
 test('sdk/ is what `npm run sdk` generates from the routes now', async () => {
   const files = await generate(await openapiDocument());
-  assert.deepEqual(Object.keys(files).sort(), ['sdk/openapi.json', 'sdk/operations.ts', 'sdk/schema.ts']);
+  assert.deepEqual(Object.keys(files).sort(), [
+    'sdk/openapi.json',
+    'sdk/operations.ts',
+    'sdk/package.json',
+    'sdk/resources.ts',
+    'sdk/schema.ts',
+    'sdk/types.ts',
+  ]);
   for (const [path, text] of Object.entries(files)) {
     const committed = readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
     assert.ok(committed === text, `${path} is out of date: run npm run sdk and commit it`);
