@@ -12,7 +12,7 @@ import { buildApp } from './http/app.ts';
 import { listenBase } from './http/origin.ts';
 import { createDemo } from './services/demo.ts';
 import { KeyCache } from './services/apiKeys.ts';
-import { adminSocketPath, startAdminSocket, type CliIO, type CommandRunner } from './cli/admin.ts';
+import { adminSocketPath, startAdminSocket, type CliIO, type CommandRunner } from './ops/adminSocket.ts';
 import { startJobs } from './jobs/index.ts';
 import type { FileStorage } from './storage/storage.ts';
 import { DirectoryStorage } from './storage/directory.ts';

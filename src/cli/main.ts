@@ -1,11 +1,11 @@
 // `lending <command>`: one program, run either in this process or, when the embedded database is
-// held by a running server, inside that server (see admin.ts).
+// held by a running server, inside that server (see src/ops/adminSocket.ts).
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { loadConfig, ConfigError, type Config } from '../config.ts';
 import type { Database } from '../db/connection.ts';
 import type { FileStorage } from '../storage/storage.ts';
-import { ServerUnreachable, adminSocketPath, forwardToServer, type CliIO } from './admin.ts';
+import { ServerUnreachable, adminSocketPath, forwardToServer, type CliIO } from '../ops/adminSocket.ts';
 import { CliContext, ForwardToServer, UsageError } from './context.ts';
 import { AppError } from '../domain/errors.ts';
 import type { Clock } from '../domain/index.ts';
