@@ -12,10 +12,12 @@ RUN npm run build
 
 # --- runtime: production dependencies and the built output ---
 FROM node:24-bookworm-slim AS runtime
+# DEMO=false: a first start on an empty /data creates no demo business (docs/deployment.md)
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    DEMO=false
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: no production dependency needs an install script, and `prepare` would build again without tsc

@@ -60,6 +60,8 @@ export interface Config {
   loginFailuresPerAccount: number;
   loginFailuresPerAddress: number;
   loginFailureWindowMinutes: number;
+  /** serve creates the demo business on an empty embedded data directory (DEMO=false: it does not) */
+  demo: boolean;
 }
 
 export interface VerificationConfig {
@@ -309,5 +311,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: flag('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, false, ['true', 'false']),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 10, 60_000),
     ...sessions(env),
+    demo: flag('DEMO', env.DEMO, true, ['true', 'false']),
   };
 }

@@ -1,4 +1,4 @@
-// `lending serve` / `npm start`: migrate, (embedded and empty: create the demo), listen, serve
+// `lending serve` / `npm start`: migrate, (embedded and empty, unless DEMO=false: create the demo), listen, serve
 // the command line over the admin socket and the metrics on METRICS_PORT, run the scheduled jobs,
 // and on SIGTERM or SIGINT drain and close by SHUTDOWN_TIMEOUT_MS.
 import type { Server } from 'node:http';
@@ -12,7 +12,7 @@ import { buildApp } from './http/app.ts';
 import { listenBase } from './http/origin.ts';
 import { createDemo } from './services/demo.ts';
 import { KeyCache } from './services/apiKeys.ts';
-import { adminSocketPath, startAdminSocket, type CliIO, type CommandRunner } from './cli/admin.ts';
+import { adminSocketPath, startAdminSocket, type CliIO, type CommandRunner } from './ops/adminSocket.ts';
 import { startJobs } from './jobs/index.ts';
 import type { FileStorage } from './storage/storage.ts';
 import { DirectoryStorage } from './storage/directory.ts';
@@ -79,7 +79,9 @@ export async function serve(
   // the demo only once the port is ours: a start that fails must not create a demo whose keys
   // nobody saw (the next start would find the database not empty and print none)
   let demo: Awaited<ReturnType<typeof createDemo>> | null = null;
-  if (db.mode === 'embedded' && (await countBusinesses(db.kysely)) === 0) demo = await createDemo(db, clock);
+  // DEMO=false (the container image's default): an empty directory stays empty
+  const empty = db.mode === 'embedded' && (await countBusinesses(db.kysely)) === 0;
+  if (empty && config.demo) demo = await createDemo(db, clock);
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const base = listenBase(config.host, port);
@@ -114,7 +116,8 @@ export async function serve(
       '',
       `Try:  curl -H "Authorization: Bearer ${demo.keys.read}" ${base}/api/clients`,
     );
-  }
+  } else if (empty)
+    lines.push('', 'No business yet (DEMO=false): create one with  lending businesses create --name "..."');
   // for the person at the terminal, on stderr: stdout carries only the JSON log lines
   io.stderr.write(lines.join('\n') + '\n');
 

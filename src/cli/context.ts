@@ -4,7 +4,7 @@ import type { Database } from '../db/connection.ts';
 import { DataDirBusyError } from '../db/lock.ts';
 import type { FileStorage } from '../storage/storage.ts';
 import { DirectoryStorage } from '../storage/directory.ts';
-import type { CliIO } from './admin.ts';
+import type { CliIO } from '../ops/adminSocket.ts';
 import { systemClock, type Clock } from '../domain/index.ts';
 
 /** Thrown when the embedded data directory is held by a running server: the command goes there. */

@@ -1,14 +1,21 @@
 // `lending <command>`: one program, run either in this process or, when the embedded database is
-// held by a running server, inside that server (see admin.ts).
+// held by a running server, inside that server (see src/ops/adminSocket.ts).
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { loadConfig, ConfigError, type Config } from '../config.ts';
 import type { Database } from '../db/connection.ts';
 import type { FileStorage } from '../storage/storage.ts';
-import { ServerUnreachable, adminSocketPath, forwardToServer, type CliIO } from './admin.ts';
+import { ServerUnreachable, adminSocketPath, forwardToServer, type CliIO } from '../ops/adminSocket.ts';
 import { CliContext, ForwardToServer, UsageError } from './context.ts';
 import { AppError } from '../domain/errors.ts';
 import type { Clock } from '../domain/index.ts';
+
+/** The package's version (package.json two folders up from src/cli and from dist/cli alike). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
 
 /** Adds a command's options, subcommands and action to the command main.ts created for it. */
 type Register = (cmd: Command, ctx: CliContext) => void;
@@ -50,6 +57,11 @@ const COMMANDS: {
     name: 'users',
     description: "a business's users: create (prints the link where they choose a password)",
     load: async () => (await import('./commands/users.ts')).registerUsers,
+  },
+  {
+    name: 'holidays',
+    description: "a business's holidays: import a country's national holidays of a year",
+    load: async () => (await import('./commands/holidays.ts')).registerHolidays,
   },
   {
     name: 'demo',
@@ -115,6 +127,7 @@ export async function buildProgram(ctx: CliContext, argv: string[] = []): Promis
   const program = new Command('lending')
     .description('Lending management service: API server and administration')
     .option('--json', 'print exactly one JSON document on stdout')
+    .version(packageVersion(), '-v, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) })
     .hook('preAction', (cmd) => {

@@ -12,7 +12,7 @@ import {
   type HolidayRow,
 } from '../db/repositories/holidays.ts';
 import { datesReaching, toleranceDays } from '../domain/businessDays.ts';
-import { conflict, notFound } from '../domain/errors.ts';
+import { conflict, invalid, notFound } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
 import type { ActorContext, Database } from './context.ts';
 
@@ -74,4 +74,53 @@ export function deleteHoliday(db: Database, ctx: ActorContext, date: string): Pr
     await recomputeTolerance(trx, ctx.businessId, holiday.date);
     return holiday;
   });
+}
+
+/** What an import did: the holidays added, and the dates skipped because the business had one. */
+export interface HolidayImport {
+  added: HolidayRow[];
+  skipped: HolidayInput[];
+}
+
+/**
+ * Adds the given holidays that the business does not have yet, in one transaction (the tolerance
+ * of the installments they reach moves as for createHoliday); a date it has already is skipped,
+ * whatever its name.
+ */
+export function importHolidays(db: Database, ctx: ActorContext, holidays: HolidayInput[]): Promise<HolidayImport> {
+  return withActor(db.kysely, ctx, async (trx) => {
+    await lockHolidays(trx, ctx.businessId, 'exclusive');
+    const added: HolidayRow[] = [];
+    const skipped: HolidayInput[] = [];
+    for (const h of holidays) {
+      const row = await insertHoliday(trx, ctx.businessId, cleanText(h));
+      if (row) added.push(row);
+      else skipped.push(h);
+    }
+    for (const row of added) await recomputeTolerance(trx, ctx.businessId, row.date);
+    return { added, skipped };
+  });
+}
+
+/**
+ * The national (public) holidays of a country in a year, from the date-holidays package, one a
+ * date, by date; the names in Spanish where the package has them. Loaded on first use: the server
+ * never needs the package's data. A country it does not know is a 400.
+ */
+export async function nationalHolidays(country: string, year: number): Promise<HolidayInput[]> {
+  const code = country.trim().toUpperCase();
+  if (!/^[A-Z]{2}$/.test(code)) throw invalid('/country', `${country} is not a two-letter country code (e.g. AR)`);
+  if (!Number.isInteger(year) || year < 1900 || year > 2200)
+    throw invalid('/year', `${year} is not a year from 1900 to 2200`);
+  const { default: Holidays } = await import('date-holidays');
+  if (!(code in new Holidays().getCountries()))
+    throw invalid('/country', `no holiday calendar for the country ${code}`);
+  const calendar = new Holidays(code, { languages: ['es'], types: ['public'] });
+  const byDate = new Map<string, string>();
+  for (const h of calendar.getHolidays(year)) {
+    if (h.type !== 'public') continue;
+    const date = h.date.slice(0, 10);
+    byDate.set(date, byDate.has(date) ? `${byDate.get(date)} / ${h.name}` : h.name);
+  }
+  return [...byDate].sort(([a], [b]) => a.localeCompare(b)).map(([date, name]) => ({ date, name }));
 }

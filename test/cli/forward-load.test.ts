@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { testDbKind } from '../helpers/db.ts';
-import { adminSocketPath, forwardToServer } from '../../src/cli/admin.ts';
+import { adminSocketPath, forwardToServer } from '../../src/ops/adminSocket.ts';
 import { baseEnv, run, startServer, tempDataDir } from './run.ts';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

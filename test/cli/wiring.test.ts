@@ -31,6 +31,7 @@ test('the program built by main.ts has every command', async () => {
     'keys',
     'operators',
     'users',
+    'holidays',
     'demo',
     'accrue',
     'report',

@@ -450,6 +450,14 @@ test('amounts are written the Argentine way, exactly; text the fonts cannot show
   assert.equal(pesos(1000000), '$ 1.000.000,00');
   assert.equal(pesos(999_999_999_999.99), '$ 999.999.999.999,99');
   assert.equal(pesos('0.1'), '$ 0,10');
+  // through Intl.NumberFormat('es-AR') as decimal text: past a float's precision, rounded half
+  // away from zero, no negative zero, a plain space after the sign
+  assert.equal(pesos('12345678901234567.89'), '$ 12.345.678.901.234.567,89');
+  assert.equal(pesos('2.345'), '$ 2,35');
+  assert.equal(pesos('-2.345'), '-$ 2,35');
+  assert.equal(pesos('-0.001'), '$ 0,00');
+  assert.ok(!pesos(1).includes('\u00a0'));
+  assert.equal(dni('123456'), '123.456');
   fc.assert(
     fc.property(fc.integer({ min: -99_999_999_999_999, max: 99_999_999_999_999 }), (cents) => {
       const amount = money(cents).dividedBy(100);

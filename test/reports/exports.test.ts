@@ -12,7 +12,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { sql } from 'kysely';
 import { build, type Harness } from '../helpers/app.ts';
-import { adminSocketPath, forwardToServer, startAdminSocket } from '../../src/cli/admin.ts';
+import { adminSocketPath, forwardToServer, startAdminSocket } from '../../src/ops/adminSocket.ts';
 import { runCli } from '../../src/cli/main.ts';
 import { cli, csvRecords, day, newClient, newPlan, ok, parseCsv, today } from './helpers.ts';
 

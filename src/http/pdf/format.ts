@@ -3,13 +3,29 @@
 // Spanish. The JSON documents keep the API's forms (numbers, YYYY-MM-DD, English field names).
 import { money, todayIn } from '../../domain/index.ts';
 
-/** "$ 1.234,56"; negative "-$ 1.234,56" (a balance in the client's favour). Exact: decimal, never a float. */
+/**
+ * Pesos the way Argentina writes them, by the es-AR locale's own rules: the currency sign, "."
+ * between thousands, "," before the cents. Never a negative zero ("-$ 0,00").
+ */
+const PESOS = new Intl.NumberFormat('es-AR', {
+  style: 'currency',
+  currency: 'ARS',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+  signDisplay: 'negative',
+});
+
+/** Whole numbers with the es-AR thousands separator (30.123.456). */
+const GROUPED = new Intl.NumberFormat('es-AR', { maximumFractionDigits: 0 });
+
+/**
+ * "$ 1.234,56"; negative "-$ 1.234,56" (a balance in the client's favour). Exact: the amount is
+ * rounded as a decimal first (half away from zero, as the service rounds) and handed to Intl as
+ * its decimal text, never through a float. The locale's no-break space after the sign is written
+ * as a plain space, as on every document printed before.
+ */
 export function pesos(amount: number | string): string {
-  const fixed = money(amount).toFixed(2); // half away from zero, as the service rounds
-  const negative = fixed.startsWith('-') && /[1-9]/.test(fixed);
-  const [int, dec] = fixed.replace('-', '').split('.') as [string, string];
-  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-  return `${negative ? '-' : ''}$ ${grouped},${dec}`;
+  return PESOS.format(money(amount).toFixed(2) as `${number}`).replace(/\u00a0/g, ' ');
 }
 
 /** YYYY-MM-DD → DD/MM/YYYY. */
@@ -25,7 +41,7 @@ export function fechaDe(instant: Date | string, timezone: string): string {
 
 /** A DNI of digits only with its thousands dots (30.123.456); anything else as stored. */
 export function dni(value: string): string {
-  return /^\d{6,9}$/.test(value) ? value.replace(/\B(?=(\d{3})+(?!\d))/g, '.') : value;
+  return /^\d{6,9}$/.test(value) ? GROUPED.format(value as `${number}`) : value;
 }
 
 /** A CUIT/CUIL of 11 digits as 27-30123456-4; null as a dash. */

@@ -31,9 +31,17 @@ export default fp(
     });
 
     // A route that takes no body refuses one rather than ignoring it (POST /cancel {"x": 1} is a
-    // 400, not a cancel). An empty object or null is no body.
+    // 400, not a cancel). An empty object or null is no body. A request that matches no route is
+    // left to the not-found handler: 404 whatever it carries.
     app.addHook('preValidation', async (req) => {
-      if (req.routeOptions.schema?.body || req.body === undefined || req.body === null || req.isMultipart?.()) return;
+      if (
+        req.is404 ||
+        req.routeOptions.schema?.body ||
+        req.body === undefined ||
+        req.body === null ||
+        req.isMultipart?.()
+      )
+        return;
       const b = req.body;
       if (typeof b === 'object' && !Array.isArray(b) && Object.keys(b).length === 0) return;
       throw new AppError('validation_failed', 'this endpoint takes no body', [{ path: '/', message: 'must be empty' }]);

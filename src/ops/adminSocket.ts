@@ -1,6 +1,8 @@
 // The embedded database belongs to one process. While the server holds it, the command line
 // asks the server to run the command instead, over a Unix socket in the data directory that only
 // this user can open. Frames are JSON lines: {"o": text} stdout, {"e": text} stderr, {"exit": n}.
+// Both ends live here, below the command line (src/cli forwards) and the server (src/server.ts
+// listens): it knows neither, only node's http and a function that runs a command line.
 import { createServer, request, type Server } from 'node:http';
 import { createHash } from 'node:crypto';
 import { chmodSync, rmSync } from 'node:fs';
