@@ -2,7 +2,7 @@
 // come from the replica takes (docs/deployment.md#read-replicas). The replica is used only while
 // it is within READ_MAX_LAG_MS of the primary and has replayed the caller's last write; otherwise
 // the read goes to the primary, and the counts say why.
-import { Kysely, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DB } from './schema.ts';
 
 /** Why a read went where it went (the metric's reason label). */
