@@ -9,6 +9,10 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | null;
+  /** DATABASE_READ_URL: a streaming replica of DATABASE_URL's server for the reads that may lag (docs/deployment.md#read-replicas); null: none */
+  databaseReadUrl: string | null;
+  /** ms the replica may lag before those reads go to the primary */
+  readMaxLagMs: number;
   dataDir: string;
   filesDir: string;
   maxFileBytes: number;
@@ -272,6 +276,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
   }
+  const databaseReadUrl = env.DATABASE_READ_URL?.trim() || null;
+  if (databaseReadUrl && !databaseUrl)
+    throw new ConfigError(
+      'DATABASE_READ_URL needs DATABASE_URL: the embedded database has no replica (set DATABASE_URL to the primary server)',
+    );
+  if (databaseReadUrl && !/^postgres(ql)?:\/\//.test(databaseReadUrl)) {
+    throw new ConfigError('DATABASE_READ_URL must be a postgres:// or postgresql:// URL');
+  }
   let accrualSchedule: string | null = (env.ACCRUAL_SCHEDULE ?? '').trim() || '15 * * * *';
   if (accrualSchedule.toLowerCase() === 'off') accrualSchedule = null;
   else {
@@ -285,6 +297,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST?.trim() || '127.0.0.1',
     databaseUrl,
+    databaseReadUrl,
+    readMaxLagMs: int(env, 'READ_MAX_LAG_MS', 1_000, 0, 3_600_000),
     dataDir,
     filesDir: resolve(env.FILES_DIR || join(dataDir, 'files')),
     maxFileBytes: int(env, 'MAX_FILE_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),

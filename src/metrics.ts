@@ -14,6 +14,11 @@
 //   disabled); lending_webhook_attempt_duration_seconds{outcome=delivered|failed}: histogram of
 //   each attempt's HTTP call; lending_webhook_pending_deliveries: deliveries not yet delivered nor
 //   failed, all businesses (set by the delivery job every few seconds)
+// - lending_db_reads_total{to=replica|primary,reason=ok|lag|own_write|unavailable}: with a replica
+//   (DATABASE_READ_URL), where the reads that may come from it went: to=replica reason=ok, or to the
+//   primary because the replica lagged more than READ_MAX_LAG_MS (lag), had not yet replayed the
+//   caller's last write (own_write), or did not answer (unavailable);
+//   lending_db_replica_lag_seconds: its lag at the last check (docs/deployment.md#read-replicas)
 // - prom-client's defaults: process memory and CPU, heap, GC, event loop lag (nodejs_eventloop_lag_*)
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -22,6 +27,11 @@ export interface PoolStats {
   total: number;
   idle: number;
   waiting: number;
+}
+
+export interface ReadStats {
+  reads: Record<'replica' | 'lag' | 'own_write' | 'unavailable', number>;
+  lagMs: number | null;
 }
 
 export interface JobRun {
@@ -42,7 +52,7 @@ export class Metrics {
   private readonly webhookDuration: Histogram<'outcome'>;
   private readonly webhookPending: Gauge;
 
-  constructor(opts: { pool?: () => PoolStats } = {}) {
+  constructor(opts: { pool?: () => PoolStats; reads?: () => ReadStats | null } = {}) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.http = new Histogram({
@@ -64,6 +74,30 @@ export class Metrics {
         this.set({ state: 'total' }, s.total);
         this.set({ state: 'idle' }, s.idle);
         this.set({ state: 'waiting' }, s.waiting);
+      },
+    });
+    const reads = opts.reads;
+    new Counter({
+      name: 'lending_db_reads_total',
+      help: 'with a replica: reads that may come from it, by where they went (replica, primary) and why (ok; lag: beyond READ_MAX_LAG_MS; own_write: the caller’s last write not yet replayed; unavailable)',
+      labelNames: ['to', 'reason'],
+      registers,
+      collect() {
+        const s = reads?.();
+        if (!s) return;
+        this.reset();
+        this.inc({ to: 'replica', reason: 'ok' }, s.reads.replica);
+        for (const reason of ['lag', 'own_write', 'unavailable'] as const)
+          this.inc({ to: 'primary', reason }, s.reads[reason]);
+      },
+    });
+    new Gauge({
+      name: 'lending_db_replica_lag_seconds',
+      help: 'with a replica: its lag behind the primary at the last check (0: it had replayed all the primary had written)',
+      registers,
+      collect() {
+        const s = reads?.();
+        if (s?.lagMs !== null && s?.lagMs !== undefined) this.set(s.lagMs / 1000);
       },
     });
     this.jobDuration = new Histogram({

@@ -40,7 +40,7 @@ export async function serve(
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   // the keys requests presented, kept while the database's announcements of key changes arrive
   let keyCache: KeyCache | null = null;
-  const metrics = new Metrics({ pool: () => db.poolStats() });
+  const metrics = new Metrics({ pool: () => db.poolStats(), reads: () => db.readStats() });
   let metricsServer: Server | null = null;
   try {
     await migrate(db);

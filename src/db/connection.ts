@@ -10,6 +10,9 @@ import type { DB } from './schema.ts';
 import { lockDataDir } from './lock.ts';
 import { flushEvents } from './repositories/events.ts';
 import { SessionGate, pgliteDialect, type Lane } from './pglite.ts';
+import { ReadRouter, type ReadStats } from './replica.ts';
+
+export type { ReadStats } from './replica.ts';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -45,6 +48,21 @@ export interface Database {
   exclusive?<T>(fn: (s: ExclusiveSession) => Promise<T>): Promise<T>;
   /** connections by state, for the metrics: the pg pool's, or embedded the one session's */
   poolStats(): { total: number; idle: number; waiting: number };
+  /**
+   * Where a read that may come from the replica goes (the lists, reports, exports, the audit list,
+   * the feed: docs/deployment.md#read-replicas): the replica of DATABASE_READ_URL while it is
+   * within READ_MAX_LAG_MS and has replayed the caller's last write, else `kysely`. Without a
+   * replica (and always embedded) `kysely`. caller: the actor whose read it is, null for none.
+   */
+  reads(caller: string | null): Promise<Kysely<DB>>;
+  /**
+   * Tells the database a caller's write has committed: with a replica, the primary's WAL position
+   * is remembered for the caller, and its reads go to the primary until the replica has replayed
+   * it (read-your-writes). Without a replica, nothing.
+   */
+  wrote(caller: string): Promise<void>;
+  /** with a replica: where reads went and why, and its last measured lag (for the metrics); else null */
+  readStats(): ReadStats | null;
   close(): Promise<void>;
 }
 
@@ -74,7 +92,18 @@ const NUMERIC = 1700;
 const INT8 = 20;
 const asIs = (v: string) => v;
 
-export async function openPostgres(connectionString: string, max = 10): Promise<Database> {
+export interface ReplicaOptions {
+  /** DATABASE_READ_URL: a streaming replica of connectionString's server */
+  readUrl: string;
+  /** READ_MAX_LAG_MS: beyond this lag reads go to the primary */
+  maxLagMs: number;
+}
+
+export async function openPostgres(
+  connectionString: string,
+  max = 10,
+  replica: ReplicaOptions | null = null,
+): Promise<Database> {
   const types = {
     getTypeParser(oid: number, format?: 'text' | 'binary') {
       if (oid === DATE || oid === NUMERIC) return asIs;
@@ -85,6 +114,24 @@ export async function openPostgres(connectionString: string, max = 10): Promise<
   const pool = new pg.Pool({ connectionString, max, types: types as pg.CustomTypesConfig });
   pool.on('error', () => {}); // an idle client's broken connection is replaced on next use
   const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  let router: ReadRouter | null = null;
+  if (replica) {
+    const readPool = new pg.Pool({
+      connectionString: replica.readUrl,
+      max,
+      types: types as pg.CustomTypesConfig,
+      // which connections are this service's reads, for the replica's pg_stat_activity
+      application_name: 'lending reads',
+      // a replica that does not answer is skipped (the reads go to the primary), not waited for
+      connectionTimeoutMillis: 2_000,
+    });
+    readPool.on('error', () => {});
+    router = new ReadRouter(
+      kysely,
+      new Kysely<DB>({ dialect: new PostgresDialect({ pool: readPool }) }),
+      replica.maxLagMs,
+    );
+  }
   const db: Database = {
     kysely,
     mode: 'postgres',
@@ -108,8 +155,14 @@ export async function openPostgres(connectionString: string, max = 10): Promise<
     },
     listen: (channel, on) => listenPostgres(connectionString, channel, on),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    reads: (caller) => (router ? router.reader(caller) : Promise.resolve(kysely)),
+    wrote: async (caller) => router?.wrote(caller),
+    readStats: () => router?.stats() ?? null,
     forOperator: () => db,
-    close: () => kysely.destroy(),
+    close: async () => {
+      await kysely.destroy();
+      await router?.replica.destroy();
+    },
   };
   return db;
 }
@@ -330,6 +383,10 @@ export async function openEmbedded(dataDir: string | null, opts: { image?: Blob 
         }
       },
       poolStats: () => gate.stats(),
+      // one process, one database: nothing lags behind it
+      reads: async () => k,
+      wrote: async () => {},
+      readStats: () => null,
       forOperator: () => operator,
       close,
     };
@@ -340,8 +397,15 @@ export async function openEmbedded(dataDir: string | null, opts: { image?: Blob 
   return db;
 }
 
-export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openEmbedded(opts.dataDir);
+export async function openDatabase(opts: {
+  databaseUrl: string | null;
+  dataDir: string;
+  databaseReadUrl?: string | null;
+  readMaxLagMs?: number;
+}): Promise<Database> {
+  if (!opts.databaseUrl) return openEmbedded(opts.dataDir);
+  const replica = opts.databaseReadUrl ? { readUrl: opts.databaseReadUrl, maxLagMs: opts.readMaxLagMs ?? 1_000 } : null;
+  return openPostgres(opts.databaseUrl, 10, replica);
 }
 
 /**

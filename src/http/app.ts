@@ -3,7 +3,7 @@
 // hook or parser applies to the routes registered after it, in its scope.
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Clock, Database } from '../services/context.ts';
+import { noteWrite, type Clock, type Database } from '../services/context.ts';
 import { systemClock } from '../domain/index.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
@@ -45,6 +45,7 @@ export interface BuildOptions {
 }
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export async function buildApp(opts: BuildOptions): Promise<App> {
   const app = Fastify({
@@ -101,6 +102,12 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(
     async (api) => {
       requireAuth(api as App);
+      // read-your-writes on a replica: the caller's write is remembered before its answer leaves,
+      // so its next list or report reads what it wrote (docs/deployment.md#read-replicas)
+      api.addHook('onSend', async (req, _reply, payload) => {
+        if (req.auth && !SAFE_METHODS.has(req.method)) await noteWrite(app.db, req.auth);
+        return payload;
+      });
       // every POST registered from here on takes an Idempotency-Key (idempotency.ts)
       idempotencyKeys(api as App);
       await api.register(rateLimit);

@@ -13,7 +13,7 @@ import type { PageRequest } from '../db/repositories/page.ts';
 import { invalid } from '../domain/errors.ts';
 import { AuditLogEntry } from '../domain/records.ts';
 import { isUuid } from '../domain/uuid.ts';
-import type { ActorContext, Database } from './context.ts';
+import { readsOf, type ActorContext, type Database } from './context.ts';
 import type { Role } from '../domain/access.ts';
 
 export type { AuditFilters };
@@ -74,7 +74,7 @@ export async function listAudit(
     ({ after, position } = decodeCursor(req.cursor, scope));
   }
   const slice = await auditPage(
-    db.kysely,
+    await readsOf(db, ctx),
     ctx.businessId,
     filters,
     { limit: req.limit, offset: after ? 0 : position, ...(after ? { after } : {}) },

@@ -19,7 +19,7 @@ import { conflict, invalid, notFound } from '../domain/errors.ts';
 import { parseCuit } from '../domain/cuit.ts';
 import { instantBound } from '../domain/instants.ts';
 import { cleanText } from '../domain/text.ts';
-import type { ActorContext, Database, JsonText } from './context.ts';
+import { readsOf, type ActorContext, type Database, type JsonText } from './context.ts';
 import type { Executor } from '../db/connection.ts';
 import { emit, emitEdit } from './events.ts';
 import { presentClient } from './present.ts';
@@ -46,15 +46,16 @@ function clean<T extends { cuit?: string | null }>(input: T): T {
  * Newest first; q matches a dni or cuit prefix or a name or email fragment (case and accents
  * folded). With updatedSince (RFC 3339), only the clients changed at or after it, oldest change first.
  */
-export function listClients(
+export async function listClients(
   db: Database,
   ctx: ActorContext,
   query: { q?: string; updatedSince?: string } & PageRequest,
 ): Promise<Page<Client>> {
   const { updatedSince, ...rest } = query;
-  return clientPage(db.kysely, ctx.businessId, {
+  const bound = updatedSince === undefined ? {} : { updatedSince: instantBound('/updated_since', updatedSince) };
+  return clientPage(await readsOf(db, ctx), ctx.businessId, {
     ...rest,
-    ...(updatedSince === undefined ? {} : { updatedSince: instantBound('/updated_since', updatedSince) }),
+    ...bound,
   });
 }
 

@@ -2,7 +2,9 @@
 // database handle, and who acts for which business, when. The HTTP layer knows the handle only
 // through this module, never src/db.
 import { todayIn, type Clock } from '../domain/index.ts';
-import type { BeforeCommit } from '../db/connection.ts';
+import type { Kysely } from 'kysely';
+import type { BeforeCommit, Database } from '../db/connection.ts';
+import type { DB } from '../db/schema.ts';
 
 export type { Database } from '../db/connection.ts';
 export type { Clock } from '../domain/index.ts';
@@ -50,6 +52,24 @@ export function actorContext(
     now,
     today: todayIn(business.timezone, now),
   };
+}
+
+/**
+ * The read handle of a caller's lists, reports, exports, audit list and feed: the replica of
+ * DATABASE_READ_URL when it is within READ_MAX_LAG_MS and has replayed this caller's last write,
+ * else the primary (docs/deployment.md#read-replicas); ctx null (the command line): no write to wait for. Everything else reads `db.kysely`, the
+ * primary: a read that leads to a write, a hot read, a check before a change.
+ */
+export function readsOf(db: Database, ctx: Pick<ActorContext, 'actor'> | null): Promise<Kysely<DB>> {
+  return db.reads(ctx?.actor ?? null);
+}
+
+/**
+ * Called once a caller's write has committed (the HTTP layer does it for every write request
+ * before its answer leaves): its next reads through readsOf see it.
+ */
+export function noteWrite(db: Database, ctx: Pick<ActorContext, 'actor'>): Promise<void> {
+  return db.wrote(ctx.actor);
 }
 
 /** A response document already serialized as JSON (built by the database): sent as it is. */

@@ -9,7 +9,7 @@ import { historiesOfInstallments } from '../db/repositories/ledger.ts';
 import { creditLedgerDocument } from '../db/repositories/documents.ts';
 import { notFound } from '../domain/errors.ts';
 import { instantBound } from '../domain/instants.ts';
-import type { ActorContext, Database, JsonText } from './context.ts';
+import { readsOf, type ActorContext, type Database, type JsonText } from './context.ts';
 import { creditDetail, type CreditDetailRows } from './lending/store.ts';
 import { owedOf, stateFromHistory } from './lending/engine/state.ts';
 import { presentWorklistItem } from './present.ts';
@@ -36,16 +36,14 @@ export async function creditLedger(db: Database, ctx: ActorContext, id: string):
  * Credits newest first, optionally by status, client or branch. With updatedSince (RFC 3339), only
  * the credits changed at or after it, oldest change first.
  */
-export function listCredits(
-  db: Kysely<DB>,
-  businessId: string,
+export async function listCredits(
+  db: Database,
+  ctx: ActorContext,
   q: Omit<CreditFilter, 'updatedSince'> & Paging & { updatedSince?: string },
 ) {
   const { updatedSince, ...rest } = q;
-  return creditRows(db, businessId, {
-    ...rest,
-    ...(updatedSince === undefined ? {} : { updatedSince: instantBound('/updated_since', updatedSince) }),
-  });
+  const bound = updatedSince === undefined ? {} : { updatedSince: instantBound('/updated_since', updatedSince) };
+  return creditRows(await readsOf(db, ctx), ctx.businessId, { ...rest, ...bound });
 }
 
 export interface WorklistQuery extends Paging {
@@ -61,7 +59,8 @@ export interface WorklistQuery extends Paging {
  * page's payment histories). Cancelled (inactive) credits are left out; written-off ones stay
  * (recoveries).
  */
-export async function collectionsWorklist(db: Kysely<DB>, ctx: ActorContext, q: WorklistQuery) {
+export async function collectionsWorklist(database: Database, ctx: ActorContext, q: WorklistQuery) {
+  const db = await readsOf(database, ctx);
   const page = await listInstallments(db, ctx.businessId, { ...q, today: ctx.today });
   return { items: await worklistItems(db, ctx, page.items), total: page.total };
 }

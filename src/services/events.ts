@@ -10,7 +10,6 @@ import {
   sequenceEvents,
   type EventRecordRow,
 } from '../db/repositories/events.ts';
-import type { ActorContext, Database } from './context.ts';
 import type { TSchema } from 'typebox';
 import {
   Branch,
@@ -23,6 +22,7 @@ import {
   Verification,
   WorklistItem,
 } from '../domain/records.ts';
+import { noteWrite, readsOf, type ActorContext, type Database } from './context.ts';
 
 export const EVENT_TYPES = [
   'client.created',
@@ -146,8 +146,13 @@ export async function listEvents(
   ctx: ActorContext,
   q: { after: number; types?: readonly string[]; limit: number },
 ): Promise<{ items: EventRecord[]; next_after: number }> {
-  await numberPendingEvents(db.kysely, { businessId: ctx.businessId });
-  const rows = await eventsAfter(db.kysely, ctx.businessId, q);
+  // the passes write: on the primary. With a replica, the read after them goes there only once it
+  // has replayed this request's passes (as after any write of the caller) and the caller's own
+  // writes, so what committed before the request is in the page; a replica that is behind shows a
+  // prefix 1..m of what the primary shows, never a later sequence without an earlier one
+  // (docs/events.md "Reading from a replica")
+  if ((await numberPendingEvents(db.kysely, { businessId: ctx.businessId })) > 0) await noteWrite(db, ctx);
+  const rows = await eventsAfter(await readsOf(db, ctx), ctx.businessId, q);
   const items = rows.map(presentEvent);
   return { items, next_after: items.length > 0 ? items[items.length - 1]!.sequence : q.after };
 }

@@ -5,7 +5,7 @@ import { stringify } from 'csv-stringify/sync';
 import { Type, type TObject, type TSchema } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import type { Database } from './context.ts';
+import { readsOf, type ActorContext, type Database } from './context.ts';
 import { getBranch } from '../db/repositories/branches.ts';
 import {
   countRows,
@@ -32,7 +32,8 @@ const both = (a: string, r: string) => ({ amount: amount(a), ratio: ratio(r) });
 export const SITUATIONS = ['1', '2', '3', '4', '5'] as const;
 
 /** The portfolio figures as of a date; a branch that is not the business's is 404. */
-export async function portfolioSummary(db: Kysely<DB>, q: SummaryQuery) {
+export async function portfolioSummary(database: Database, ctx: Pick<ActorContext, 'actor'> | null, q: SummaryQuery) {
+  const db = await readsOf(database, ctx);
   if (q.branchId && !(await getBranch(db, q.businessId, q.branchId))) throw notFound('branch');
   const r = await summaryFigures(db, q);
   const situations = Object.fromEntries(
@@ -170,6 +171,8 @@ const CSV = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const;
 export interface ExportOptions extends ExportFilter {
   /** the business's today: installments' overdue and days_late */
   today: string;
+  /** whose export it is (the API caller; none for the command line): read-your-writes on a replica */
+  actor?: string;
   batchSize?: number;
 }
 
@@ -185,7 +188,8 @@ export async function* exportCsv(
 ): AsyncGenerator<{ csv: string; rows: number }> {
   const row = csvRow(dataset);
   yield { csv: stringify([columnsOf(dataset)], CSV), rows: 0 };
-  for await (const batch of exportBatches(db, dataset, selectOf(dataset), o, o.batchSize)) {
+  const from = await readsOf(db, o.actor === undefined ? null : { actor: o.actor });
+  for await (const batch of exportBatches(db, dataset, selectOf(dataset), o, o.batchSize, from)) {
     yield {
       csv: stringify(
         batch.map((r) => row(r, o.today)),

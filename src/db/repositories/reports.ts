@@ -335,9 +335,11 @@ export async function* exportBatches(
   columns: readonly string[],
   f: ExportFilter,
   batchSize = 1000,
+  /** where the rows are read (a replica's handle, db.reads): db.kysely by default */
+  from: Kysely<DB> = db.kysely,
 ): AsyncGenerator<ExportRow[]> {
   if (db.mode === 'postgres') {
-    yield* cursorBatches(db.kysely, exportQuery(db.kysely, dataset, columns, f), batchSize);
+    yield* cursorBatches(from, exportQuery(from, dataset, columns, f), batchSize);
     return;
   }
   const { time } = EXPORT_TABLES[dataset];

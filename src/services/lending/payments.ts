@@ -7,7 +7,7 @@ import { getCredit } from '../../db/repositories/credits.ts';
 import { paymentsOfCredit } from '../../db/repositories/payments.ts';
 import { compareDates, toMoneyString } from '../../domain/index.ts';
 import { conflict, notFound, unprocessable } from '../../domain/errors.ts';
-import type { Database } from '../context.ts';
+import { readsOf, type Database } from '../context.ts';
 import { chosenBranch } from '../branches.ts';
 import {
   activePayments,
@@ -121,9 +121,10 @@ export async function registerPayment(
 
 /** A credit's payments, reversed ones included, in the order they apply. */
 export async function listPayments(db: Database, ctx: LendingContext, creditId: string): Promise<Payment[]> {
-  const credit = await getCredit(db.kysely, ctx.businessId, creditId);
+  const from = await readsOf(db, ctx);
+  const credit = await getCredit(from, ctx.businessId, creditId);
   if (!credit) throw notFound('credit');
-  return paymentsOfCredit(db.kysely, ctx.businessId, creditId);
+  return paymentsOfCredit(from, ctx.businessId, creditId);
 }
 
 /**

@@ -239,7 +239,7 @@ export default async function creditRoutes(app: App) {
     async (req) => {
       const limit = req.query.limit ?? 50;
       const offset = req.query.offset ?? 0;
-      const page = await listCredits(app.db.kysely, req.auth.businessId, {
+      const page = await listCredits(app.db, req.auth, {
         status: req.query.status as never,
         clientId: req.query.client_id,
         branchId: req.query.branch_id,

@@ -42,7 +42,7 @@ export default async function installmentRoutes(app: App) {
     async (req) => {
       const limit = req.query.limit ?? 50;
       const offset = req.query.offset ?? 0;
-      const page = await collectionsWorklist(app.db.kysely, req.auth, {
+      const page = await collectionsWorklist(app.db, req.auth, {
         overdue: req.query.overdue,
         branchId: req.query.branch_id,
         creditId: req.query.credit_id,

@@ -96,7 +96,7 @@ export default async function reportRoutes(app: App) {
       const asOf = req.query.as_of ?? today;
       if (compareDates(asOf, today) > 0)
         throw invalid('/as_of', `is after the business's today (${today}): figures exist up to today`);
-      return portfolioSummary(app.db.kysely, {
+      return portfolioSummary(app.db, req.auth, {
         businessId: bid,
         asOf,
         branchId: req.query.branch_id ?? null,
@@ -144,6 +144,7 @@ export default async function reportRoutes(app: App) {
         hiddenTables: hiddenTablesFor(req.auth),
         timezone: req.auth.timezone,
         today: req.auth.today,
+        actor: req.auth.actor,
         ...(from ? { from } : {}),
         ...(to ? { to } : {}),
       });

@@ -1,0 +1,147 @@
+// Reads off a PostgreSQL streaming replica (DATABASE_READ_URL): which connection a read that may
+// come from the replica takes (docs/deployment.md#read-replicas). The replica is used only while
+// it is within READ_MAX_LAG_MS of the primary and has replayed the caller's last write; otherwise
+// the read goes to the primary, and the counts say why.
+import { type Kysely, sql } from 'kysely';
+import type { DB } from './schema.ts';
+
+/** Why a read went where it went (the metric's reason label). */
+export type ReadReason = 'replica' | 'lag' | 'own_write' | 'unavailable';
+
+export interface ReadStats {
+  /** reads by where they went and why: replica/replica, primary/lag, primary/own_write, primary/unavailable */
+  reads: Record<ReadReason, number>;
+  /** the replica's lag at its last check, in ms (0: it had replayed everything the primary had written); null before the first or after a failed check */
+  lagMs: number | null;
+}
+
+/** A WAL position ('16/B374D848') as a number that compares. */
+export function lsn(text: string): bigint {
+  const [hi = '0', lo = '0'] = text.split('/');
+  return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
+}
+
+interface Status {
+  at: number;
+  /** the replica's replay position, or null when it could not be read (then the replica is not used) */
+  replay: bigint | null;
+  lagMs: number | null;
+}
+
+/** Callers remembered at most (their last write's position); the oldest are forgotten first. */
+const MAX_CALLERS = 100_000;
+/** A caller whose write position could not be read reads from the primary this long. */
+const UNKNOWN_WRITE_MS = 10_000;
+/** After a failed check the replica is left alone this long. */
+const UNAVAILABLE_MS = 1_000;
+
+export class ReadRouter {
+  private status: Status | null = null;
+  private checking: Promise<Status> | null = null;
+  /** caller → the primary's WAL position after its last write (or, when it could not be read, until when to read the primary) */
+  private readonly writes = new Map<string, { lsn: bigint } | { until: number }>();
+  private readonly counts: Record<ReadReason, number> = { replica: 0, lag: 0, own_write: 0, unavailable: 0 };
+  /** how long a check stays valid: a read may be up to this much older than the bound says */
+  private readonly statusMs: number;
+
+  constructor(
+    private readonly primary: Kysely<DB>,
+    readonly replica: Kysely<DB>,
+    private readonly maxLagMs: number,
+  ) {
+    this.statusMs = Math.min(100, Math.max(10, Math.floor(maxLagMs / 4)));
+  }
+
+  /**
+   * The primary's WAL position now, remembered for the caller: called once its write has
+   * committed, so the position is at or after the write's commit. Its next reads go to the
+   * replica only once the replica has replayed that far.
+   */
+  async wrote(caller: string): Promise<void> {
+    let mark: { lsn: bigint } | { until: number };
+    try {
+      mark = { lsn: await this.primaryPosition() };
+    } catch {
+      mark = { until: Date.now() + UNKNOWN_WRITE_MS };
+    }
+    this.writes.delete(caller);
+    this.writes.set(caller, mark);
+    if (this.writes.size > MAX_CALLERS) this.writes.delete(this.writes.keys().next().value!);
+  }
+
+  /** Where a read of the caller (null: no one in particular, e.g. the CLI) goes now. */
+  async reader(caller: string | null): Promise<Kysely<DB>> {
+    const mark = caller === null ? undefined : this.writes.get(caller);
+    if (mark && 'until' in mark) {
+      if (Date.now() < mark.until) return this.toPrimary('own_write');
+      this.writes.delete(caller!);
+    }
+    let s = await this.current();
+    if (s.replay === null) return this.toPrimary('unavailable');
+    if (mark && 'lsn' in mark && s.replay < mark.lsn) {
+      // the write may have been replayed since the last check: look once more
+      s = await this.current(true);
+      if (s.replay === null) return this.toPrimary('unavailable');
+      if (s.replay < mark.lsn) return this.toPrimary('own_write');
+    }
+    if (mark) this.writes.delete(caller!); // replayed: from now on the replica has it
+    if (s.lagMs === null || s.lagMs > this.maxLagMs) return this.toPrimary('lag');
+    this.counts.replica++;
+    return this.replica;
+  }
+
+  stats(): ReadStats {
+    return { reads: { ...this.counts }, lagMs: this.status?.lagMs ?? null };
+  }
+
+  private toPrimary(reason: Exclude<ReadReason, 'replica'>): Kysely<DB> {
+    this.counts[reason]++;
+    return this.primary;
+  }
+
+  private async primaryPosition(): Promise<bigint> {
+    const { rows } = await sql<{ lsn: string }>`SELECT pg_current_wal_insert_lsn()::text AS lsn`.execute(this.primary);
+    return lsn(rows[0]!.lsn);
+  }
+
+  /** The last check while it is fresh (or, with fresh, one that started after this call), else a new one; concurrent reads share it. */
+  private async current(fresh = false): Promise<Status> {
+    const since = Date.now();
+    const s = this.status;
+    if (!fresh && s && since - s.at < (s.replay === null ? UNAVAILABLE_MS : this.statusMs)) return s;
+    if (this.checking && !fresh) return this.checking;
+    const p = this.check().finally(() => {
+      if (this.checking === p) this.checking = null;
+    });
+    this.checking = p;
+    this.status = await p;
+    return this.status;
+  }
+
+  /**
+   * The primary's position first, then the replica's: a replica that has replayed the position
+   * read a moment before is not behind (lag 0). Otherwise its lag is at most the age of the last
+   * transaction it replayed (what follows it in the WAL is younger): an upper bound, so a
+   * bound is never overstepped, though a replica that has replayed no transaction for a while
+   * (the primary idle but for its own housekeeping) may count as late until it catches up.
+   */
+  private async check(): Promise<Status> {
+    const at = Date.now();
+    try {
+      const primary = await this.primaryPosition();
+      const { rows } = await sql<{ replay: string | null; age_ms: number | string | null }>`
+        SELECT pg_last_wal_replay_lsn()::text AS replay,
+               extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000 AS age_ms`.execute(
+        this.replica,
+      );
+      const r = rows[0];
+      // not a standby (no replay position): it is not a replica of anything we can measure
+      if (!r?.replay) return { at, replay: null, lagMs: null };
+      const replay = lsn(r.replay);
+      const lagMs = replay >= primary ? 0 : r.age_ms === null ? null : Math.max(0, Number(r.age_ms));
+      return { at, replay, lagMs };
+    } catch {
+      return { at, replay: null, lagMs: null };
+    }
+  }
+}
