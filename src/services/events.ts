@@ -29,6 +29,8 @@ export const EVENT_TYPES = [
   'file.created',
   'file.deleted',
   'verification.completed',
+  'promise.created',
+  'promise.broken',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
