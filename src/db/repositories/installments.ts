@@ -4,6 +4,7 @@ import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../connection.ts';
 import { pageOf, type Page, type PageRequest } from './page.ts';
 import { promiseStatus } from './promises.ts';
+import { foldSql } from './clients.ts';
 import type {
   Credit,
   CreditStatus,
@@ -171,7 +172,9 @@ export async function listInstallments(
       if (sort === '-days_late') r = r.orderBy(daysLate, 'desc');
       if (sort === 'amount') r = r.orderBy('i.amount');
       if (sort === '-amount') r = r.orderBy('i.amount', 'desc');
-      if (sort === 'client') r = r.orderBy(sql`lower(coalesce(cl.last_name, ''))`).orderBy(sql`lower(coalesce(cl.first_name, ''))`);
+      if (sort === 'client') r = r
+          .orderBy(foldSql(sql`coalesce(cl.last_name, '')`))
+          .orderBy(foldSql(sql`coalesce(cl.first_name, '')`));
       if (sort === '-due_date') r = r.orderBy('i.due_date', 'desc');
       return inWorklistOrder(r);
     },
