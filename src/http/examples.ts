@@ -83,7 +83,6 @@ export const plan = {
   updated_at: '2026-01-15T13:02:01.107Z',
   amortization: 'flat' as const,
   vat_rate: 0,
-  collector_id: null as string | null,
   business_day_rule: 'none' as const,
 };
 

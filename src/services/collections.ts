@@ -108,8 +108,7 @@ export interface NoteInput {
 
 export async function addNote(db: Database, ctx: ActorContext, clientId: string, input: NoteInput) {
   const outcome = input.outcome.trim();
-  if (!outcome)
-    throw unprocessable('outcome must not be blank', [{ path: '/outcome', message: 'must not be blank' }]);
+  if (!outcome) throw unprocessable('outcome must not be blank', [{ path: '/outcome', message: 'must not be blank' }]);
   return withActor(db.kysely, ctx, async (trx) => {
     const client = await getClient(trx, ctx.businessId, clientId);
     if (!client) throw notFound('client');

@@ -18,12 +18,15 @@ async function setup(t: any, today: string) {
   return { h, clock, creditId: d.credit.id as string, clientId: c.id as string };
 }
 
-const events = async (h: any, type: string) =>
-  json(await h.get(`/api/events?types=${type}&limit=100`)).items as any[];
+const events = async (h: any, type: string) => json(await h.get(`/api/events?types=${type}&limit=100`)).items as any[];
 
 test('a promise is kept when the payments since it reach its amount by its day, before the day passes', async (t) => {
   const { h, clock, creditId } = await setup(t, '2026-02-10');
-  const res = await h.post(`/api/credits/${creditId}/promises`, { amount: 300, promised_for: '2026-02-20', note: ' call back ' });
+  const res = await h.post(`/api/credits/${creditId}/promises`, {
+    amount: 300,
+    promised_for: '2026-02-20',
+    note: ' call back ',
+  });
   assert.equal(res.statusCode, 201, res.body);
   const p = json(res);
   assert.equal(p.status, 'pending');

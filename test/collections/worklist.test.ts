@@ -58,7 +58,10 @@ test('notes: newest first, paged; a credit of another client is 422; an unknown 
   assert.equal((await h.post(`/api/clients/${ana.id}/notes`, { channel: 'call', outcome: '   ' })).statusCode, 422);
   const t2 = await h.newTenant();
   assert.equal((await h.get(`/api/clients/${ana.id}/notes`, t2.fullKey)).statusCode, 404);
-  assert.equal((await h.post(`/api/clients/${ana.id}/notes`, { channel: 'call', outcome: 'x' }, t2.fullKey)).statusCode, 404);
+  assert.equal(
+    (await h.post(`/api/clients/${ana.id}/notes`, { channel: 'call', outcome: 'x' }, t2.fullKey)).statusCode,
+    404,
+  );
   assert.equal(json(await h.get(`/api/clients/${ana.id}/notes`)).total, 5);
 });
 
@@ -143,7 +146,9 @@ test('worklist: promise=pending|broken|none, the latest promise and last note, c
   const cancelled = json(await h.post(`/api/credits/${b.id}/promises`, { amount: 100, promised_for: '2026-02-15' }));
   await h.post(`/api/credits/${b.id}/promises/${cancelled.id}/cancel`);
   await h.post(`/api/clients/${ana.id}/notes`, { channel: 'call', outcome: 'no answer' });
-  const last = json(await h.post(`/api/clients/${ana.id}/notes`, { channel: 'visit', outcome: 'will pay', credit_id: a.id }));
+  const last = json(
+    await h.post(`/api/clients/${ana.id}/notes`, { channel: 'visit', outcome: 'will pay', credit_id: a.id }),
+  );
   clock.set('2026-02-11');
   const list = async (q: string) => {
     const res = await h.get(`/api/installments?${q}`);
@@ -167,8 +172,8 @@ test('worklist: promise=pending|broken|none, the latest promise and last note, c
   assert.deepEqual(ofCredit(await list('promise=pending')), [a.id]);
   assert.deepEqual(ofCredit(await list('promise=broken')), []);
   assert.equal((await list('promise=pending'))[0].latest_promise.id, pending.id);
-  assert.equal((await list('credit_id=' + b.id))[0].latest_promise, null);
-  assert.equal((await list('credit_id=' + b.id))[0].last_note, null);
+  assert.equal((await list(`credit_id=${b.id}`))[0].latest_promise, null);
+  assert.equal((await list(`credit_id=${b.id}`))[0].last_note, null);
 
   // sorts (days late: b 21, a 11, c 0 (due 02-20); amounts 500, 1000, 2000)
   assert.deepEqual(ofCredit(await list('')), [b.id, a.id, c.id]); // default: due date

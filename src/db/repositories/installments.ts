@@ -116,7 +116,15 @@ export type WorklistRow = Installment &
   };
 
 /** The worklist's orders (docs/api.md "Collections worklist"); ties go by due date, credit number, installment number. */
-export const WORKLIST_SORTS = ['due_date', '-due_date', 'days_late', '-days_late', 'amount', '-amount', 'client'] as const;
+export const WORKLIST_SORTS = [
+  'due_date',
+  '-due_date',
+  'days_late',
+  '-days_late',
+  'amount',
+  '-amount',
+  'client',
+] as const;
 export type WorklistSort = (typeof WORKLIST_SORTS)[number];
 
 export interface WorklistFilter {
@@ -154,7 +162,8 @@ export async function listInstallments(
   if (f.overdue === false) base = base.where(sql<boolean>`NOT ${overdue}`);
   if (f.branchId) base = base.where('c.branch_id', '=', f.branchId);
   if (f.creditId) base = base.where('i.credit_id', '=', f.creditId);
-  if (f.minDaysLate !== undefined && f.minDaysLate > 0) base = base.where(sql<boolean>`${daysLate} >= ${f.minDaysLate}`);
+  if (f.minDaysLate !== undefined && f.minDaysLate > 0)
+    base = base.where(sql<boolean>`${daysLate} >= ${f.minDaysLate}`);
   if (f.collector === 'none') base = base.where('c.collector_id', 'is', null);
   else if (f.collector) base = base.where('c.collector_id', '=', f.collector.userId);
   if (f.promise === 'none') base = base.where(sql<boolean>`NOT EXISTS ${latestPromise('1')}`);
@@ -172,9 +181,8 @@ export async function listInstallments(
       if (sort === '-days_late') r = r.orderBy(daysLate, 'desc');
       if (sort === 'amount') r = r.orderBy('i.amount');
       if (sort === '-amount') r = r.orderBy('i.amount', 'desc');
-      if (sort === 'client') r = r
-          .orderBy(foldSql(sql`coalesce(cl.last_name, '')`))
-          .orderBy(foldSql(sql`coalesce(cl.first_name, '')`));
+      if (sort === 'client')
+        r = r.orderBy(foldSql(sql`coalesce(cl.last_name, '')`)).orderBy(foldSql(sql`coalesce(cl.first_name, '')`));
       if (sort === '-due_date') r = r.orderBy('i.due_date', 'desc');
       return inWorklistOrder(r);
     },
@@ -188,7 +196,9 @@ const worklistBase = (db: Executor, businessId: string) =>
   db
     .selectFrom('installments as i')
     .innerJoin('credits as c', (j) => j.onRef('c.business_id', '=', 'i.business_id').onRef('c.id', '=', 'i.credit_id'))
-    .innerJoin('clients as cl', (j) => j.onRef('cl.business_id', '=', 'c.business_id').onRef('cl.id', '=', 'c.client_id'))
+    .innerJoin('clients as cl', (j) =>
+      j.onRef('cl.business_id', '=', 'c.business_id').onRef('cl.id', '=', 'c.client_id'),
+    )
     .where('i.business_id', '=', businessId);
 
 function worklistColumns(q: ReturnType<typeof worklistBase>) {
@@ -199,7 +209,9 @@ function worklistColumns(q: ReturnType<typeof worklistBase>) {
     .select(sql<string>`trim(coalesce(cl.first_name, '') || ' ' || coalesce(cl.last_name, ''))`.as('client_name'))
     .select(latestPromise('lp.id').as('latest_promise_id'))
     .select(
-      sql<string | null>`(SELECT n.id FROM client_notes n WHERE n.business_id = c.business_id AND n.client_id = c.client_id
+      sql<
+        string | null
+      >`(SELECT n.id FROM client_notes n WHERE n.business_id = c.business_id AND n.client_id = c.client_id
          ORDER BY n.created_at DESC, n.id DESC LIMIT 1)`.as('last_note_id'),
     )
     .select([

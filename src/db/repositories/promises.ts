@@ -62,7 +62,12 @@ export function getPromise(
 }
 
 /** A credit's promises, newest first, each with its status as of today. */
-export function promisesOfCredit(db: Executor, businessId: string, creditId: string, today: string): Promise<PromiseRow[]> {
+export function promisesOfCredit(
+  db: Executor,
+  businessId: string,
+  creditId: string,
+  today: string,
+): Promise<PromiseRow[]> {
   return db
     .selectFrom('promises as p')
     .selectAll('p')

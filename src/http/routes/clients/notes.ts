@@ -1,7 +1,19 @@
 // Contact notes on a client (docs/collections.md).
 import { Type } from 'typebox';
 import type { App } from '../../types.ts';
-import { Note, NoteChannel, Nullable, Page, PageQuery, Uuid, documented, errors, example, idParams, ref } from '../../schemas.ts';
+import {
+  Note,
+  NoteChannel,
+  Nullable,
+  Page,
+  PageQuery,
+  Uuid,
+  documented,
+  errors,
+  example,
+  idParams,
+  ref,
+} from '../../schemas.ts';
 import * as ex from '../../examples.ts';
 import { addNote, listNotes } from '../../../services/collections.ts';
 import { write } from '../../idempotency.ts';

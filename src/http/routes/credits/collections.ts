@@ -108,8 +108,7 @@ export default async function creditCollectionRoutes(app: App) {
         },
       },
     },
-    async (req, reply) =>
-      write(req, reply, 200, (ctx) => cancelPromise(app.db, ctx, req.params.id, req.params.pid)),
+    async (req, reply) => write(req, reply, 200, (ctx) => cancelPromise(app.db, ctx, req.params.id, req.params.pid)),
   );
 
   app.put(
@@ -122,7 +121,10 @@ export default async function creditCollectionRoutes(app: App) {
         params: IdParams,
         body: CollectorBody,
         response: {
-          200: documented(ref(Credit), 'The credit with its collector_id', { ...ex.credit, collector_id: ex.COLLECTOR }),
+          200: documented(ref(Credit), 'The credit with its collector_id', {
+            ...ex.credit,
+            collector_id: ex.COLLECTOR,
+          }),
           ...errors(422),
         },
       },

@@ -30,7 +30,7 @@ const Query = Type.Object(
       OneOf(WORKLIST_SORTS, {
         description:
           'due_date (default: most days late first), -due_date, days_late, -days_late (most days late first), amount, ' +
-          "-amount, client (last name, first name); ties by due date, credit number, installment number",
+          '-amount, client (last name, first name); ties by due date, credit number, installment number',
       }),
     ),
     ...PageQuery,
