@@ -133,6 +133,8 @@ export interface CreditsTable {
   updated_at: Timestamp;
   written_off_at: Date | null;
   write_off_reason: string | null;
+  /** the user who collects the credit (migration 039) */
+  collector_id: Generated<string | null>;
 }
 
 /** How far punitory has been posted on a credit (migration 002; not audited: derived from the ledger). */
@@ -283,6 +285,38 @@ export interface LeadsTable {
   converted_at: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+}
+
+export type PromiseStatus = 'pending' | 'kept' | 'broken' | 'cancelled';
+
+/** A promise to pay on a credit (migration 039); status 'pending' until decided for good. */
+export interface PromisesTable {
+  business_id: string;
+  id: Generated<string>;
+  credit_id: string;
+  amount: Numeric;
+  promised_for: DateStr;
+  status: Generated<PromiseStatus>;
+  note: string | null;
+  created_by: string;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  cancelled_at: Date | null;
+  broken_at: Date | null;
+}
+
+export type NoteChannel = 'call' | 'visit' | 'whatsapp' | 'email' | 'sms' | 'other';
+
+/** A contact with a client and its outcome (migration 039). */
+export interface ClientNotesTable {
+  business_id: string;
+  id: Generated<string>;
+  client_id: string;
+  credit_id: string | null;
+  channel: NoteChannel;
+  outcome: string;
+  created_by: string;
+  created_at: CreatedAt;
 }
 
 /** How many rows audit_log has per business, table and action: the sum over shards (migration 006). */
@@ -493,6 +527,8 @@ export interface DB {
   audit_log_counts: AuditLogCountsTable;
   holidays: HolidaysTable;
   leads: LeadsTable;
+  promises: PromisesTable;
+  client_notes: ClientNotesTable;
   event_counters: EventCountersTable;
   event_outbox: EventOutboxTable;
   overdue_announcements: OverdueAnnouncementsTable;
@@ -525,6 +561,8 @@ export type UploadSession = Selectable<UploadSessionsTable>;
 export type ClientFile = Selectable<ClientFilesTable>;
 export type AuditLogEntry = Selectable<AuditLogTable>;
 export type Holiday = Selectable<HolidaysTable>;
+export type PromiseRow = Selectable<PromisesTable>;
+export type ClientNote = Selectable<ClientNotesTable>;
 export type Lead = Selectable<LeadsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type VerificationRow = Selectable<VerificationsTable>;

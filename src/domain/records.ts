@@ -124,6 +124,7 @@ export const Credit = Type.Object(
     start_date: CalendarDate,
     amortization: OneOf(['flat', 'french'], { description: "the plan's interest method when the credit was granted" }),
     vat_rate: Type.Number({ description: 'VAT on interest and punitory, a fraction (0.21 = 21 %)' }),
+    collector_id: Nullable(Uuid),
   },
   { $id: 'Credit', title: 'Credit' },
 );
@@ -209,11 +210,48 @@ export const Payment = Type.Object(
   { $id: 'Payment', title: 'Payment' },
 );
 
+export const PromiseStatus = OneOf(['pending', 'kept', 'broken', 'cancelled']);
+
+/** A promise to pay on a credit (collections, docs/collections.md). */
+export const PromiseToPay = Type.Object(
+  {
+    id: Uuid,
+    credit_id: Uuid,
+    amount: Money,
+    promised_for: CalendarDate,
+    status: PromiseStatus,
+    note: Nullable(Type.String({ maxLength: 2000 })),
+    created_by: Type.String(),
+    created_at: DateTime,
+  },
+  { $id: 'Promise', title: 'Promise' },
+);
+
+export const NoteChannel = OneOf(['call', 'visit', 'whatsapp', 'email', 'sms', 'other']);
+
+/** A contact with a client and its outcome (collections, docs/collections.md). */
+export const Note = Type.Object(
+  {
+    id: Uuid,
+    client_id: Uuid,
+    credit_id: Nullable(Uuid),
+    channel: NoteChannel,
+    outcome: Type.String({ minLength: 1, maxLength: 2000 }),
+    created_by: Type.String(),
+    created_at: DateTime,
+  },
+  { $id: 'Note', title: 'Note' },
+);
+
 /** An item of the collections worklist (an extension): the installment, its client and its credit's number. */
 export const WorklistItem = Type.Object({
   ...Installment.properties,
   client_id: Uuid,
   credit_sequential_id: Type.Integer({ description: "the credit's per-business number" }),
+  client_name: Type.String({ description: "the client's first and last name" }),
+  collector_id: Nullable(Uuid),
+  latest_promise: Nullable(PromiseToPay),
+  last_note: Nullable(Note),
 });
 
 export const LedgerEntry = Type.Object(

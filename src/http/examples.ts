@@ -150,6 +150,7 @@ export const credit = {
   start_date: '2026-01-15',
   amortization: 'flat' as const,
   vat_rate: 0,
+  collector_id: null as string | null,
 };
 
 const DUE = ['2026-03-10', '2026-04-10', '2026-05-10'];
@@ -385,6 +386,10 @@ export const worklistItem = {
   outstanding: 36659.2,
   client_id: CLIENT,
   credit_sequential_id: 1,
+  client_name: 'Ana García',
+  collector_id: null as string | null,
+  latest_promise: null as null | typeof promise,
+  last_note: null as null | typeof note,
 };
 
 const zero = { amount: 0, ratio: 0 };
@@ -696,4 +701,29 @@ export const webhookDelivery = {
   last_attempt_at: '2026-03-20T15:40:36.512Z',
   next_attempt_at: null,
   delivered_at: '2026-03-20T15:40:36.690Z',
+};
+
+// Collections (docs/collections.md): a promise Ana made on a call, the note of that call, and
+// the user who collects her credit.
+export const COLLECTOR = '5d1e0c8a-7b2f-4c39-9a41-2f6e8d0b7c13';
+export const promiseInput = { amount: 20000, promised_for: '2026-04-30', note: 'cobra el 29' };
+export const promise = {
+  id: '0b9f3c6e-2d41-4a7b-8e55-6c1d9a2f4e80',
+  credit_id: CREDIT,
+  amount: 20000,
+  promised_for: '2026-04-30',
+  status: 'pending' as const,
+  note: 'cobra el 29',
+  created_by: `user:${COLLECTOR}`,
+  created_at: '2026-04-22T14:05:10.200Z',
+};
+export const noteInput = { channel: 'call' as const, outcome: 'promete pagar 20.000 el 30/04', credit_id: CREDIT };
+export const note = {
+  id: '9e2a7d41-6c3b-4f85-b0d2-1a8e5c7f3b69',
+  client_id: CLIENT,
+  credit_id: CREDIT,
+  channel: 'call' as const,
+  outcome: 'promete pagar 20.000 el 30/04',
+  created_by: `user:${COLLECTOR}`,
+  created_at: '2026-04-22T14:04:31.900Z',
 };

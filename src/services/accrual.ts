@@ -46,6 +46,7 @@ import { lockOverdueThrough, setOverdueThrough } from '../db/repositories/events
 import { emit } from './events.ts';
 import { announceStatus } from './lending/store.ts';
 import { worklistItems } from './credits.ts';
+import { settleBusinessPromises } from './collections.ts';
 import { presentLedgerEntry } from './present.ts';
 import {
   installmentHistories,
@@ -116,6 +117,8 @@ export interface BusinessAccrual {
   written_off: number;
   /** installments announced as newly late (installment.overdue): those due since the last run, up to yesterday */
   overdue_announced: number;
+  /** promises found broken (promise.broken): pending ones whose day passed without the payments */
+  promises_broken: number;
   /** credits whose punitory stopped at the storable maximum (999,999,999,999.99) */
   clamped: number;
   /** credits that failed and were left for the next run */
@@ -263,6 +266,7 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
     punitory_total: '0.00',
     written_off: 0,
     overdue_announced: 0,
+    promises_broken: 0,
     clamped: 0,
     skipped: 0,
   };
@@ -368,6 +372,12 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
       await setOverdueThrough(trx, bid, to);
       return items.length;
     });
+  }
+
+  // 4. promises whose day has passed are decided for good; each broken one announced once
+  if (asOf === today) {
+    const r = await withActor(db.kysely, { actor: opts.actor }, (trx) => settleBusinessPromises(trx, bid, today));
+    out.promises_broken = r.broken;
   }
 
   out.punitory_total = toMoneyString(total);

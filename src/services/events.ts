@@ -19,6 +19,7 @@ import {
   CreditConfig,
   LedgerEntry,
   Payment,
+  PromiseToPay,
   Verification,
   WorklistItem,
 } from '../domain/records.ts';
@@ -41,6 +42,8 @@ export const EVENT_TYPES = [
   'file.created',
   'file.deleted',
   'verification.completed',
+  'promise.created',
+  'promise.broken',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -68,6 +71,11 @@ export const EVENT_OBJECTS: Record<EventType, { summary: string; object: TSchema
   'verification.completed': {
     summary: "A central bank or tax authority check of a client's CUIT finished",
     object: Verification,
+  },
+  'promise.created': { summary: 'A promise to pay was taken on a credit', object: PromiseToPay },
+  'promise.broken': {
+    summary: 'A promise to pay passed its date without the payments it promised (announced once, by the daily run)',
+    object: PromiseToPay,
   },
 };
 

@@ -18,6 +18,8 @@ import type {
   LedgerEntry as LedgerRow,
   Payment as PaymentRow,
   UploadSession as UploadSessionRow,
+  PromiseRow,
+  ClientNote as NoteRow,
 } from '../db/schema.ts';
 import type { WorklistRow } from '../db/repositories/installments.ts';
 import {
@@ -35,6 +37,8 @@ import {
   Payment,
   UploadSession,
   WorklistItem,
+  PromiseToPay,
+  Note,
 } from '../domain/records.ts';
 import { Dec, delinquency, money, toMoneyNumber } from '../domain/index.ts';
 import { creditCost } from '../domain/cost.ts';
@@ -189,9 +193,17 @@ export const presentClient = (c: ClientRow) => client(c);
 /** An installment with its delinquency and what it owes, both as of the business's today. */
 export const presentInstallment = (i: InstallmentRow, today: string, owed: Owed) =>
   installment(i, { ...installmentDelinquency.of(i, today), ...presentBalance(owed) });
-export const presentWorklistItem = (i: WorklistRow, today: string, owed: Owed) =>
-  worklistItem(i, { ...installmentDelinquency.of(i, today), ...presentBalance(owed) });
+export const presentWorklistItem = (
+  i: WorklistRow,
+  today: string,
+  owed: Owed,
+  collections: { latest_promise: object | null; last_note: object | null },
+) => worklistItem(i, { ...installmentDelinquency.of(i, today), ...presentBalance(owed), ...collections });
 export const presentLedgerEntry = (e: LedgerRow) => ledgerEntry(e);
+const promiseToPay = recordBuilder(PromiseToPay);
+const note = recordBuilder(Note);
+export const presentPromise = (p: PromiseRow) => promiseToPay(p);
+export const presentNote = (n: NoteRow) => note(n);
 export const presentFile = (f: ClientFileRow) => file(f, { file_url: fileUrl(f.client_id, f.file_name) });
 export const presentCreditConfig = (c: CreditConfigRow) => creditConfig(c);
 // the contract types address and phone string, not nullable: an unknown one is ""

@@ -45,6 +45,7 @@ test('the month close posts cumulative − posted, effective the last day of the
     punitory_total: 50, // 10 days (Feb 20..29) × 5 (money is a JSON number in --json output)
     written_off: 0,
     overdue_announced: 1, // a business's first run announces every installment late by then (d's first)
+    promises_broken: 0,
     clamped: 0,
     skipped: 0,
   });

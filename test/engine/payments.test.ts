@@ -155,6 +155,7 @@ test('a payment dated before punitory already posted: allocated as of its date, 
     punitory_total: 65.25,
     written_off: 0,
     overdue_announced: 1, // #1, late since 03-03: the business's first run
+    promises_broken: 0,
     clamped: 0,
     skipped: 0,
   });

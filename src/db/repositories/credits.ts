@@ -82,6 +82,17 @@ export function updateCredit(
     .executeTakeFirstOrThrow();
 }
 
+/** Names the credit's collector (null: none). */
+export function setCollector(db: Executor, businessId: string, id: string, userId: string | null): Promise<Credit> {
+  return db
+    .updateTable('credits')
+    .set({ collector_id: userId, updated_at: sql`now()` })
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 // ---- lists ----
 
 export interface CreditFilter {

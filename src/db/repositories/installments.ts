@@ -3,6 +3,8 @@
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../connection.ts';
 import { pageOf, type Page, type PageRequest } from './page.ts';
+import { promiseStatus } from './promises.ts';
+import { foldSql } from './clients.ts';
 import type {
   Credit,
   CreditStatus,
@@ -95,6 +97,7 @@ export type WorklistRow = Installment &
   Pick<
     Credit,
     | 'client_id'
+    | 'collector_id'
     | 'written_off_at'
     | 'daily_punitory_rate'
     | 'punitory_mode'
@@ -105,31 +108,86 @@ export type WorklistRow = Installment &
   > & {
     credit_sequential_id: number;
     credit_status: CreditStatus;
+    client_name: string;
+    /** the credit's latest promise that is not cancelled */
+    latest_promise_id: string | null;
+    /** the client's latest contact note */
+    last_note_id: string | null;
   };
 
+/** The worklist's orders (docs/api.md "Collections worklist"); ties go by due date, credit number, installment number. */
+export const WORKLIST_SORTS = [
+  'due_date',
+  '-due_date',
+  'days_late',
+  '-days_late',
+  'amount',
+  '-amount',
+  'client',
+] as const;
+export type WorklistSort = (typeof WORKLIST_SORTS)[number];
+
+export interface WorklistFilter {
+  today: string;
+  overdue?: boolean;
+  branchId?: string;
+  creditId?: string;
+  minDaysLate?: number;
+  /** a user's credits, or 'none': credits without a collector */
+  collector?: { userId: string } | 'none';
+  /** the status of the credit's latest promise that is not cancelled; 'none': it has none */
+  promise?: 'pending' | 'broken' | 'none';
+  sort?: WorklistSort;
+}
+
+// the credit's latest promise that is not cancelled (promises_credit, backwards)
+const latestPromise = (cols: string) =>
+  sql.raw(`(SELECT ${cols} FROM promises lp WHERE lp.business_id = c.business_id AND lp.credit_id = c.id
+     AND lp.status <> 'cancelled' ORDER BY lp.created_at DESC, lp.id DESC LIMIT 1)`);
+
 /**
- * Installments for collections, most days late first. Cancelled (inactive) credits are out of
- * every figure; written-off ones stay (recoveries are collected too).
+ * Installments for collections, most days late first unless `sort` says otherwise. Cancelled
+ * (inactive) credits are out of every figure; written-off ones stay (recoveries are collected too).
  */
 export async function listInstallments(
   db: Executor,
   businessId: string,
-  f: { today: string; overdue?: boolean; branchId?: string; creditId?: string; minDaysLate?: number } & PageRequest,
+  f: WorklistFilter & PageRequest,
 ): Promise<Page<WorklistRow>> {
   let base = worklistBase(db, businessId).where('c.status', '<>', 'inactive');
   const overdue = sql<boolean>`(i.status <> 'paid' AND i.due_date < ${f.today}::date)`;
+  const daysLate = sql<number>`(CASE WHEN i.status = 'paid' THEN coalesce(i.paid_date - i.due_date, 0)
+                    ELSE ${f.today}::date - i.due_date END)`;
   if (f.overdue === true) base = base.where(overdue);
   if (f.overdue === false) base = base.where(sql<boolean>`NOT ${overdue}`);
   if (f.branchId) base = base.where('c.branch_id', '=', f.branchId);
   if (f.creditId) base = base.where('i.credit_id', '=', f.creditId);
-  if (f.minDaysLate !== undefined && f.minDaysLate > 0) {
-    const n = f.minDaysLate;
+  if (f.minDaysLate !== undefined && f.minDaysLate > 0)
+    base = base.where(sql<boolean>`${daysLate} >= ${f.minDaysLate}`);
+  if (f.collector === 'none') base = base.where('c.collector_id', 'is', null);
+  else if (f.collector) base = base.where('c.collector_id', '=', f.collector.userId);
+  if (f.promise === 'none') base = base.where(sql<boolean>`NOT EXISTS ${latestPromise('1')}`);
+  else if (f.promise)
     base = base.where(
-      sql<boolean>`(CASE WHEN i.status = 'paid' THEN coalesce(i.paid_date - i.due_date, 0)
-                    ELSE ${f.today}::date - i.due_date END) >= ${n}`,
+      sql<boolean>`(SELECT ${promiseStatus('lp', f.today)} FROM promises lp WHERE lp.business_id = c.business_id
+         AND lp.credit_id = c.id AND lp.status <> 'cancelled' ORDER BY lp.created_at DESC, lp.id DESC LIMIT 1) = ${f.promise}`,
     );
-  }
-  const page = await pageOf(base, (q) => worklistColumns(q), f);
+  const sort = f.sort ?? 'due_date';
+  const page = await pageOf(
+    base,
+    (q) => {
+      let r = worklistColumns(q);
+      if (sort === 'days_late') r = r.orderBy(daysLate);
+      if (sort === '-days_late') r = r.orderBy(daysLate, 'desc');
+      if (sort === 'amount') r = r.orderBy('i.amount');
+      if (sort === '-amount') r = r.orderBy('i.amount', 'desc');
+      if (sort === 'client')
+        r = r.orderBy(foldSql(sql`coalesce(cl.last_name, '')`)).orderBy(foldSql(sql`coalesce(cl.first_name, '')`));
+      if (sort === '-due_date') r = r.orderBy('i.due_date', 'desc');
+      return inWorklistOrder(r);
+    },
+    f,
+  );
   return page as Page<WorklistRow>;
 }
 
@@ -138,12 +196,24 @@ const worklistBase = (db: Executor, businessId: string) =>
   db
     .selectFrom('installments as i')
     .innerJoin('credits as c', (j) => j.onRef('c.business_id', '=', 'i.business_id').onRef('c.id', '=', 'i.credit_id'))
+    .innerJoin('clients as cl', (j) =>
+      j.onRef('cl.business_id', '=', 'c.business_id').onRef('cl.id', '=', 'c.client_id'),
+    )
     .where('i.business_id', '=', businessId);
 
 function worklistColumns(q: ReturnType<typeof worklistBase>) {
   return q
     .selectAll('i')
     .select(['c.client_id', 'c.sequential_id as credit_sequential_id', 'c.status as credit_status', 'c.written_off_at'])
+    .select(['c.collector_id'])
+    .select(sql<string>`trim(coalesce(cl.first_name, '') || ' ' || coalesce(cl.last_name, ''))`.as('client_name'))
+    .select(latestPromise('lp.id').as('latest_promise_id'))
+    .select(
+      sql<
+        string | null
+      >`(SELECT n.id FROM client_notes n WHERE n.business_id = c.business_id AND n.client_id = c.client_id
+         ORDER BY n.created_at DESC, n.id DESC LIMIT 1)`.as('last_note_id'),
+    )
     .select([
       'c.daily_punitory_rate',
       'c.punitory_mode',
@@ -152,10 +222,12 @@ function worklistColumns(q: ReturnType<typeof worklistBase>) {
       'c.punitory_cap_pct',
       // the punitory carries the credit's VAT
       'c.vat_rate',
-    ])
-    .orderBy('i.due_date')
-    .orderBy('c.sequential_id')
-    .orderBy('i.number');
+    ]);
+}
+
+// the worklist's own order, and the ties of every sort: due date (most days late first), credit number, installment number
+function inWorklistOrder<Q extends ReturnType<typeof worklistColumns>>(q: Q): Q {
+  return q.orderBy('i.due_date').orderBy('c.sequential_id').orderBy('i.number') as Q;
 }
 
 /**
@@ -173,7 +245,7 @@ export async function newlyOverdue(
     .where('i.status', '<>', 'paid')
     .where('i.due_date', '<=', range.to);
   if (range.from !== null) q = q.where('i.due_date', '>=', range.from);
-  const rows = await worklistColumns(q).execute();
+  const rows = await inWorklistOrder(worklistColumns(q)).execute();
   return rows as WorklistRow[];
 }
 

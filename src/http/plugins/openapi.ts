@@ -107,6 +107,11 @@ export const TAGS = [
       'Credits granted on a plan, their installments and ledger, payments (punitory posted first, then oldest installment first), write-offs, refinancing, cancellation and the collections worklist.',
   },
   {
+    name: 'collections',
+    description:
+      'Promises to pay on a credit (kept by the payments made by their day, broken otherwise), contact notes on a client, and the collector of a credit.',
+  },
+  {
     name: 'credit plans',
     description:
       'The terms a credit is granted on (credit configs): installments, interest, punitory, grace and write-off rules. A credit keeps the terms of its plan as they were when it was granted.',

@@ -12,6 +12,8 @@ import branchRoutes from './branches/index.ts';
 import logRoutes from './logs/index.ts';
 import reportRoutes from './reports/index.ts';
 import creditRoutes from './credits/index.ts';
+import creditCollectionRoutes from './credits/collections.ts';
+import clientNoteRoutes from './clients/notes.ts';
 import installmentRoutes from './installments/index.ts';
 import statementRoutes from './statements/index.ts';
 import holidayRoutes from './holidays/index.ts';
@@ -34,6 +36,8 @@ export async function apiRoutes(app: App) {
   await app.register(logRoutes);
   await app.register(reportRoutes);
   await app.register(creditRoutes);
+  await app.register(creditCollectionRoutes);
+  await app.register(clientNoteRoutes);
   await app.register(installmentRoutes);
   await app.register(statementRoutes);
   await app.register(holidayRoutes);

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { App } from '../../types.ts';
-import { Page, PageQuery, Uuid, WorklistItem, documented } from '../../schemas.ts';
+import { OneOf, Page, PageQuery, Uuid, WorklistItem, documented, errors } from '../../schemas.ts';
 import * as ex from '../../examples.ts';
-import { collectionsWorklist } from '../../../services/credits.ts';
+import { collectionsWorklist, WORKLIST_SORTS } from '../../../services/credits.ts';
 
 const Query = Type.Object(
   {
@@ -14,6 +14,25 @@ const Query = Type.Object(
     branch_id: Type.Optional(Uuid),
     credit_id: Type.Optional(Uuid),
     min_days_late: Type.Optional(Type.Integer({ minimum: 0, maximum: 36_500 })),
+    collector: Type.Optional(
+      Type.Union([Type.Literal('me'), Type.Literal('none'), Uuid], {
+        description:
+          "me: the signed-in user's credits (422 with an API key); a user's id: that user's credits; none: credits without a collector",
+      }),
+    ),
+    promise: Type.Optional(
+      OneOf(['pending', 'broken', 'none'], {
+        description:
+          "the status of the credit's latest promise that is not cancelled; none: the credit has no such promise",
+      }),
+    ),
+    sort: Type.Optional(
+      OneOf(WORKLIST_SORTS, {
+        description:
+          'due_date (default: most days late first), -due_date, days_late, -days_late (most days late first), amount, ' +
+          '-amount, client (last name, first name); ties by due date, credit number, installment number',
+      }),
+    ),
     ...PageQuery,
   },
   { additionalProperties: false },
@@ -36,6 +55,7 @@ export default async function installmentRoutes(app: App) {
             'A page of installments, each with its client and credit number',
             ex.page([ex.worklistItem]),
           ),
+          ...errors(422),
         },
       },
     },
@@ -47,6 +67,10 @@ export default async function installmentRoutes(app: App) {
         branchId: req.query.branch_id,
         creditId: req.query.credit_id,
         minDaysLate: req.query.min_days_late,
+        collector: req.query.collector,
+        userId: req.auth.userId,
+        promise: req.query.promise,
+        sort: req.query.sort,
         limit,
         offset,
       });
