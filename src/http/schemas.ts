@@ -25,6 +25,7 @@ import {
   Statement,
   UploadSession,
   Verification,
+  Notification,
   UUID_FORMAT,
   WebhookDelivery,
   WebhookEndpoint,
@@ -82,6 +83,7 @@ export const SHARED_SCHEMAS = [
   Business,
   User,
   ApiKey,
+  Notification,
 ];
 
 export const Page = <T extends TSchema>(item: T) =>

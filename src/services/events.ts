@@ -19,6 +19,7 @@ import {
   Credit,
   CreditConfig,
   LedgerEntry,
+  Notification,
   Payment,
   Verification,
   WorklistItem,
@@ -41,6 +42,7 @@ export const EVENT_TYPES = [
   'file.created',
   'file.deleted',
   'verification.completed',
+  'notification.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -68,6 +70,10 @@ export const EVENT_OBJECTS: Record<EventType, { summary: string; object: TSchema
   'verification.completed': {
     summary: "A central bank or tax authority check of a client's CUIT finished",
     object: Verification,
+  },
+  'notification.failed': {
+    summary: 'An e-mail to a client or a user could not be delivered (refused, or every attempt failed)',
+    object: Notification,
   },
 };
 
