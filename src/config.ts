@@ -53,6 +53,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** ms a webhook receiver has to answer 2xx before the attempt counts as failed */
   webhookTimeoutMs: number;
+  /** e-mail (docs/notifications.md): null without SMTP_URL, and then nothing is sent */
+  mail: MailConfig | null;
   /** minutes a session may stay unused before it ends (docs/users.md) */
   sessionIdleMinutes: number;
   /** hours a session lasts at most, however much it is used */
@@ -121,6 +123,44 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max
   const n = Number(raw.trim());
   if (n < min || n > max) throw new ConfigError(`${name}=${raw} is out of range (${min}..${max})`);
   return n;
+}
+
+export interface MailConfig {
+  /** smtp://user:pass@host:587 (STARTTLS when the server offers it) or smtps://…:465 */
+  smtpUrl: string;
+  /** the From of every message: an address, or `Name <address>` */
+  from: string;
+  /** a delivery attempt that takes longer has failed and is retried */
+  timeoutMs: number;
+  /** attempts before a notification is `failed` */
+  maxAttempts: number;
+}
+
+/** SMTP_URL and MAIL_FROM, together or not at all. */
+function mail(env: NodeJS.ProcessEnv): MailConfig | null {
+  const url = env.SMTP_URL?.trim();
+  const from = env.MAIL_FROM?.trim();
+  if (!url) {
+    if (from) throw new ConfigError('MAIL_FROM is set without SMTP_URL: set both, or neither');
+    return null;
+  }
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new ConfigError('SMTP_URL is not a URL: write smtp://user:password@host:587 or smtps://…:465');
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:')
+    throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
+  if (!from) throw new ConfigError('SMTP_URL is set without MAIL_FROM: the address messages are sent from');
+  if (!/^(?:[^<>]*<)?[^\s@<>]+@[^\s@<>]+>?$/.test(from))
+    throw new ConfigError('MAIL_FROM must be an address (lender@example.com) or `Name <lender@example.com>`');
+  return {
+    smtpUrl: url,
+    from,
+    timeoutMs: int(env, 'MAIL_TIMEOUT_MS', 10_000, 100, 120_000),
+    maxAttempts: int(env, 'MAIL_MAX_ATTEMPTS', 6, 1, 50),
+  };
 }
 
 function publicUrl(raw: string | undefined): string | null {
@@ -324,6 +364,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: flag('WEBHOOKS', env.WEBHOOKS, true, ['on', 'off']),
     webhookAllowPrivate: flag('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, false, ['true', 'false']),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 10, 60_000),
+    mail: mail(env),
     ...sessions(env),
     demo: flag('DEMO', env.DEMO, true, ['true', 'false']),
   };

@@ -64,6 +64,8 @@ export interface ClientsTable {
   phone: string | null;
   alt_phone: string | null;
   email: string | null;
+  /** migration 044: no reminders for this client */
+  notifications_opt_out: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: Timestamp;
   /** 11 digits, no dashes (migration 009) */
@@ -544,6 +546,33 @@ export interface DB {
   password_tokens: PasswordTokensTable;
   login_failures: LoginFailuresTable;
   impersonations: ImpersonationsTable;
+  notifications: NotificationsTable;
+}
+
+export type NotificationKind = 'password_link' | 'reminder_before_due' | 'reminder_overdue';
+export type NotificationStatus = 'queued' | 'sent' | 'failed' | 'not_configured';
+
+/** Migration 044: an e-mail to a client or a user, and what became of it. */
+export interface NotificationsTable {
+  business_id: string;
+  id: Generated<string>;
+  client_id: string | null;
+  user_id: string | null;
+  credit_id: string | null;
+  installment_id: string | null;
+  kind: NotificationKind;
+  offset_days: number | null;
+  channel: Generated<'email'>;
+  to: string;
+  subject: string;
+  body: string | null;
+  status: NotificationStatus;
+  attempts: Generated<number>;
+  error: string | null;
+  next_attempt_at: Date | null;
+  lease_until: Date | null;
+  created_at: CreatedAt;
+  sent_at: Date | null;
 }
 
 export type Business = Selectable<BusinessesTable>;
@@ -569,5 +598,6 @@ export type VerificationRow = Selectable<VerificationsTable>;
 export type WebhookEndpoint = Selectable<WebhookEndpointsTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type UserRow = Selectable<UsersTable>;
+export type NotificationRow = Selectable<NotificationsTable>;
 export type OperatorRow = Selectable<OperatorsTable>;
 export type SessionRow = Selectable<SessionsTable>;

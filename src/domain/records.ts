@@ -97,6 +97,9 @@ export const Client = Type.Object(
           'and a request may also write it 20-12345678-6; null when unknown',
       }),
     ),
+    notifications_opt_out: Type.Boolean({
+      description: 'true: the client asked not to be reminded; no reminder is e-mailed to them (default false)',
+    }),
   },
   { $id: 'Client', title: 'Client' },
 );
@@ -595,6 +598,35 @@ export const Event = Type.Object(
     ),
   },
   { $id: 'Event', title: 'Event' },
+);
+
+// ---------------------------------------------------------------- notifications (docs/notifications.md)
+
+export const NotificationKind = OneOf(['password_link', 'reminder_before_due', 'reminder_overdue']);
+export const NotificationStatus = OneOf(['queued', 'sent', 'failed', 'not_configured']);
+
+/** An e-mail the service sent (or tried to) to a client or a user. */
+export const Notification = Type.Object(
+  {
+    id: Uuid,
+    client_id: Nullable(Uuid),
+    user_id: Nullable(Uuid),
+    credit_id: Nullable(Uuid),
+    installment_id: Nullable(Uuid),
+    kind: NotificationKind,
+    offset_days: Nullable(
+      Type.Integer({ description: 'the reminder rule: days before the due date, or days late; null for others' }),
+    ),
+    channel: Type.Literal('email'),
+    to: Type.String({ description: 'the address it was sent to' }),
+    subject: Type.String(),
+    status: NotificationStatus,
+    attempts: Type.Integer({ description: 'delivery attempts made so far' }),
+    error: Nullable(Type.String({ description: "the last attempt's failure, as the mail server gave it" })),
+    created_at: DateTime,
+    sent_at: Nullable(DateTime),
+  },
+  { $id: 'Notification', title: 'Notification' },
 );
 
 // ---------------------------------------------------------------- verifications (docs/verification.md)

@@ -7,6 +7,7 @@ import { noteWrite, type Clock, type Database } from '../services/context.ts';
 import { systemClock } from '../domain/index.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
+import { smtpMailer, type Mailer } from '../mail/transport.ts';
 import type { KeyCache } from '../services/apiKeys.ts';
 import type { Metrics } from '../metrics.ts';
 import errors, { clientErrorHandler, frameworkErrors, notFoundHandler } from './plugins/errors.ts';
@@ -40,6 +41,8 @@ export interface BuildOptions {
   clock?: Clock;
   /** the keys already checked (KeyCache.start; the caller closes it): without it, a query per request */
   keyCache?: KeyCache | null;
+  /** where e-mail goes: default, the SMTP server of SMTP_URL (none without it); closed with the app */
+  mailer?: Mailer | null;
   /** where request durations are counted (the server's registry, served on METRICS_PORT) */
   metrics?: Metrics | null;
 }
@@ -70,6 +73,9 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   app.decorate('storage', opts.storage);
   app.decorate('clock', opts.clock ?? systemClock);
   app.decorate('keyCache', opts.keyCache ?? null);
+  const mailer = opts.mailer !== undefined ? opts.mailer : opts.config.mail ? smtpMailer(opts.config.mail) : null;
+  app.decorate('mailer', mailer);
+  if (mailer && opts.mailer === undefined) app.addHook('onClose', async () => mailer.close());
   // set by the server on SIGTERM: /readyz answers 503 while in-flight requests finish, and every
   // answer asks its client to take the next request elsewhere
   app.decorate('draining', false);

@@ -127,6 +127,7 @@ export const client = {
   created_at: '2026-01-15T13:02:02.114Z',
   updated_at: '2026-01-15T13:02:02.114Z',
   cuit: '27301234568',
+  notifications_opt_out: false,
 };
 
 export const creditInput = { credit_config_id: PLAN, amount: 100000, branch_id: BRANCH, start_date: '2026-01-15' };
@@ -727,3 +728,22 @@ export const note = {
   created_by: `user:${COLLECTOR}`,
   created_at: '2026-04-22T14:04:31.900Z',
 };
+/** A reminder e-mailed three days before installment 2 fell due. */
+export const notification = {
+  id: 'c4a1f0de-2b6e-4f1a-9d3c-7e8b5a6f4d21',
+  client_id: CLIENT,
+  user_id: null,
+  credit_id: CREDIT,
+  installment_id: INSTALLMENTS[1],
+  kind: 'reminder_before_due' as const,
+  offset_days: 3,
+  channel: 'email' as const,
+  to: 'ana.garcia@example.com',
+  subject: 'Demo: tu cuota 2 vence en 3 días (12/04/2026)',
+  status: 'sent' as const,
+  attempts: 1,
+  error: null,
+  created_at: '2026-04-09T06:00:01.512Z',
+  sent_at: '2026-04-09T06:00:02.040Z',
+};
+export const notificationsClient = CLIENT;

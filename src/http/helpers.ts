@@ -1,5 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import type { JsonText } from '../services/context.ts';
+import type { Database, JsonText } from '../services/context.ts';
+import type { Mailer } from '../mail/transport.ts';
+import type { Config } from '../config.ts';
 import { type JsonSchema, PageQuery, READ_ONLY_KEYS } from './schemas.ts';
 
 /** Drops read-only fields sent back in a body (id, business_id, created_at, updated_at). */
@@ -23,3 +25,10 @@ export const pageRequest = (q: { limit?: number; offset?: number }) => ({
 export function sendJsonText(reply: FastifyReply, body: JsonText) {
   return reply.type('application/json; charset=utf-8').send(body as never);
 }
+
+/** What the e-mail services need of the app: its database, its transport and the attempts allowed. */
+export const mailDeps = (app: { db: Database; mailer: Mailer | null; config: Config }) => ({
+  db: app.db,
+  mailer: app.mailer,
+  maxAttempts: app.config.mail?.maxAttempts ?? 1,
+});

@@ -27,6 +27,7 @@ import {
   Statement,
   UploadSession,
   Verification,
+  Notification,
   UUID_FORMAT,
   WebhookDelivery,
   WebhookEndpoint,
@@ -86,6 +87,7 @@ export const SHARED_SCHEMAS = [
   Business,
   User,
   ApiKey,
+  Notification,
 ];
 
 export const Page = <T extends TSchema>(item: T) =>

@@ -32,6 +32,8 @@ export interface AuthContext extends ActorContext {
   sessionId: string | null;
 }
 
+import type { Mailer } from '../mail/transport.ts';
+
 declare module 'fastify' {
   interface FastifyInstance {
     db: Database;
@@ -39,6 +41,8 @@ declare module 'fastify' {
     storage: FileStorage;
     clock: Clock;
     keyCache: KeyCache | null;
+    /** where e-mail goes (null without SMTP_URL: nothing is sent) */
+    mailer: Mailer | null;
     /** the server is shutting down: /readyz answers 503 */
     draining: boolean;
   }

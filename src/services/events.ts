@@ -18,6 +18,7 @@ import {
   Credit,
   CreditConfig,
   LedgerEntry,
+  Notification,
   Payment,
   PromiseToPay,
   Verification,
@@ -44,6 +45,7 @@ export const EVENT_TYPES = [
   'verification.completed',
   'promise.created',
   'promise.broken',
+  'notification.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -76,6 +78,10 @@ export const EVENT_OBJECTS: Record<EventType, { summary: string; object: TSchema
   'promise.broken': {
     summary: 'A promise to pay passed its date without the payments it promised (announced once, by the daily run)',
     object: PromiseToPay,
+  },
+  'notification.failed': {
+    summary: 'An e-mail to a client or a user could not be delivered (refused, or every attempt failed)',
+    object: Notification,
   },
 };
 

@@ -249,6 +249,18 @@ export async function newlyOverdue(
   return rows as WorklistRow[];
 }
 
+/** The unpaid installments of active credits due on one of these days (the reminders of the daily run). */
+export async function unpaidDueOn(db: Executor, businessId: string, days: string[]): Promise<WorklistRow[]> {
+  if (days.length === 0) return [];
+  const rows = await worklistColumns(
+    worklistBase(db, businessId)
+      .where('c.status', '=', 'active')
+      .where('i.status', '<>', 'paid')
+      .where('i.due_date', 'in', days),
+  ).execute();
+  return rows as WorklistRow[];
+}
+
 export type AccrualInstallment = Pick<
   Installment,
   'id' | 'credit_id' | 'number' | 'amount' | 'due_date' | 'status' | 'paid_date' | 'interest' | 'vat' | 'tolerance_days'

@@ -164,6 +164,11 @@ export const TAGS = [
     name: 'operators',
     description: "The platform's operators: list businesses, act as one of a business's users and stop.",
   },
+  {
+    name: 'notifications',
+    description:
+      "E-mails to the business's clients (payment reminders) and users (set-password links), and what became of each: sent, retried, failed or not configured.",
+  },
   { name: 'reports', description: 'Portfolio figures as of a date, and datasets as CSV.' },
   { name: 'audit', description: 'Every change to the data, with its before and after and who made it, newest first.' },
   { name: 'operations', description: 'Health checks for a load balancer or an orchestrator: no API key.' },

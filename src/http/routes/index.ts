@@ -27,6 +27,7 @@ import keyRoutes from './keys/index.ts';
 import { sessionRoutes, signInRoutes } from './auth/index.ts';
 import adminRoutes from './admin/index.ts';
 import consoleRoutes from './console.ts';
+import notificationRoutes from './notifications/index.ts';
 
 export async function apiRoutes(app: App) {
   await app.register(clientRoutes);
@@ -42,6 +43,7 @@ export async function apiRoutes(app: App) {
   await app.register(statementRoutes);
   await app.register(holidayRoutes);
   await app.register(leadRoutes);
+  await app.register(notificationRoutes);
   await app.register(verificationRoutes);
   await app.register(eventRoutes);
   await app.register(webhookRoutes);

@@ -15,8 +15,9 @@ import {
   idParams,
   ref,
 } from '../../schemas.ts';
-import { pageRequest, writable } from '../../helpers.ts';
+import { mailDeps, pageRequest, writable } from '../../helpers.ts';
 import { proxyTrust, publicBase } from '../../origin.ts';
+import { emailPasswordLink } from '../../../services/notifications.ts';
 import { write } from '../../idempotency.ts';
 import {
   createUser,
@@ -113,11 +114,23 @@ export default async function userRoutes(app: App) {
         sessionPolicy(app.config),
       ),
   });
+  const linkUrl = (req: Parameters<typeof publicBase>[0], link: PasswordLink) =>
+    `${publicBase(req, app.config, trust)}${setPasswordPath(link.token)}`;
   const invitation = (req: Parameters<typeof publicBase>[0], r: { user: UserInfo; link: PasswordLink }) => ({
     ...r.user,
-    set_password_url: `${publicBase(req, app.config, trust)}${setPasswordPath(r.link.token)}`,
+    set_password_url: linkUrl(req, r.link),
     set_password_expires_at: r.link.expires_at,
   });
+  // the link is also e-mailed to the user (docs/notifications.md); the admin gets it either way
+  const mailed = async (
+    req: Parameters<typeof publicBase>[0],
+    ctx: { businessId: string },
+    r: { user: UserInfo; link: PasswordLink },
+    invited: boolean,
+  ) => {
+    await emailPasswordLink(mailDeps(app), ctx, { ...r, url: linkUrl(req, r.link), invited });
+    return r;
+  };
 
   app.get(
     '/users',
@@ -161,7 +174,7 @@ export default async function userRoutes(app: App) {
         201,
         (ctx) => {
           const { current_password, ...input } = writable(req.body);
-          return createUser(app.db, ctx, input, reauth(req, current_password));
+          return createUser(app.db, ctx, input, reauth(req, current_password)).then((r) => mailed(req, ctx, r, true));
         },
         (r) => invitation(req, r),
       ),
@@ -255,7 +268,7 @@ export default async function userRoutes(app: App) {
         req,
         reply,
         201,
-        (ctx) => newPasswordLink(app.db, ctx, req.params.id),
+        (ctx) => newPasswordLink(app.db, ctx, req.params.id).then((r) => mailed(req, ctx, r, false)),
         (r) => invitation(req, r),
       ),
   );
