@@ -153,7 +153,11 @@ const ES: Record<string, string> = {
   Role: 'Rol',
   'Invite a user': 'Invitar un usuario',
   'Your password (only to make an admin)': 'Tu contraseña (solo para crear un administrador)',
-  'Your password, to make this user an admin:': 'Tu contraseña, para hacer administrador a este usuario:',
+  'Your password': 'Tu contraseña',
+  'Make {email} an admin': 'Hacer administrador a {email}',
+  'An admin can do everything in the business. Confirm it is you with your own password.':
+    'Un administrador puede hacer todo en el negocio. Confirmá que sos vos con tu propia contraseña.',
+  'Make admin': 'Hacer administrador',
   'Business id (your administrator can tell you)': 'Id del negocio (te lo dice tu administrador)',
   Invite: 'Invitar',
   Disable: 'Deshabilitar',

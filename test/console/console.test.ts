@@ -284,6 +284,46 @@ test('the staff console in Chromium', {
     await axe(page, 'users');
     await shot(page, 'users');
 
+    // making the invited user an admin asks for the admin's own password in the console's dialog
+    const roleOf = page.getByRole('combobox', { name: `Rol: ${email}` });
+    await roleOf.selectOption('admin');
+    const promote = page.getByRole('dialog', { name: `Hacer administrador a ${email}` });
+    const password = promote.getByLabel('Tu contraseña *');
+    await password.waitFor();
+    assert.equal(await password.getAttribute('type'), 'password', 'the password is masked');
+    assert.ok(await password.evaluate((el) => el === (globalThis as any).document.activeElement), 'the focus starts in the field');
+    await axe(page, 'the admin password dialog');
+    // the focus stays in the dialog: field → Hacer administrador → Cancelar → field, and back
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    assert.ok(await password.evaluate((el) => el === (globalThis as any).document.activeElement), 'Tab wraps to the field');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent), 'Cancelar');
+    // Escape cancels: nothing sent, the role stays
+    await page.keyboard.press('Escape');
+    await promote.waitFor({ state: 'detached' });
+    assert.equal(await roleOf.inputValue(), 'viewer');
+    // no password: the API's details about current_password are written under the field
+    await roleOf.selectOption('admin');
+    await promote.getByRole('button', { name: 'Hacer administrador' }).click();
+    await promote.getByText('making an admin needs your own current password').waitFor();
+    assert.equal(await password.getAttribute('aria-invalid'), 'true');
+    const described = (await password.getAttribute('aria-describedby'))!;
+    assert.match(await page.locator(`[id="${described}"]`).innerText(), /current password/);
+    await shot(page, 'make-admin');
+    // a wrong password is refused, the dialog stays open
+    await password.fill('not-my-password');
+    await page.keyboard.press('Enter');
+    await promote.getByRole('alert').getByText('current_password is not your password').waitFor();
+    // the right one: the dialog closes and the user is an admin, as the server says after a reload
+    await password.fill(PASSWORD);
+    await promote.getByRole('button', { name: 'Hacer administrador' }).click();
+    await promote.waitFor({ state: 'detached' });
+    await page.reload();
+    await page.getByRole('combobox', { name: `Rol: ${email}` }).waitFor();
+    assert.equal(await page.getByRole('combobox', { name: `Rol: ${email}` }).inputValue(), 'admin');
+
     await page.getByRole('link', { name: 'Planes' }).click();
     const form = page.getByRole('form', { name: 'Nuevo plan' });
     await form.getByLabel('Nombre').fill('Plan admin 6');
