@@ -64,7 +64,10 @@ export default async function adminRoutes(app: App) {
     async (req) =>
       req.query.limit === undefined && req.query.offset === undefined && req.query.q === undefined
         ? listBusinesses(app.db)
-        : listBusinessesPage(app.db, { ...pageRequest(req.query), ...(req.query.q === undefined ? {} : { q: req.query.q }) }),
+        : listBusinessesPage(app.db, {
+            ...pageRequest(req.query),
+            ...(req.query.q === undefined ? {} : { q: req.query.q }),
+          }),
   );
 
   // whom an operator may act as: the console's operator page lists them
