@@ -1,7 +1,7 @@
 // The console's building blocks: a labelled field with its error from the API's `details`, a
 // table, a server-paged list, a confirmation dialog, money, a bar chart. A page is mostly these.
 import { useQuery, keepPreviousData } from '@tanstack/react-query';
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, type Page, api, qs } from './api.ts';
 import { fmtMoney, t } from './i18n.ts';
 
@@ -287,6 +287,131 @@ export function ConfirmButton({
         </form>
       </dialog>
     </>
+  );
+}
+
+/** Keeps Tab and Shift+Tab inside a modal dialog: from its last control to its first and back. */
+export function trapFocus(e: KeyboardEvent<HTMLDialogElement>) {
+  if (e.key !== 'Tab') return;
+  const all = [
+    ...e.currentTarget.querySelectorAll<HTMLElement>('input, select, textarea, button, a[href], [tabindex]'),
+  ].filter((el) => !el.hasAttribute('disabled') && el.tabIndex >= 0);
+  const first = all[0];
+  const last = all[all.length - 1];
+  if (!first || !last) return;
+  if (e.shiftKey && document.activeElement === first) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && document.activeElement === last) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
+/**
+ * A modal dialog asking for the signed-in person's own password before something that needs it
+ * again (making an admin). Open while mounted; the password field is masked and labelled, the
+ * focus starts in it and stays in the dialog (Tab wraps), Escape or *Cancel* calls onCancel. The
+ * API's `details` about `current_password` are written under the field, any other refusal (a wrong
+ * password) under the form; the dialog stays open until onSubmit succeeds.
+ */
+export function PasswordDialog({
+  title,
+  text,
+  submitLabel,
+  onSubmit,
+  onCancel,
+}: {
+  title: string;
+  text: string;
+  submitLabel: string;
+  onSubmit: (password: string) => Promise<unknown>;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const id = useId();
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+    return () => d?.close();
+  }, []);
+  const fieldError = error instanceof ApiError ? error.fieldError('current_password') : undefined;
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={`${id}-t`}
+      aria-describedby={`${id}-d`}
+      onKeyDown={trapFocus}
+      onCancel={(e) => {
+        // Escape: the parent unmounts the dialog, which closes it
+        e.preventDefault();
+        onCancel();
+      }}
+    >
+      <form
+        noValidate
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (busy) return;
+          setBusy(true);
+          try {
+            await onSubmit(password);
+          } catch (err) {
+            setError(err);
+            setBusy(false);
+          }
+        }}
+      >
+        <h2 id={`${id}-t`}>{title}</h2>
+        <p id={`${id}-d`}>{text}</p>
+        <PasswordField value={password} onChange={setPassword} error={error as ApiError | null} autoFocus />
+        {error && !fieldError ? <ErrorNote error={error} /> : null}
+        <div className="actions">
+          <button type="submit" className="primary" disabled={busy}>
+            {submitLabel}
+          </button>
+          <button type="button" onClick={onCancel}>
+            {t('Cancel')}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
+function PasswordField(p: {
+  value: string;
+  onChange: (v: string) => void;
+  error: ApiError | null;
+  autoFocus?: boolean;
+}) {
+  const id = useId();
+  const err = p.error instanceof ApiError ? p.error.fieldError('current_password') : undefined;
+  return (
+    <div className={`field${err ? ' invalid' : ''}`}>
+      <label htmlFor={id}>{t('Your password')} *</label>
+      <input
+        id={id}
+        name="current_password"
+        type="password"
+        autoComplete="current-password"
+        required
+        // biome-ignore lint/a11y/noAutofocus: see PasswordDialog
+        autoFocus={p.autoFocus}
+        value={p.value}
+        aria-invalid={err ? true : undefined}
+        aria-describedby={err ? `${id}-err` : undefined}
+        onChange={(e) => p.onChange(e.target.value)}
+      />
+      {err && (
+        <small id={`${id}-err`} className="field-error">
+          {err}
+        </small>
+      )}
+    </div>
   );
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { DB } from './schema.ts';
 import { lockDataDir } from './lock.ts';
 import { flushEvents } from './repositories/events.ts';
@@ -318,6 +319,8 @@ export async function openEmbedded(dataDir: string | null, opts: { image?: Blob 
       ...(pgdata ? { dataDir: pgdata } : {}),
       ...(image ? { loadDataDir: image } : {}),
       parsers: { [DATE]: asIs, [NUMERIC]: asIs, [INT8]: Number },
+      // the client search's trigram index (migration 043)
+      extensions: { pg_trgm },
     });
   } catch (err) {
     await unlock?.();

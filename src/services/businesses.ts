@@ -6,11 +6,13 @@ import {
   getBusiness as businessRow,
   getBusinessBySlug,
   listBusinesses as businessRows,
+  pageBusinesses,
 } from '../db/repositories/businesses.ts';
 import { isValidTimeZone } from '../domain/index.ts';
 import { SLUG_MAX, SLUG_PATTERN } from '../domain/records.ts';
 import { AppError, conflict, invalid } from '../domain/errors.ts';
 import type { Database } from './context.ts';
+import type { Page, PageRequest } from '../db/repositories/page.ts';
 
 export interface BusinessInput {
   name: string;
@@ -45,6 +47,11 @@ export async function createBusiness(db: Database, input: BusinessInput): Promis
 
 export function listBusinesses(db: Database): Promise<Business[]> {
   return businessRows(db.kysely);
+}
+
+/** A page of the businesses, oldest first, optionally those whose name or slug holds q: the operators' list over HTTP. */
+export function listBusinessesPage(db: Database, opts: { q?: string } & PageRequest): Promise<Page<Business>> {
+  return pageBusinesses(db.kysely, opts);
 }
 
 export async function getBusiness(db: Database, id: string): Promise<Business> {

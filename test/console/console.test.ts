@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
-import { build, json, settableClock, type Harness } from '../helpers/app.ts';
+import { build, createTenant, json, settableClock, type Harness } from '../helpers/app.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.ts';
 import { PASSWORD, newUser } from '../helpers/sessions.ts';
 import { createOperator } from '../../src/services/users.ts';
@@ -216,10 +216,17 @@ test('the staff console in Chromium', {
       // the receipt: a PDF the API answers to the page
       const [receipt] = await Promise.all([
         page.waitForResponse((r) => r.url().endsWith(`/payments/${payments[0].id}/receipt`)),
-        page.getByRole('button', { name: 'Recibo (PDF)' }).click(),
+        page.getByRole('button', { name: 'Recibo A4' }).click(),
       ]);
       assert.equal(receipt.status(), 200);
       assert.equal(receipt.headers()['content-type'], 'application/pdf');
+      // and on 80 mm roll paper
+      const [roll] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith(`/payments/${payments[0].id}/receipt?paper=80mm`)),
+        page.getByRole('button', { name: 'Recibo 80 mm' }).click(),
+      ]);
+      assert.equal(roll.status(), 200);
+      assert.match(roll.headers()['content-disposition'] ?? '', /recibo-80mm-credito/);
       const pdf = await h.req({
         method: 'GET',
         url: `/api/credits/${creditId}/payments/${payments[0].id}/receipt`,
@@ -284,6 +291,52 @@ test('the staff console in Chromium', {
     await axe(page, 'users');
     await shot(page, 'users');
 
+    // making the invited user an admin asks for the admin's own password in the console's dialog
+    const roleOf = page.getByRole('combobox', { name: `Rol: ${email}` });
+    await roleOf.selectOption('admin');
+    const promote = page.getByRole('dialog', { name: `Hacer administrador a ${email}` });
+    const password = promote.getByLabel('Tu contraseña *');
+    await password.waitFor();
+    assert.equal(await password.getAttribute('type'), 'password', 'the password is masked');
+    assert.ok(
+      await password.evaluate((el) => el === (globalThis as any).document.activeElement),
+      'the focus starts in the field',
+    );
+    await axe(page, 'the admin password dialog');
+    // the focus stays in the dialog: field → Hacer administrador → Cancelar → field, and back
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    assert.ok(
+      await password.evaluate((el) => el === (globalThis as any).document.activeElement),
+      'Tab wraps to the field',
+    );
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent), 'Cancelar');
+    // Escape cancels: nothing sent, the role stays
+    await page.keyboard.press('Escape');
+    await promote.waitFor({ state: 'detached' });
+    assert.equal(await roleOf.inputValue(), 'viewer');
+    // no password: the API's details about current_password are written under the field
+    await roleOf.selectOption('admin');
+    await promote.getByRole('button', { name: 'Hacer administrador' }).click();
+    await promote.locator('.field-error').waitFor();
+    assert.equal(await password.getAttribute('aria-invalid'), 'true');
+    const described = (await password.getAttribute('aria-describedby'))!;
+    assert.ok((await page.locator(`[id="${described}"]`).innerText()).length > 0, 'the API says why, under the field');
+    await shot(page, 'make-admin');
+    // a wrong password is refused, the dialog stays open
+    await password.fill('not-my-password');
+    await page.keyboard.press('Enter');
+    await promote.getByRole('alert').getByText('current_password is not your password').waitFor();
+    // the right one: the dialog closes and the user is an admin, as the server says after a reload
+    await password.fill(PASSWORD);
+    await promote.getByRole('button', { name: 'Hacer administrador' }).click();
+    await promote.waitFor({ state: 'detached' });
+    await page.reload();
+    await page.getByRole('combobox', { name: `Rol: ${email}` }).waitFor();
+    assert.equal(await page.getByRole('combobox', { name: `Rol: ${email}` }).inputValue(), 'admin');
+
     await page.getByRole('link', { name: 'Planes' }).click();
     const form = page.getByRole('form', { name: 'Nuevo plan' });
     await form.getByLabel('Nombre').fill('Plan admin 6');
@@ -337,11 +390,16 @@ test('the staff console in Chromium', {
     const email = `operator-${Date.now()}@platform.example`;
     const { link } = await createOperator(h.db, { email }, h.clock());
     await setPasswordWithLink(h.db, link.token, PASSWORD, h.clock());
-    const target = await newUser(h, h.tenant.businessId, 'employee', { name: 'Julia Ruiz' });
+    // a business of its own name, among the many of the test database: found by the search, paged by the server
+    const name = `Financiera Consola ${Date.now()}`;
+    const { businessId } = await createTenant(h.db, { name, timezone: 'America/Argentina/Buenos_Aires' });
+    const target = await newUser(h, businessId, 'employee', { name: 'Julia Ruiz' });
     const page = await open(t);
     await signIn(page, w, email);
     await page.getByRole('heading', { name: 'Empresas' }).waitFor();
-    await page.getByLabel('Elegí una empresa').selectOption(h.tenant.businessId);
+    await page.getByLabel('Buscar').fill(name.slice(0, 24));
+    await page.getByRole('button', { name: `Usuarios de ${name}` }).click();
+    await page.getByRole('heading', { name: `Usuarios de ${name}` }).waitFor();
     const act = page.getByRole('button', { name: `Actuar como ${target.email}` });
     await act.waitFor();
     await axe(page, 'operator');

@@ -413,7 +413,93 @@ test('the PDFs, rendered by poppler, show the business, the client, the schedule
     assert.ok(rtext.includes(expected), `the receipt shows "${expected}":\n${rtext}`);
   assert.ok(!rtext.includes('ANULADO'), 'a payment not reversed is not marked');
   checkImage(receipt, 'receipt');
+  assert.deepEqual(pageSizes(receipt), [[595.28, 841.89]], 'the receipt is one A4 page by default');
+
+  // on 80 mm roll paper: one page 80 mm wide (226.77 pt), as tall as the receipt, the same facts
+  const roll = await s.as(
+    'GET',
+    `/api/credits/${s.credit.id}/payments/${p1.id}/receipt?paper=80mm`,
+    undefined,
+    undefined,
+    { accept: 'application/pdf' },
+  );
+  assert.equal(roll.statusCode, 200, roll.body);
+  assert.equal(
+    roll.headers['content-disposition'],
+    `inline; filename="recibo-80mm-credito-${n}-2026-03-20-${p1.id.slice(0, 8)}.pdf"`,
+  );
+  // RECEIPT_80MM_PDF=file keeps it (docs/console/receipt-80mm.png is its picture)
+  if (process.env.RECEIPT_80MM_PDF) writeFileSync(process.env.RECEIPT_80MM_PDF, roll.rawPayload);
+  const sizes = pageSizes(roll.rawPayload);
+  assert.equal(sizes.length, 1, 'one page: a roll has no page breaks');
+  const [width, height] = sizes[0]!;
+  assert.equal(Math.round(width * 100) / 100, 226.77, '80 mm = 226.77 pt');
+  assert.ok(height > 300 && height < 700, `as tall as its content, not an A4 page: ${height} pt`);
+  const roll_text = pdfText(roll.rawPayload);
+  for (const expected of [
+    BUSINESS_NAME,
+    'RECIBO DE PAGO',
+    'Cliente: José María Peña',
+    'DNI 30.123.456',
+    `Crédito Nº ${n}`,
+    'Fecha de pago 20/03/2026',
+    'Sucursal Sucursal Córdoba',
+    'IMPORTE $ 45.000,00',
+    'Cuota 1 · vto. 10/03/2026 $ 40.800,00',
+    'Punitorios $ 800,00',
+    'Cuota 2 · vto. 10/04/2026 $ 4.200,00',
+    'Saldo de la cuota $ 35.800,00',
+    'Saldo adeudado $ 75.800,00',
+    p1.id,
+  ])
+    assert.ok(roll_text.includes(expected), `the 80 mm receipt shows "${expected}":\n${roll_text}`);
+  // every word within the 72 mm printed: pdftotext's boxes end before 4 mm from the right edge
+  for (const box of wordBoxes(roll.rawPayload))
+    assert.ok(
+      box.xMax <= 226.77 - 11.33 && box.xMin >= 11.33,
+      `"${box.word}" inside the 72 mm: ${box.xMin}–${box.xMax}`,
+    );
+  // a JSON answer ignores the paper; any other paper is refused
+  assert.equal((await s.as('GET', `/api/credits/${s.credit.id}/payments/${p1.id}/receipt?paper=80mm`)).statusCode, 200);
+  const bad = await s.as(
+    'GET',
+    `/api/credits/${s.credit.id}/payments/${p1.id}/receipt?paper=letter`,
+    undefined,
+    undefined,
+    {
+      accept: 'application/pdf',
+    },
+  );
+  assert.equal(bad.statusCode, 400, bad.body);
+  assert.equal(json(bad).code, 'validation_failed');
 });
+
+/** Each page's width and height in points, as pdfinfo reports them. */
+function pageSizes(pdf: Buffer): [number, number][] {
+  return withPdf(pdf, (file) => {
+    const r = spawnSync('pdfinfo', ['-l', '99', file], { encoding: 'utf8' });
+    assert.equal(r.status, 0, `pdfinfo failed: ${r.stderr}`);
+    return [...r.stdout.matchAll(/^Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => [
+      Number(m[1]),
+      Number(m[2]),
+    ]);
+  });
+}
+
+/** The words of the PDF with their boxes (pdftotext -bbox), in points. */
+function wordBoxes(pdf: Buffer): { word: string; xMin: number; xMax: number }[] {
+  return withPdf(pdf, (file) => {
+    const r = spawnSync('pdftotext', ['-bbox', file, '-'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, `pdftotext failed: ${r.stderr}`);
+    return [
+      ...r.stdout.matchAll(/<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<\/word>/g),
+    ].map((m) => ({
+      word: m[3]!,
+      xMin: Number(m[1]),
+      xMax: Number(m[2]),
+    }));
+  });
+}
 
 test('the renderer: CUIT formatted, a reversed payment marked ANULADO with its reason, long schedules over pages', async (t) => {
   if (!POPPLER) return t.skip(NO_POPPLER);

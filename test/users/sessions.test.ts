@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
-import { build, json, settableClock } from '../helpers/app.ts';
+import { build, createTenant, json, settableClock } from '../helpers/app.ts';
 import { PASSWORD, newUser, operatorSession, sessionOf, setCookies, signIn, userSession } from '../helpers/sessions.ts';
 
 test('the session cookies: HttpOnly session, readable csrf, SameSite=Lax, Path=/, Secure only over https', async (t) => {
@@ -318,4 +318,49 @@ test('the session sweep deletes ended sessions, spent links and finished sign-in
   assert.equal(left.length, 1);
   assert.equal((await h.app.inject({ method: 'GET', url: '/auth/me', headers: live.read })).statusCode, 200);
   assert.equal((await h.app.inject({ method: 'GET', url: '/auth/me', headers: ended.read })).statusCode, 401);
+});
+
+test('operators: the business list pages with limit/offset and finds by name or slug; without them it is the whole array, as before', async (t) => {
+  const h = await build(t);
+  const op = await operatorSession(h);
+  const get = async (url: string) => h.app.inject({ method: 'GET', url, headers: op.read });
+  const tag = `pag${randomUUID().slice(0, 8)}`;
+  const made: string[] = [];
+  for (const i of [1, 2, 3]) made.push((await createTenant(h.db, { name: `Financiera ${tag} ${i}` })).businessId);
+
+  const whole = await get('/admin/businesses');
+  assert.equal(whole.statusCode, 200);
+  assert.ok(Array.isArray(json(whole)), 'no limit, offset or q: the array of before');
+  assert.ok(made.every((id) => json(whole).some((b: { id: string }) => b.id === id)));
+
+  // q: a part of the name, any case, oldest first; paged two at a time
+  const first = await get(`/admin/businesses?q=${tag.toUpperCase()}&limit=2`);
+  assert.equal(first.statusCode, 200, first.body);
+  assert.deepEqual(
+    { ...(json(first) as object), items: json(first).items.map((b: { id: string }) => b.id) },
+    { items: made.slice(0, 2), total: 3, limit: 2, offset: 0 },
+  );
+  const second = json(await get(`/admin/businesses?q=${tag}&limit=2&offset=2`));
+  assert.deepEqual(
+    second.items.map((b: { id: string }) => b.id),
+    [made[2]],
+  );
+  assert.equal(second.total, 3);
+  // a part of the slug finds it too; only offset: a page of 50
+  const slug = json(first).items[0].slug as string;
+  const bySlug = json(await get(`/admin/businesses?q=${encodeURIComponent(slug)}&offset=0`));
+  assert.equal(bySlug.limit, 50);
+  assert.ok(bySlug.items.some((b: { id: string }) => b.id === made[0]));
+  // the whole list paged: total is every business
+  const paged = json(await get('/admin/businesses?limit=1'));
+  assert.equal(paged.total, json(whole).length);
+  assert.equal(paged.items.length, 1);
+  // LIKE's wildcards are plain characters in q
+  assert.equal(json(await get(`/admin/businesses?q=${tag}%25&limit=5`)).total, 0);
+
+  for (const bad of ['limit=0', 'limit=101', 'offset=-1', 'limit=x', 'colour=red']) {
+    const r = await get(`/admin/businesses?${bad}`);
+    assert.equal(r.statusCode, 400, `${bad}: ${r.body}`);
+    assert.equal(json(r).code, 'validation_failed');
+  }
 });

@@ -6,7 +6,17 @@ import { useLocation } from 'wouter';
 import { type Page, api, newKey, qs } from '../api.ts';
 import { fmtDate, fmtInstant, fmtPct, t } from '../i18n.ts';
 import { type User, useCan } from '../session.tsx';
-import { ConfirmButton, ErrorNote, Field, Money, QuickForm, ServerTable, ShownOnce, Table } from '../ui.tsx';
+import {
+  ConfirmButton,
+  ErrorNote,
+  Field,
+  Money,
+  PasswordDialog,
+  QuickForm,
+  ServerTable,
+  ShownOnce,
+  Table,
+} from '../ui.tsx';
 import { SimulationView, useSimulation } from './Grant.tsx';
 import { type Plan, useBranches, usePlans } from './shared.ts';
 
@@ -210,9 +220,24 @@ export function Users() {
   const [link, setLink] = useState<string | null>(null);
   const refresh = () => qc.invalidateQueries({ queryKey: ['/api/users'] });
   const linkOf = async (p: Promise<{ set_password_url: string }>) => setLink((await p).set_password_url);
+  /** the user being made an admin, while the password dialog is open */
+  const [promote, setPromote] = useState<User | null>(null);
   return (
     <>
       <h1>{t('Users')}</h1>
+      {promote && (
+        <PasswordDialog
+          title={t('Make {email} an admin', { email: promote.email })}
+          text={t('An admin can do everything in the business. Confirm it is you with your own password.')}
+          submitLabel={t('Make admin')}
+          onCancel={() => setPromote(null)}
+          onSubmit={async (current_password) => {
+            await api(`/api/users/${promote.id}`, { method: 'PUT', body: { role: 'admin', current_password } });
+            setPromote(null);
+            await refresh();
+          }}
+        />
+      )}
       {link && <ShownOnce label={t('Send this link to the person; it works once, for 72 hours:')} value={link} />}
       <ServerTable<User>
         path="/api/users"
@@ -227,15 +252,9 @@ export function Users() {
                 value={u.role}
                 onChange={async (e) => {
                   const role = e.target.value;
-                  // making an admin asks for the admin's own password again (docs/security.md)
-                  const current_password =
-                    role === 'admin' && u.role !== 'admin'
-                      ? (window.prompt(t('Your password, to make this user an admin:')) ?? undefined)
-                      : undefined;
-                  await api(`/api/users/${u.id}`, {
-                    method: 'PUT',
-                    body: { role, ...(current_password ? { current_password } : {}) },
-                  }).catch((err) => alert(err.message));
+                  // making an admin asks for the admin's own password again (docs/security.md), in a dialog
+                  if (role === 'admin' && u.role !== 'admin') return setPromote(u);
+                  await api(`/api/users/${u.id}`, { method: 'PUT', body: { role } }).catch((err) => alert(err.message));
                   await refresh();
                 }}
               >

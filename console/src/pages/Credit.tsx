@@ -173,9 +173,18 @@ export function CreditPage() {
             {
               header: t('Receipt'),
               cell: (p) => (
-                <button type="button" onClick={() => openPdf(`/api/credits/${id}/payments/${p.id}/receipt`)}>
-                  {t('Receipt')} (PDF)
-                </button>
+                <span className="actions">
+                  <button type="button" onClick={() => openPdf(`/api/credits/${id}/payments/${p.id}/receipt`)}>
+                    {t('Receipt')} A4
+                  </button>
+                  <button
+                    type="button"
+                    title={t('for an 80 mm roll printer')}
+                    onClick={() => openPdf(`/api/credits/${id}/payments/${p.id}/receipt?paper=80mm`)}
+                  >
+                    {t('Receipt')} 80 mm
+                  </button>
+                </span>
               ),
             },
             ...(canWrite

@@ -1,12 +1,12 @@
-// The platform operator's page: every business, its users, and "act as" one of them (the banner
+// The platform operator's page: the businesses (paged by the server, searched by name), a business's users, and "act as" one of them (the banner
 // then says so on every page until they stop).
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import { api } from '../api.ts';
 import { fmtInstant, t } from '../i18n.ts';
 import type { Me, User } from '../session.tsx';
-import { ErrorNote, Field, ServerTable, Table } from '../ui.tsx';
+import { ErrorNote, Field, ServerTable } from '../ui.tsx';
 
 interface Business {
   id: string;
@@ -19,10 +19,15 @@ interface Business {
 export function Operator() {
   const qc = useQueryClient();
   const [, navigate] = useLocation();
-  const q = useQuery({ queryKey: ['/admin/businesses'], queryFn: () => api<Business[]>('/admin/businesses') });
-  const [business, setBusiness] = useState('');
+  const [search, setSearch] = useState('');
+  const [q, setQ] = useState('');
+  // the server filters by a part of the name or slug, 250 ms after the last key (as Clientes)
+  useEffect(() => {
+    const timer = setTimeout(() => setQ(search.trim()), 250);
+    return () => clearTimeout(timer);
+  }, [search]);
+  const [chosen, setChosen] = useState<Business | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const chosen = business || q.data?.[0]?.id || '';
   const actAs = async (u: User) => {
     setError(null);
     try {
@@ -37,31 +42,33 @@ export function Operator() {
   return (
     <>
       <h1>{t('Businesses')}</h1>
-      <ErrorNote error={q.error ?? error} />
-      <Table
-        rows={q.data ?? []}
-        rowKey={(b) => b.id}
+      <ErrorNote error={error} />
+      <div className="filters">
+        <Field label={t('Search')} name="q" type="search" value={search} onChange={setSearch} />
+      </div>
+      <ServerTable<Business>
+        path="/admin/businesses"
+        params={q ? { q } : {}}
         columns={[
           { header: t('Name'), cell: (b) => b.name },
           { header: 'Slug', cell: (b) => b.slug ?? '—' },
           { header: 'Timezone', cell: (b) => b.timezone },
           { header: t('Created'), cell: (b) => fmtInstant(b.created_at) },
+          {
+            header: t('Users'),
+            cell: (b) => (
+              <button type="button" aria-pressed={chosen?.id === b.id} onClick={() => setChosen(b)}>
+                {t('Users of {name}', { name: b.name })}
+              </button>
+            ),
+          },
         ]}
       />
       <section aria-labelledby="users">
-        <h2 id="users">{t('Users')}</h2>
-        <div className="filters">
-          <Field
-            label={t('Choose a business')}
-            name="business"
-            value={chosen}
-            onChange={setBusiness}
-            options={(q.data ?? []).map((b) => ({ value: b.id, label: b.name }))}
-          />
-        </div>
-        {chosen && (
+        <h2 id="users">{chosen ? t('Users of {name}', { name: chosen.name }) : t('Users')}</h2>
+        {chosen ? (
           <ServerTable<User>
-            path={`/admin/businesses/${chosen}/users`}
+            path={`/admin/businesses/${chosen.id}/users`}
             columns={[
               { header: t('Name'), cell: (u) => u.name ?? '—' },
               { header: t('Email'), cell: (u) => u.email },
@@ -79,6 +86,8 @@ export function Operator() {
               },
             ]}
           />
+        ) : (
+          <p className="empty">{t('Choose a business')}</p>
         )}
       </section>
     </>

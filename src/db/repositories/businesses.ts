@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB, Business } from '../schema.ts';
+import { pageOf, type Page, type PageRequest } from './page.ts';
 
 /** Without a slug, the database makes one from the name (migration 016). */
 export async function createBusiness(
@@ -19,6 +20,17 @@ export async function createBusiness(
 
 export function listBusinesses(db: Kysely<DB>): Promise<Business[]> {
   return db.selectFrom('businesses').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+/** One page of the businesses, oldest first (the operators' list); q: a part of the name or the slug, any case. */
+export function pageBusinesses(db: Kysely<DB>, opts: { q?: string } & PageRequest): Promise<Page<Business>> {
+  let base = db.selectFrom('businesses');
+  const q = opts.q?.trim();
+  if (q) {
+    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    base = base.where((eb) => eb.or([eb('name', 'ilike', like), eb('slug', 'ilike', like)]));
+  }
+  return pageOf(base, (b) => b.selectAll().orderBy('created_at').orderBy('id'), opts);
 }
 
 export function getBusiness(db: Kysely<DB>, id: string): Promise<Business | undefined> {

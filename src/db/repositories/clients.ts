@@ -19,6 +19,14 @@ export const fold = (v: string) =>
 export const foldSql = (expr: RawBuilder<string>) => sql<string>`translate(lower(${expr}), ${ACCENTED}, ${PLAIN})`;
 
 /**
+ * What a part of a name or email is searched in, folded: "first last first", then chr(1) (which no
+ * one types) and the email; so "nombre apellido" and "apellido nombre" are both found. The very
+ * expression of the trigram index clients_search_trgm (migration 043), literals and all: change
+ * both or neither.
+ */
+export const CLIENT_SEARCH_TEXT = sql<string>`translate(lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(first_name, '') || chr(1) || coalesce(email, '')), ${sql.lit(ACCENTED)}, ${sql.lit(PLAIN)})`;
+
+/**
  * Newest first; with updatedSince, only the clients changed at or after it, oldest change first
  * (updated_at, id): a range of the index clients_updated (migration 014).
  */
@@ -39,9 +47,7 @@ export function listClients(
       eb.or([
         eb('dni', 'like', `${esc(q)}%`),
         ...(cuit ? [eb('cuit', 'like', `${cuit}%`)] : []),
-        eb(foldSql(sql`coalesce(first_name, '') || ' ' || coalesce(last_name, '')`), 'like', like),
-        eb(foldSql(sql`coalesce(last_name, '') || ' ' || coalesce(first_name, '')`), 'like', like),
-        eb(foldSql(sql`coalesce(email, '')`), 'like', like),
+        eb(CLIENT_SEARCH_TEXT, 'like', like),
       ]),
     );
   }

@@ -461,3 +461,135 @@ export function renderReceiptPdf(r: ReceiptDocument, o: { timezone: string; now:
   s.cell(`Firma y sello · ${r.business.name}`, MARGIN + WIDTH - 200, 200, { size: 8, color: MUTED, align: 'right' });
   return s.finish(`${r.business.name} · Recibo de pago del crédito Nº ${c.sequential_id} · ${fecha(p.paid_on)}`);
 }
+
+// ---- the receipt on 80 mm roll paper (a counter's thermal printer)
+
+const MM = 72 / 25.4;
+/** 80 mm wide; 4 mm margins leave the 72 mm a thermal printer's head prints */
+const ROLL = { width: 80 * MM, margin: 4 * MM };
+const ROLL_WIDTH = ROLL.width - 2 * ROLL.margin;
+
+/**
+ * The receipt on an 80 mm roll: one column 72 mm wide, the page as tall as its content (drawn once
+ * to measure it, then again on a page of that height), the same facts as the A4 receipt.
+ */
+export async function renderReceipt80mmPdf(r: ReceiptDocument, o: { timezone: string; now: Date }): Promise<Buffer> {
+  const height = drawRoll(null, r, o);
+  const doc = new PDFDocument({
+    size: [ROLL.width, Math.ceil(height + ROLL.margin)],
+    margin: ROLL.margin,
+    lang: 'es-AR',
+    info: {
+      Title: winAnsi(`Recibo de pago - Crédito Nº ${r.credit.sequential_id}`),
+      Author: winAnsi(r.business.name),
+      Subject: winAnsi(`Pago de ${fullName(r.client)} del ${fecha(r.payment.paid_on)}`),
+    },
+  });
+  doc.info.CreationDate = o.now;
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('data', (c: Buffer) => chunks.push(c));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  drawRoll(doc, r, o);
+  doc.end();
+  return done;
+}
+
+/** Draws the roll receipt on doc (or only measures it, doc null); the height used, in points. */
+function drawRoll(target: PDFKit.PDFDocument | null, r: ReceiptDocument, o: { timezone: string }): number {
+  // measuring needs a document too: a tall scratch one, never ended
+  const doc = target ?? new PDFDocument({ size: [ROLL.width, 14_400], margin: ROLL.margin });
+  const x = ROLL.margin;
+  let y = ROLL.margin;
+  const text = (
+    t: string,
+    f: { size?: number; bold?: boolean; color?: string; align?: 'left' | 'center' | 'right' } = {},
+  ) => {
+    doc.font(f.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(f.size ?? 8);
+    const s = winAnsi(t);
+    const h = doc.heightOfString(s, { width: ROLL_WIDTH });
+    doc
+      .fillColor(f.color ?? INK)
+      .text(s, x, y, { width: ROLL_WIDTH, align: f.align ?? 'left' })
+      .fillColor(INK);
+    y += h + 2;
+  };
+  /** a label on the left and its figure on the right of one line */
+  const line = (label: string, value: string, f: { size?: number; bold?: boolean } = {}) => {
+    const size = f.size ?? 8;
+    doc.font(f.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(size);
+    const v = winAnsi(value);
+    const vw = doc.widthOfString(v);
+    const l = winAnsi(label);
+    const lh = doc.heightOfString(l, { width: ROLL_WIDTH - vw - 6 });
+    doc.text(l, x, y, { width: ROLL_WIDTH - vw - 6 });
+    doc.text(v, x + ROLL_WIDTH - vw, y, { lineBreak: false });
+    y += Math.max(lh, size * 1.2) + 2;
+  };
+  const rule = (dashed = true) => {
+    y += 2;
+    doc
+      .moveTo(x, y)
+      .lineTo(x + ROLL_WIDTH, y)
+      .lineWidth(0.5)
+      .strokeColor(INK);
+    if (dashed) doc.dash(2, { space: 2 });
+    doc.stroke().undash();
+    y += 4;
+  };
+
+  const p = r.payment;
+  const c = r.credit;
+  text(r.business.name, { size: 11, bold: true, align: 'center' });
+  text('RECIBO DE PAGO', { size: 10, bold: true, align: 'center' });
+  text(`Emitido el ${fecha(r.as_of)}`, { size: 7.5, color: MUTED, align: 'center' });
+  rule(false);
+  if (p.reversed_at !== null) {
+    text(`PAGO ANULADO el ${fechaDe(p.reversed_at, o.timezone)}`, { size: 10, bold: true, color: ALERT });
+    if (p.reversal_reason) text(`Motivo: ${p.reversal_reason}`, { size: 8, color: ALERT });
+    rule(false);
+  }
+  text(`Cliente: ${fullName(r.client)}`, { bold: true });
+  text(`DNI ${dni(r.client.dni)}${r.client.cuit ? ` · CUIT/CUIL ${cuit(r.client.cuit)}` : ''}`);
+  line('Crédito Nº', String(c.sequential_id));
+  line('Fecha de pago', fecha(p.paid_on));
+  if (p.branch_name) line('Sucursal', p.branch_name);
+  if (p.origin === 'refinance')
+    text('Cancelación del saldo por refinanciación (sin movimiento de dinero: el saldo pasó al crédito nuevo).', {
+      size: 7.5,
+    });
+  rule();
+  line('IMPORTE', pesos(p.amount), { size: 12, bold: true });
+  rule();
+  text('Aplicación del pago', { bold: true });
+  for (const a of r.applied) {
+    line(`Cuota ${a.number} · vto. ${fecha(a.due_date)}`, pesos(a.amount), { bold: true });
+    if (money(a.punitory).gt(0)) line('  Punitorios', pesos(a.punitory));
+    if (a.vat !== null && money(a.vat).gt(0)) line('  IVA', pesos(a.vat));
+    if (a.interest !== null) line('  Interés', pesos(a.interest));
+    if (a.principal !== null) line('  Capital', pesos(a.principal));
+    line('  Saldo de la cuota', pesos(a.outstanding_after));
+  }
+  rule();
+  const b = r.balance_after;
+  line('Total pagado hasta este pago', pesos(b.paid));
+  line('Punitorios registrados', pesos(b.punitory_posted));
+  line(b.outstanding < 0 ? 'Saldo a favor del cliente' : 'Saldo adeudado', pesos(Math.abs(b.outstanding)), {
+    size: 10,
+    bold: true,
+  });
+  rule();
+  text(`Comprobante ${p.id}`, { size: 6.5, color: MUTED });
+  y += 22;
+  doc
+    .moveTo(x + ROLL_WIDTH * 0.25, y)
+    .lineTo(x + ROLL_WIDTH * 0.75, y)
+    .lineWidth(0.5)
+    .strokeColor(INK)
+    .stroke();
+  y += 3;
+  text(`Firma y sello · ${r.business.name}`, { size: 7, color: MUTED, align: 'center' });
+  return y;
+}

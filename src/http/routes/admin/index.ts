@@ -19,7 +19,7 @@ import {
 import { pageRequest } from '../../helpers.ts';
 import { listUsersOfBusiness } from '../../../services/users.ts';
 import { requireSession } from '../../plugins/auth.ts';
-import { listBusinesses } from '../../../services/businesses.ts';
+import { listBusinesses, listBusinessesPage } from '../../../services/businesses.ts';
 import { impersonate, stopImpersonating } from '../../../services/sessions.ts';
 import { Me, started } from '../auth/index.ts';
 import * as ux from '../users/examples.ts';
@@ -30,21 +30,44 @@ const refusals = { 401: errorResponse(401), 403: errorResponse(403) };
 export default async function adminRoutes(app: App) {
   requireSession(app, { operator: true });
 
+  // paged with limit/offset like the other lists; without either, the whole list as an array, as it
+  // was before it was paged (the callers of before keep working)
   app.get(
     '/admin/businesses',
     {
       schema: {
         operationId: 'listBusinesses',
         tags: ['operators'],
-        summary: 'Every business of the platform (operators)',
+        summary: 'The businesses of the platform, oldest first (operators)',
+        description:
+          'With `limit`, `offset` or `q`, a page like every list (`limit` 1 to 100, 50 when not given; `q`: a part of the name or the slug, any case); without any of them, every business as an array, the answer of before the list was paged.',
         security: SESSION,
+        querystring: Type.Object(
+          {
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+            offset: Type.Optional(Type.Integer({ minimum: 0 })),
+            q: Type.Optional(Type.String({ maxLength: 200, description: 'a part of the name or the slug, any case' })),
+          },
+          { additionalProperties: false },
+        ),
         response: {
-          200: documented(Type.Array(ref(Business)), 'The businesses, oldest first', [ux.business]),
+          200: documented(
+            Type.Union([Page(ref(Business)), Type.Array(ref(Business))]),
+            'A page of businesses (with limit, offset or q), or every business as an array (without)',
+            { items: [ux.business], total: 1, limit: 50, offset: 0 },
+          ),
           ...refusals,
+          ...errors(400),
         },
       },
     },
-    async () => listBusinesses(app.db),
+    async (req) =>
+      req.query.limit === undefined && req.query.offset === undefined && req.query.q === undefined
+        ? listBusinesses(app.db)
+        : listBusinessesPage(app.db, {
+            ...pageRequest(req.query),
+            ...(req.query.q === undefined ? {} : { q: req.query.q }),
+          }),
   );
 
   // whom an operator may act as: the console's operator page lists them

@@ -9,7 +9,7 @@ import { Receipt, Statement, UuidParam, errors, ref } from '../../schemas.ts';
 import * as ex from '../../examples.ts';
 import { creditStatement, paymentReceipt } from '../../../services/statements.ts';
 import { negotiate } from '../../negotiation.ts';
-import { renderReceiptPdf, renderStatementPdf } from '../../pdf/documents.ts';
+import { renderReceipt80mmPdf, renderReceiptPdf, renderStatementPdf } from '../../pdf/documents.ts';
 import { fileName } from '../../pdf/format.ts';
 
 const OFFERED = ['application/json', 'application/pdf'] as const;
@@ -96,12 +96,21 @@ export default async function statementRoutes(app: App) {
         description:
           'Negotiated like the statement. A payment of another credit (or business) is 404. A reversed payment is marked (reversed_at; ANULADO on the PDF).',
         params: Type.Object({ id: UuidParam(ex.ids.credit), paymentId: UuidParam(ex.ids.payment) }),
+        querystring: Type.Object({
+          paper: Type.Optional(
+            Type.Union([Type.Literal('a4'), Type.Literal('80mm')], {
+              default: 'a4',
+              description:
+                "the PDF's paper: a4 (the default), or 80mm for a counter's roll printer (80 mm wide, 72 mm printed, as tall as the receipt); the JSON answer ignores it",
+            }),
+          ),
+        }),
         response: {
           200: either(
             'The receipt',
             Receipt,
             ex.receipt,
-            'the receipt as a PDF (A4, Spanish): the payment, its application and the balance after it',
+            'the receipt as a PDF (A4, or 80 mm roll paper with paper=80mm; Spanish): the payment, its application and the balance after it',
           ),
           ...errors(406),
         },
@@ -111,11 +120,18 @@ export default async function statementRoutes(app: App) {
       const type = representation(req);
       const doc = await paymentReceipt(app.db.kysely, req.auth, req.params.id, req.params.paymentId);
       if (type === 'application/json') return reply.type('application/json; charset=utf-8').send(doc);
-      const pdf = await renderReceiptPdf(doc, { timezone: req.auth.timezone, now: req.auth.now });
+      const roll = req.query.paper === '80mm';
+      const render = roll ? renderReceipt80mmPdf : renderReceiptPdf;
+      const pdf = await render(doc, { timezone: req.auth.timezone, now: req.auth.now });
       return sendPdf(
         reply,
         pdf,
-        fileName('recibo-credito', doc.credit.sequential_id, doc.payment.paid_on, doc.payment.id.slice(0, 8)),
+        fileName(
+          roll ? 'recibo-80mm-credito' : 'recibo-credito',
+          doc.credit.sequential_id,
+          doc.payment.paid_on,
+          doc.payment.id.slice(0, 8),
+        ),
       );
     },
   );
