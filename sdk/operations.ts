@@ -22,7 +22,7 @@ export function operations(client: Client<paths, 'application/json'>) {
     signOut: p["/auth/logout"].POST,
     /** The current user: the session’s user and business, or the operator, and who acts as whom (GET /auth/me) */
     getCurrentUser: p["/auth/me"].GET,
-    /** Every business of the platform (operators) (GET /admin/businesses) */
+    /** The businesses of the platform, oldest first (operators) (GET /admin/businesses) */
     listBusinesses: p["/admin/businesses"].GET,
     /** A business's users, oldest first, to choose whom to act as (operators) (GET /admin/businesses/{id}/users) */
     listBusinessUsers: p["/admin/businesses/{id}/users"].GET,
@@ -100,6 +100,18 @@ export function operations(client: Client<paths, 'application/json'>) {
     refinanceCredit: p["/api/credits/{id}/refinance"].POST,
     /** Cancel an active credit with no payment: status inactive; its installments stay as history and leave every outstanding figure (POST /api/credits/{id}/cancel) */
     cancelCredit: p["/api/credits/{id}/cancel"].POST,
+    /** Record a promise to pay: an amount by a day (today to today + 60 days) (POST /api/credits/{id}/promises) */
+    createPromise: p["/api/credits/{id}/promises"].POST,
+    /** The credit's promises to pay, newest first, each with its status as of today (GET /api/credits/{id}/promises) */
+    listPromises: p["/api/credits/{id}/promises"].GET,
+    /** Cancel a pending promise (a kept, broken or cancelled one is 409) (POST /api/credits/{id}/promises/{pid}/cancel) */
+    cancelPromise: p["/api/credits/{id}/promises/{pid}/cancel"].POST,
+    /** Name the credit's collector (a user of the business), or none with null (PUT /api/credits/{id}/collector) */
+    setCreditCollector: p["/api/credits/{id}/collector"].PUT,
+    /** Record a contact with the client (a call, a visit, a message) and its outcome (POST /api/clients/{id}/notes) */
+    createNote: p["/api/clients/{id}/notes"].POST,
+    /** The client's contact notes, newest first (GET /api/clients/{id}/notes) */
+    listNotes: p["/api/clients/{id}/notes"].GET,
     /** The collections worklist: installments, most days late first, each with its client and credit number (GET /api/installments) */
     listInstallments: p["/api/installments"].GET,
     /** The credit's statement as of today: client, schedule with each installment's parts and status, payments, and what is owed (JSON, or PDF with Accept: application/pdf) (GET /api/credits/{id}/statement) */
@@ -118,6 +130,8 @@ export function operations(client: Client<paths, 'application/json'>) {
     getLead: p["/api/leads/{id}"].GET,
     /** Create a client from a lead; the lead becomes converted (409 when it was, or when a client has its dni) (POST /api/leads/{id}/convert) */
     convertLead: p["/api/leads/{id}/convert"].POST,
+    /** List the e-mails sent or queued (newest first): payment reminders to clients and, for admins and full keys, set-password links to users (GET /api/notifications) */
+    listNotifications: p["/api/notifications"].GET,
     /** Check a client's CUIT in the central bank's debtor registry or the tax authority's register (POST /api/clients/{id}/verifications) */
     verifyClient: p["/api/clients/{id}/verifications"].POST,
     /** List a client's verifications, newest first; source narrows them (GET /api/clients/{id}/verifications) */

@@ -32,6 +32,10 @@ export function resources(ops: Operations) {
       listUploadSessions: ops.listUploadSessions,
       /** Revoke an upload link (contract 10); revoking again answers the same record, with the first revoked_at (DELETE /api/clients/{id}/upload-sessions/{sessionId}) */
       revokeUploadSession: ops.revokeUploadSession,
+      /** Record a contact with the client (a call, a visit, a message) and its outcome (POST /api/clients/{id}/notes) */
+      createNote: ops.createNote,
+      /** The client's contact notes, newest first (GET /api/clients/{id}/notes; paged by offset: for await over its items) */
+      listNotes: paged(ops.listNotes, "offset"),
       /** Check a client's CUIT in the central bank's debtor registry or the tax authority's register (POST /api/clients/{id}/verifications) */
       verify: ops.verifyClient,
       /** List a client's verifications, newest first; source narrows them (GET /api/clients/{id}/verifications; paged by offset: for await over its items) */
@@ -90,6 +94,14 @@ export function resources(ops: Operations) {
       refinance: ops.refinanceCredit,
       /** Cancel an active credit with no payment: status inactive; its installments stay as history and leave every outstanding figure (POST /api/credits/{id}/cancel) */
       cancel: ops.cancelCredit,
+      /** Record a promise to pay: an amount by a day (today to today + 60 days) (POST /api/credits/{id}/promises) */
+      createPromise: ops.createPromise,
+      /** The credit's promises to pay, newest first, each with its status as of today (GET /api/credits/{id}/promises) */
+      listPromises: ops.listPromises,
+      /** Cancel a pending promise (a kept, broken or cancelled one is 409) (POST /api/credits/{id}/promises/{pid}/cancel) */
+      cancelPromise: ops.cancelPromise,
+      /** Name the credit's collector (a user of the business), or none with null (PUT /api/credits/{id}/collector) */
+      setCollector: ops.setCreditCollector,
       /** The credit's statement as of today: client, schedule with each installment's parts and status, payments, and what is owed (JSON, or PDF with Accept: application/pdf) (GET /api/credits/{id}/statement) */
       getStatement: ops.getCreditStatement,
       /** A payment's receipt: its amount and date, how it was applied to the installments, and the credit's balance after it (JSON, or PDF with Accept: application/pdf) (GET /api/credits/{id}/payments/{paymentId}/receipt) */
@@ -114,6 +126,10 @@ export function resources(ops: Operations) {
       get: ops.getLead,
       /** Create a client from a lead; the lead becomes converted (409 when it was, or when a client has its dni) (POST /api/leads/{id}/convert) */
       convert: ops.convertLead,
+    },
+    notifications: {
+      /** List the e-mails sent or queued (newest first): payment reminders to clients and, for admins and full keys, set-password links to users (GET /api/notifications; paged by offset: for await over its items) */
+      list: paged(ops.listNotifications, "offset"),
     },
     events: {
       /** The business's events after a sequence, oldest first (GET /api/events; paged by after: for await over its items) */

@@ -158,7 +158,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every business of the platform (operators) */
+        /**
+         * The businesses of the platform, oldest first (operators)
+         * @description With `limit`, `offset` or `q`, a page like every list (`limit` 1 to 100, 50 when not given; `q`: a part of the name or the slug, any case); without any of them, every business as an array, the answer of before the list was paged.
+         */
         get: operations["listBusinesses"];
         put?: never;
         post?: never;
@@ -684,6 +687,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/credits/{id}/promises": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The credit's promises to pay, newest first, each with its status as of today */
+        get: operations["listPromises"];
+        put?: never;
+        /**
+         * Record a promise to pay: an amount by a day (today to today + 60 days)
+         * @description Kept once the payments registered since, dated up to promised_for, add up to amount; broken once promised_for has passed otherwise. Active and written-off credits only (409). Event promise.created.
+         */
+        post: operations["createPromise"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/{id}/promises/{pid}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a pending promise (a kept, broken or cancelled one is 409) */
+        post: operations["cancelPromise"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/{id}/collector": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Name the credit's collector (a user of the business), or none with null */
+        put: operations["setCreditCollector"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{id}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The client's contact notes, newest first */
+        get: operations["listNotes"];
+        put?: never;
+        /**
+         * Record a contact with the client (a call, a visit, a message) and its outcome
+         * @description credit_id, when given, is one of the client’s credits (422 otherwise).
+         */
+        post: operations["createNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/installments": {
         parameters: {
             query?: never;
@@ -827,6 +906,23 @@ export interface paths {
          * @description The client gets the lead's first_name, last_name, dni, phone and email; the body may complete or correct any client field. The client is created and the lead marked converted in one transaction. 409 when the lead was converted already, or when a client of the business has the dni (or the cuit given): the lead stays new.
          */
         post: operations["convertLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the e-mails sent or queued (newest first): payment reminders to clients and, for admins and full keys, set-password links to users */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1383,6 +1479,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "promise.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A promise to pay was taken on a credit
+         * @description Sent to every enabled endpoint subscribed to this type (or to all types), at least once and in order per credit; retried with backoff for 3 days until the endpoint answers 2xx. Check `Lending-Signature` before trusting the body (docs/webhooks.md).
+         */
+        post: operations["on_promise_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "promise.broken": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A promise to pay passed its date without the payments it promised (announced once, by the daily run)
+         * @description Sent to every enabled endpoint subscribed to this type (or to all types), at least once and in order per credit; retried with backoff for 3 days until the endpoint answers 2xx. Check `Lending-Signature` before trusting the body (docs/webhooks.md).
+         */
+        post: operations["on_promise_broken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "notification.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An e-mail to a client or a user could not be delivered (refused, or every attempt failed)
+         * @description Sent to every enabled endpoint subscribed to this type (or to all types), at least once and in order per credit; retried with backoff for 3 days until the endpoint answers 2xx. Check `Lending-Signature` before trusting the body (docs/webhooks.md).
+         */
+        post: operations["on_notification_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1426,6 +1582,8 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             cuit: string | null;
+            /** @description true: the client asked not to be reminded; no reminder is e-mailed to them (default false) */
+            notifications_opt_out: boolean;
         };
         /** Credit */
         Credit: {
@@ -1460,6 +1618,7 @@ export interface components {
             amortization: "flat" | "french";
             /** @description VAT on interest and punitory, a fraction (0.21 = 21 %) */
             vat_rate: number;
+            collector_id: string | null;
         };
         /** Installment */
         Installment: {
@@ -1918,6 +2077,38 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** Promise */
+        Promise: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            credit_id: string;
+            /** @description decimal amount, at most 2 decimals */
+            amount: number;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            promised_for: string;
+            status: "pending" | "kept" | "broken" | "cancelled";
+            note: string | null;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** Note */
+        Note: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            client_id: string;
+            credit_id: string | null;
+            channel: "call" | "visit" | "whatsapp" | "email" | "sms" | "other";
+            outcome: string;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
         /** Verification */
         Verification: {
             /** Format: uuid */
@@ -2099,6 +2290,29 @@ export interface components {
             created_at: string;
             last_used_at: string | null;
             revoked_at: string | null;
+        };
+        /** Notification */
+        Notification: {
+            /** Format: uuid */
+            id: string;
+            client_id: string | null;
+            user_id: string | null;
+            credit_id: string | null;
+            installment_id: string | null;
+            kind: "password_link" | "reminder_before_due" | "reminder_overdue";
+            offset_days: number | null;
+            /** @enum {string} */
+            channel: "email";
+            /** @description the address it was sent to */
+            to: string;
+            subject: string;
+            status: "queued" | "sent" | "failed" | "not_configured";
+            /** @description delivery attempts made so far */
+            attempts: number;
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            sent_at: string | null;
         };
     };
     responses: {
@@ -3481,14 +3695,19 @@ export interface operations {
     };
     listBusinesses: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description a part of the name or the slug, any case */
+                q?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The businesses, oldest first */
+            /** @description A page of businesses (with limit, offset or q), or every business as an array (without) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3497,18 +3716,29 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example [
-                     *       {
-                     *         "id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
-                     *         "name": "Demo",
-                     *         "timezone": "America/Argentina/Buenos_Aires",
-                     *         "created_at": "2026-01-15T13:00:00.000Z",
-                     *         "updated_at": "2026-01-15T13:00:00.000Z",
-                     *         "slug": "demo"
-                     *       }
-                     *     ]
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
+                     *           "name": "Demo",
+                     *           "timezone": "America/Argentina/Buenos_Aires",
+                     *           "created_at": "2026-01-15T13:00:00.000Z",
+                     *           "updated_at": "2026-01-15T13:00:00.000Z",
+                     *           "slug": "demo"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
                      */
-                    "application/json": components["schemas"]["Business"][];
+                    "application/json": {
+                        items: components["schemas"]["Business"][];
+                        /** @description number of matching records */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    } | components["schemas"]["Business"][];
                 };
             };
             /** @description validation_failed: malformed JSON, a wrong JSON type, an unknown body field, a value out of range or a bad parameter; details names each field */
@@ -4415,7 +4645,8 @@ export interface operations {
                      *           "email": "ana.garcia@example.com",
                      *           "created_at": "2026-01-15T13:02:02.114Z",
                      *           "updated_at": "2026-01-15T13:02:02.114Z",
-                     *           "cuit": "27301234568"
+                     *           "cuit": "27301234568",
+                     *           "notifications_opt_out": false
                      *         }
                      *       ],
                      *       "total": 1,
@@ -4487,6 +4718,8 @@ export interface operations {
                     alt_phone?: string | null;
                     email?: string | null;
                     cuit?: string | null;
+                    /** @description true: the client asked not to be reminded; no reminder is e-mailed to them (default false) */
+                    notifications_opt_out?: boolean;
                     id?: unknown;
                     business_id?: unknown;
                     created_at?: unknown;
@@ -4528,7 +4761,8 @@ export interface operations {
                      *       "email": "ana.garcia@example.com",
                      *       "created_at": "2026-01-15T13:02:02.114Z",
                      *       "updated_at": "2026-01-15T13:02:02.114Z",
-                     *       "cuit": "27301234568"
+                     *       "cuit": "27301234568",
+                     *       "notifications_opt_out": false
                      *     }
                      */
                     "application/json": components["schemas"]["Client"];
@@ -4593,7 +4827,8 @@ export interface operations {
                      *         "email": "ana.garcia@example.com",
                      *         "created_at": "2026-01-15T13:02:02.114Z",
                      *         "updated_at": "2026-01-15T13:02:02.114Z",
-                     *         "cuit": "27301234568"
+                     *         "cuit": "27301234568",
+                     *         "notifications_opt_out": false
                      *       },
                      *       "credits": [
                      *         {
@@ -4614,7 +4849,8 @@ export interface operations {
                      *           "total": 120000,
                      *           "start_date": "2026-01-15",
                      *           "amortization": "flat",
-                     *           "vat_rate": 0
+                     *           "vat_rate": 0,
+                     *           "collector_id": null
                      *         }
                      *       ],
                      *       "installments": [
@@ -4820,6 +5056,8 @@ export interface operations {
                     alt_phone?: string | null;
                     email?: string | null;
                     cuit?: string | null;
+                    /** @description true: the client asked not to be reminded; no reminder is e-mailed to them (default false) */
+                    notifications_opt_out?: boolean;
                     id?: unknown;
                     business_id?: unknown;
                     created_at?: unknown;
@@ -4861,7 +5099,8 @@ export interface operations {
                      *       "email": "ana.garcia@example.com",
                      *       "created_at": "2026-01-15T13:02:02.114Z",
                      *       "updated_at": "2026-03-20T15:41:10.480Z",
-                     *       "cuit": "27301234568"
+                     *       "cuit": "27301234568",
+                     *       "notifications_opt_out": false
                      *     }
                      */
                     "application/json": components["schemas"]["Client"];
@@ -4924,7 +5163,8 @@ export interface operations {
                      *         "total": 120000,
                      *         "start_date": "2026-01-15",
                      *         "amortization": "flat",
-                     *         "vat_rate": 0
+                     *         "vat_rate": 0,
+                     *         "collector_id": null
                      *       }
                      *     ]
                      */
@@ -5020,7 +5260,8 @@ export interface operations {
                      *         "total": 120000,
                      *         "start_date": "2026-01-15",
                      *         "amortization": "flat",
-                     *         "vat_rate": 0
+                     *         "vat_rate": 0,
+                     *         "collector_id": null
                      *       },
                      *       "installments": [
                      *         {
@@ -6441,7 +6682,8 @@ export interface operations {
                      *             "email": "ana.garcia@example.com",
                      *             "created_at": "2026-01-15T13:02:02.114+00:00",
                      *             "updated_at": "2026-01-15T13:02:02.114+00:00",
-                     *             "cuit": "27301234568"
+                     *             "cuit": "27301234568",
+                     *             "notifications_opt_out": false
                      *           },
                      *           "business_id": "67d44529-a9ad-4a69-8019-ebe2ac7645a8",
                      *           "branch_id": null,
@@ -6907,7 +7149,8 @@ export interface operations {
                      *           "total": 120000,
                      *           "start_date": "2026-01-15",
                      *           "amortization": "flat",
-                     *           "vat_rate": 0
+                     *           "vat_rate": 0,
+                     *           "collector_id": null
                      *         }
                      *       ],
                      *       "total": 1,
@@ -6978,7 +7221,8 @@ export interface operations {
                      *         "total": 120000,
                      *         "start_date": "2026-01-15",
                      *         "amortization": "flat",
-                     *         "vat_rate": 0
+                     *         "vat_rate": 0,
+                     *         "collector_id": null
                      *       },
                      *       "installments": [
                      *         {
@@ -7296,7 +7540,8 @@ export interface operations {
                      *         "total": 120000,
                      *         "start_date": "2026-01-15",
                      *         "amortization": "flat",
-                     *         "vat_rate": 0
+                     *         "vat_rate": 0,
+                     *         "collector_id": null
                      *       },
                      *       "installments": [
                      *         {
@@ -7518,7 +7763,8 @@ export interface operations {
                      *         "total": 120000,
                      *         "start_date": "2026-01-15",
                      *         "amortization": "flat",
-                     *         "vat_rate": 0
+                     *         "vat_rate": 0,
+                     *         "collector_id": null
                      *       },
                      *       "installments": [
                      *         {
@@ -7848,7 +8094,8 @@ export interface operations {
                      *       "total": 120000,
                      *       "start_date": "2026-01-15",
                      *       "amortization": "flat",
-                     *       "vat_rate": 0
+                     *       "vat_rate": 0,
+                     *       "collector_id": null
                      *     }
                      */
                     "application/json": components["schemas"]["Credit"];
@@ -7945,7 +8192,8 @@ export interface operations {
                      *         "total": 96000,
                      *         "start_date": "2026-03-20",
                      *         "amortization": "flat",
-                     *         "vat_rate": 0
+                     *         "vat_rate": 0,
+                     *         "collector_id": null
                      *       },
                      *       "installments": [
                      *         {
@@ -8152,7 +8400,8 @@ export interface operations {
                      *       "total": 120000,
                      *       "start_date": "2026-01-15",
                      *       "amortization": "flat",
-                     *       "vat_rate": 0
+                     *       "vat_rate": 0,
+                     *       "collector_id": null
                      *     }
                      */
                     "application/json": components["schemas"]["Credit"];
@@ -8172,6 +8421,435 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listPromises: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The promises, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0b9f3c6e-2d41-4a7b-8e55-6c1d9a2f4e80",
+                     *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *         "amount": 20000,
+                     *         "promised_for": "2026-04-30",
+                     *         "status": "pending",
+                     *         "note": "cobra el 29",
+                     *         "created_by": "user:5d1e0c8a-7b2f-4c39-9a41-2f6e8d0b7c13",
+                     *         "created_at": "2026-04-22T14:05:10.200Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Promise"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPromise: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 20000,
+                 *       "promised_for": "2026-04-30",
+                 *       "note": "cobra el 29"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: money
+                     * @description at most 2 decimals; must be > 0
+                     */
+                    amount: number;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD; from today to today + 60 days
+                     */
+                    promised_for: string;
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The promise, pending */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b9f3c6e-2d41-4a7b-8e55-6c1d9a2f4e80",
+                     *       "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *       "amount": 20000,
+                     *       "promised_for": "2026-04-30",
+                     *       "status": "pending",
+                     *       "note": "cobra el 29",
+                     *       "created_by": "user:5d1e0c8a-7b2f-4c39-9a41-2f6e8d0b7c13",
+                     *       "created_at": "2026-04-22T14:05:10.200Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Promise"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelPromise: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+                /** @example 0b9f3c6e-2d41-4a7b-8e55-6c1d9a2f4e80 */
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The promise, cancelled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b9f3c6e-2d41-4a7b-8e55-6c1d9a2f4e80",
+                     *       "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *       "amount": 20000,
+                     *       "promised_for": "2026-04-30",
+                     *       "status": "cancelled",
+                     *       "note": "cobra el 29",
+                     *       "created_by": "user:5d1e0c8a-7b2f-4c39-9a41-2f6e8d0b7c13",
+                     *       "created_at": "2026-04-22T14:05:10.200Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Promise"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setCreditCollector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_id": "5d1e0c8a-7b2f-4c39-9a41-2f6e8d0b7c13"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description an enabled user of the business; null: no collector */
+                    user_id: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The credit with its collector_id */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *       "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *       "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *       "amount": 100000,
+                     *       "status": "active",
+                     *       "refinanced_from_id": null,
+                     *       "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *       "origin_transaction_reference": null,
+                     *       "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *       "sequential_id": 1,
+                     *       "created_at": "2026-01-15T13:02:03.121Z",
+                     *       "updated_at": "2026-01-15T13:02:03.121Z",
+                     *       "written_off_at": null,
+                     *       "write_off_reason": null,
+                     *       "total": 120000,
+                     *       "start_date": "2026-01-15",
+                     *       "amortization": "flat",
+                     *       "vat_rate": 0,
+                     *       "collector_id": "5d1e0c8a-7b2f-4c39-9a41-2f6e8d0b7c13"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Credit"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listNotes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notes, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "9e2a7d41-6c3b-4f85-b0d2-1a8e5c7f3b69",
+                     *           "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "channel": "call",
+                     *           "outcome": "promete pagar 20.000 el 30/04",
+                     *           "created_by": "user:5d1e0c8a-7b2f-4c39-9a41-2f6e8d0b7c13",
+                     *           "created_at": "2026-04-22T14:04:31.900Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Note"][];
+                        /** @description number of matching records */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createNote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "channel": "call",
+                 *       "outcome": "promete pagar 20.000 el 30/04",
+                 *       "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92"
+                 *     }
+                 */
+                "application/json": {
+                    channel: "call" | "visit" | "whatsapp" | "email" | "sms" | "other";
+                    /** @description what came of the contact */
+                    outcome: string;
+                    credit_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The note */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9e2a7d41-6c3b-4f85-b0d2-1a8e5c7f3b69",
+                     *       "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *       "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *       "channel": "call",
+                     *       "outcome": "promete pagar 20.000 el 30/04",
+                     *       "created_by": "user:5d1e0c8a-7b2f-4c39-9a41-2f6e8d0b7c13",
+                     *       "created_at": "2026-04-22T14:04:31.900Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Note"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description conflict: a duplicate, a state that forbids the operation (e.g. paying a closed credit), or an Idempotency-Key already used for another request */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this Idempotency-Key was already used for a different request",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listInstallments: {
         parameters: {
             query?: {
@@ -8180,6 +8858,12 @@ export interface operations {
                 branch_id?: string;
                 credit_id?: string;
                 min_days_late?: number;
+                /** @description me: the signed-in user's credits (422 with an API key); a user's id: that user's credits; none: credits without a collector */
+                collector?: "me" | "none" | string;
+                /** @description the status of the credit's latest promise that is not cancelled; none: the credit has no such promise */
+                promise?: "pending" | "broken" | "none";
+                /** @description due_date (default: most days late first), -due_date, days_late, -days_late (most days late first), amount, -amount, client (last name, first name); ties by due date, credit number, installment number */
+                sort?: "due_date" | "-due_date" | "days_late" | "-days_late" | "amount" | "-amount" | "client";
                 limit?: number;
                 offset?: number;
             };
@@ -8222,7 +8906,11 @@ export interface operations {
                      *           "paid": 4200,
                      *           "outstanding": 36659.2,
                      *           "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
-                     *           "credit_sequential_id": 1
+                     *           "credit_sequential_id": 1,
+                     *           "client_name": "Ana García",
+                     *           "collector_id": null,
+                     *           "latest_promise": null,
+                     *           "last_note": null
                      *         }
                      *       ],
                      *       "total": 1,
@@ -8269,6 +8957,39 @@ export interface operations {
                             client_id: string;
                             /** @description the credit's per-business number */
                             credit_sequential_id: number;
+                            /** @description the client's first and last name */
+                            client_name: string;
+                            collector_id: string | null;
+                            latest_promise: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                credit_id: string;
+                                /** @description decimal amount, at most 2 decimals */
+                                amount: number;
+                                /**
+                                 * Format: date
+                                 * @description YYYY-MM-DD
+                                 */
+                                promised_for: string;
+                                status: "pending" | "kept" | "broken" | "cancelled";
+                                note: string | null;
+                                created_by: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            } | null;
+                            last_note: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                client_id: string;
+                                credit_id: string | null;
+                                channel: "call" | "visit" | "whatsapp" | "email" | "sms" | "other";
+                                outcome: string;
+                                created_by: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            } | null;
                         }[];
                         /** @description number of matching records */
                         total: number;
@@ -8282,6 +9003,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -8432,7 +9154,10 @@ export interface operations {
     };
     getPaymentReceipt: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the PDF's paper: a4 (the default), or 80mm for a counter's roll printer (80 mm wide, 72 mm printed, as tall as the receipt); the JSON answer ignores it */
+                paper?: "a4" | "80mm";
+            };
             header?: never;
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
@@ -8894,6 +9619,8 @@ export interface operations {
                     alt_phone?: string | null;
                     email?: string | null;
                     cuit?: string | null;
+                    /** @description true: the client asked not to be reminded; no reminder is e-mailed to them (default false) */
+                    notifications_opt_out?: boolean;
                 };
             };
         };
@@ -8931,7 +9658,8 @@ export interface operations {
                      *       "email": "carlos.perez@example.com",
                      *       "created_at": "2026-03-19T12:30:41.210Z",
                      *       "updated_at": "2026-03-19T12:30:41.210Z",
-                     *       "cuit": null
+                     *       "cuit": null,
+                     *       "notifications_opt_out": false
                      *     }
                      */
                     "application/json": components["schemas"]["Client"];
@@ -8945,6 +9673,78 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
+                client_id?: string;
+                status?: "queued" | "sent" | "failed" | "not_configured";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "c4a1f0de-2b6e-4f1a-9d3c-7e8b5a6f4d21",
+                     *           "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *           "user_id": null,
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "kind": "reminder_before_due",
+                     *           "offset_days": 3,
+                     *           "channel": "email",
+                     *           "to": "ana.garcia@example.com",
+                     *           "subject": "Demo: tu cuota 2 vence en 3 días (12/04/2026)",
+                     *           "status": "sent",
+                     *           "attempts": 1,
+                     *           "error": null,
+                     *           "created_at": "2026-04-09T06:00:01.512Z",
+                     *           "sent_at": "2026-04-09T06:00:02.040Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Notification"][];
+                        /** @description number of matching records */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -9465,7 +10265,7 @@ export interface operations {
             query?: {
                 /** @description the sequence already processed: events after it */
                 after?: number;
-                /** @description comma-separated event types to include (all when omitted): client.created, client.updated, credit.created, credit.status_changed, payment.created, payment.reversed, installment.overdue, punitory.posted, plan.created, plan.updated, branch.created, branch.updated, branch.deleted, file.created, file.deleted, verification.completed */
+                /** @description comma-separated event types to include (all when omitted): client.created, client.updated, credit.created, credit.status_changed, payment.created, payment.reversed, installment.overdue, punitory.posted, plan.created, plan.updated, branch.created, branch.updated, branch.deleted, file.created, file.deleted, verification.completed, promise.created, promise.broken, notification.failed */
                 types?: string;
                 limit?: number;
             };
@@ -9515,7 +10315,8 @@ export interface operations {
                      *               "email": "ana.garcia@example.com",
                      *               "created_at": "2026-01-15T13:02:02.114Z",
                      *               "updated_at": "2026-01-15T13:02:02.114Z",
-                     *               "cuit": "27301234568"
+                     *               "cuit": "27301234568",
+                     *               "notifications_opt_out": false
                      *             }
                      *           }
                      *         },
@@ -9543,7 +10344,8 @@ export interface operations {
                      *               "total": 120000,
                      *               "start_date": "2026-01-15",
                      *               "amortization": "flat",
-                     *               "vat_rate": 0
+                     *               "vat_rate": 0,
+                     *               "collector_id": null
                      *             },
                      *             "previous_status": "active"
                      *           }
@@ -9654,7 +10456,7 @@ export interface operations {
                     /** @description https:// URL whose host resolves to public addresses only (http:// and private or loopback addresses too with WEBHOOK_ALLOW_PRIVATE=true); no user name or password */
                     url: string;
                     /** @description the event types to deliver, or ["*"] for every type (also those added later) */
-                    events: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "*")[];
+                    events: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "promise.created" | "promise.broken" | "notification.failed" | "*")[];
                     description?: string | null;
                 };
             };
@@ -9810,7 +10612,7 @@ export interface operations {
                     /** @description https:// URL whose host resolves to public addresses only (http:// and private or loopback addresses too with WEBHOOK_ALLOW_PRIVATE=true); no user name or password */
                     url?: string;
                     /** @description the event types to deliver, or ["*"] for every type (also those added later) */
-                    events?: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "*")[];
+                    events?: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "promise.created" | "promise.broken" | "notification.failed" | "*")[];
                     description?: string | null;
                     /** @description false stops sending (events are kept); true resumes: what was not delivered is retried at once with a new 3-day window, then the events of the time it was disabled, in order */
                     enabled?: boolean;
@@ -11054,6 +11856,39 @@ export interface operations {
                             client_id: string;
                             /** @description the credit's per-business number */
                             credit_sequential_id: number;
+                            /** @description the client's first and last name */
+                            client_name: string;
+                            collector_id: string | null;
+                            latest_promise: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                credit_id: string;
+                                /** @description decimal amount, at most 2 decimals */
+                                amount: number;
+                                /**
+                                 * Format: date
+                                 * @description YYYY-MM-DD
+                                 */
+                                promised_for: string;
+                                status: "pending" | "kept" | "broken" | "cancelled";
+                                note: string | null;
+                                created_by: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            } | null;
+                            last_note: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                client_id: string;
+                                credit_id: string | null;
+                                channel: "call" | "visit" | "whatsapp" | "email" | "sms" | "other";
+                                outcome: string;
+                                created_by: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            } | null;
                         };
                     };
                 };
@@ -11433,6 +12268,132 @@ export interface operations {
                     type?: "verification.completed";
                     data?: {
                         object?: components["schemas"]["Verification"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_promise_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry, to drop a repeated delivery */
+                "Lending-Event-Id": string;
+                /** @description the event type, as in the body */
+                "Lending-Event-Type": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint secret>` */
+                "Lending-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "promise.created";
+                    data?: {
+                        object?: components["schemas"]["Promise"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_promise_broken: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry, to drop a repeated delivery */
+                "Lending-Event-Id": string;
+                /** @description the event type, as in the body */
+                "Lending-Event-Type": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint secret>` */
+                "Lending-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "promise.broken";
+                    data?: {
+                        object?: components["schemas"]["Promise"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_notification_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry, to drop a repeated delivery */
+                "Lending-Event-Id": string;
+                /** @description the event type, as in the body */
+                "Lending-Event-Type": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint secret>` */
+                "Lending-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "notification.failed";
+                    data?: {
+                        object?: components["schemas"]["Notification"];
                     };
                 };
             };
