@@ -9,6 +9,10 @@ import {
   ClientDetail,
   ClientFile,
   Credit,
+  Guarantor,
+  Guarantee,
+  Settings,
+  Application,
   CreditConfig,
   Cost,
   Event,
@@ -57,6 +61,8 @@ export const SHARED_SCHEMAS = [
   Installment,
   LedgerEntry,
   ClientFile,
+  Guarantor,
+  Guarantee,
   ClientDetail,
   CreditConfig,
   AuditLogEntry,
@@ -75,6 +81,8 @@ export const SHARED_SCHEMAS = [
   Business,
   User,
   ApiKey,
+  Settings,
+  Application,
 ];
 
 export const Page = <T extends TSchema>(item: T) =>

@@ -29,6 +29,8 @@ export const EVENT_TYPES = [
   'file.created',
   'file.deleted',
   'verification.completed',
+  'application.submitted',
+  'application.decided',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
