@@ -23,6 +23,8 @@ const DEFAULTS = {
   amortization: 'flat',
   vat_rate: 0,
   business_day_rule: 'none',
+  // docs/applications.md: no credit policy
+  policy: {},
 };
 const FIELDS = ['id', 'business_id', 'name', ...Object.keys(DEFAULTS), 'created_at', 'updated_at'].sort();
 
