@@ -99,6 +99,14 @@ export interface CreditConfigsTable {
   business_day_rule: Generated<BusinessDayRule>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** the credit policy (migration 037): {max_central_bank_situation?, max_total_debt?, require_tax_active?} */
+  policy: ColumnType<CreditPolicy, string | undefined, string>;
+}
+
+export interface CreditPolicy {
+  max_central_bank_situation?: number;
+  max_total_debt?: number;
+  require_tax_active?: boolean;
 }
 
 export type CreditStatus = 'active' | 'refinanced' | 'closed' | 'written_off' | 'inactive';
@@ -137,6 +145,8 @@ export interface CreditsTable {
   write_off_reason: string | null;
   /** the user who collects the credit (migration 039) */
   collector_id: Generated<string | null>;
+  /** the application disbursed into this credit (migration 037) */
+  application_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 /** How far punitory has been posted on a credit (migration 002; not audited: derived from the ledger). */
@@ -510,7 +520,70 @@ export interface LoginFailuresTable {
   last_attempt_at: Generated<Date | string>;
 }
 
+/** A business's settings (migration 036); a business without a row has the defaults. */
+export interface BusinessSettingsTable {
+  business_id: string;
+  id: Generated<string>;
+  approval_required: boolean;
+  employee_limit: ColumnType<string | null, string | number | null, string | number | null>;
+  reminders_enabled: boolean;
+  before_due_days: number[];
+  overdue_days: number[];
+  locale: string;
+  updated_at: Timestamp;
+}
+
+export type ApplicationStatus = 'submitted' | 'approved' | 'rejected' | 'withdrawn' | 'disbursed';
+export interface ApplicationCheck {
+  rule: string;
+  outcome: 'pass' | 'fail' | 'unknown';
+  detail: string;
+}
+export interface ApplicationGuarantor {
+  client_id: string;
+  role: 'guarantor' | 'co_borrower';
+}
+
+/** A credit application (migration 037). */
+export interface ApplicationsTable {
+  business_id: string;
+  id: Generated<string>;
+  client_id: string;
+  credit_config_id: string;
+  amount: Numeric;
+  branch_id: string | null;
+  start_date: DateStr | null;
+  guarantors: ColumnType<ApplicationGuarantor[], string, string>;
+  note: string | null;
+  status: Generated<ApplicationStatus>;
+  checks: ColumnType<ApplicationCheck[], string, string>;
+  submitted_by: string;
+  decided_by: string | null;
+  decision_note: string | null;
+  credit_id: string | null;
+  disbursement_method: string | null;
+  disbursement_reference: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  decided_at: Date | null;
+  disbursed_at: Date | null;
+}
+
+/** A guarantor or co-borrower of a credit (migration 038). */
+export interface CreditGuarantorsTable {
+  business_id: string;
+  id: Generated<string>;
+  credit_id: string;
+  client_id: string;
+  role: 'guarantor' | 'co_borrower';
+  created_by: string;
+  created_at: CreatedAt;
+}
+
 export interface DB {
+  business_settings: BusinessSettingsTable;
+  applications: ApplicationsTable;
+  credit_guarantors: CreditGuarantorsTable;
   businesses: BusinessesTable;
   business_sequences: BusinessSequencesTable;
   api_keys: ApiKeysTable;
@@ -583,6 +656,9 @@ export type NewClient = Insertable<ClientsTable>;
 export type ClientUpdate = Updateable<ClientsTable>;
 export type CreditConfig = Selectable<CreditConfigsTable>;
 export type Credit = Selectable<CreditsTable>;
+export type BusinessSettingsRow = Selectable<BusinessSettingsTable>;
+export type ApplicationRow = Selectable<ApplicationsTable>;
+export type GuarantorRow = Selectable<CreditGuarantorsTable>;
 export type Installment = Selectable<InstallmentsTable>;
 export type LedgerEntry = Selectable<LedgerTable>;
 export type Payment = Selectable<PaymentsTable>;

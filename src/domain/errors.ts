@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   not_acceptable: 406,
   request_timeout: 408,
   conflict: 409,
+  // with approval.required, an employee grants credits only through applications (docs/applications.md)
+  approval_required: 409,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -128,6 +128,7 @@ export const Credit = Type.Object(
     amortization: OneOf(['flat', 'french'], { description: "the plan's interest method when the credit was granted" }),
     vat_rate: Type.Number({ description: 'VAT on interest and punitory, a fraction (0.21 = 21 %)' }),
     collector_id: Nullable(Uuid),
+    application_id: Nullable(Uuid),
   },
   { $id: 'Credit', title: 'Credit' },
 );
@@ -293,6 +294,36 @@ export const ClientFile = Type.Object(
   { $id: 'ClientFile', title: 'ClientFile' },
 );
 
+export const GuarantorRole = OneOf(['guarantor', 'co_borrower'], {
+  description: 'guarantor: answers for the credit if the borrower does not; co_borrower: owes it with the borrower',
+});
+
+/** A client who backs a credit (docs/applications.md "Guarantors"). */
+export const Guarantor = Type.Object(
+  {
+    id: Uuid,
+    credit_id: Uuid,
+    client_id: Uuid,
+    role: GuarantorRole,
+    created_at: DateTime,
+  },
+  { $id: 'Guarantor', title: 'Guarantor' },
+);
+
+/** A credit a client backs, as the client read shows it: its status and what it owes as of today. */
+export const Guarantee = Type.Object(
+  {
+    id: Uuid,
+    credit_id: Uuid,
+    borrower_id: Uuid,
+    role: GuarantorRole,
+    status: CreditStatus,
+    outstanding: Type.Number({ description: "the credit's outstanding as of today, as its own read shows it" }),
+    created_at: DateTime,
+  },
+  { $id: 'Guarantee', title: 'Guarantee' },
+);
+
 export const ClientDetail = Type.Object(
   {
     client: ref(Client),
@@ -300,6 +331,10 @@ export const ClientDetail = Type.Object(
     installments: Type.Array(ref(Installment)),
     ledgerEntries: Type.Array(ref(LedgerEntry)),
     files: Type.Array(ref(ClientFile)),
+    // extensions
+    guarantees: Type.Array(ref(Guarantee), {
+      description: 'the credits the client backs as a guarantor or co-borrower',
+    }),
   },
   { $id: 'ClientDetail', title: 'ClientDetail' },
 );
@@ -348,6 +383,30 @@ export const CreditConfig = Type.Object(
     business_day_rule: OneOf(['none', 'next'], {
       description: 'next: a due date on a weekend or holiday moves to the next business day; default none',
     }),
+    policy: Type.Object(
+      {
+        max_central_bank_situation: Type.Optional(
+          Type.Integer({
+            minimum: 1,
+            maximum: 5,
+            description: 'the worst central bank situation accepted (1 normal … 5)',
+          }),
+        ),
+        max_total_debt: Type.Optional(
+          MoneyInput('the most the client may owe every entity together, in pesos, per the central bank'),
+        ),
+        require_tax_active: Type.Optional(
+          Type.Boolean({
+            description: "true: the client's CUIT must be active (ACTIVO) in the tax authority's register",
+          }),
+        ),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'the credit policy: each rule given becomes one check of an application submitted on the plan; default {} (no rule)',
+      },
+    ),
   },
   { $id: 'CreditConfig', title: 'CreditConfig' },
 );
@@ -807,4 +866,71 @@ export const ApiKey = Type.Object(
     revoked_at: Nullable(DateTime),
   },
   { $id: 'ApiKey', title: 'ApiKey' },
+);
+
+// ---------------------------------------------------------------- settings and applications (docs/applications.md)
+
+/** At most 10 offsets, each 0..365 days, no repeats. */
+const DayOffsets = (description: string) =>
+  Type.Array(Type.Integer({ minimum: 0, maximum: 365 }), { maxItems: 10, uniqueItems: true, description });
+
+export const Settings = Type.Object(
+  {
+    approval: Type.Object({
+      required: Type.Boolean({ description: 'true: employees grant credits only through applications; default false' }),
+      employee_limit: Nullable(
+        MoneyInput('the largest amount an employee may approve; above it only admins; null (default): no limit'),
+      ),
+    }),
+    reminders: Type.Object({
+      enabled: Type.Boolean({ description: 'default false' }),
+      before_due_days: DayOffsets('days before a due date a reminder is sent; default [3]'),
+      overdue_days: DayOffsets('days after a due date a reminder is sent; default [1, 7]'),
+    }),
+    locale: OneOf(['es-AR', 'en'], { description: 'default es-AR' }),
+    timezone: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'IANA time zone: the business\'s "today" (the business\'s own time zone)',
+    }),
+  },
+  { $id: 'Settings', title: 'Settings' },
+);
+
+export const ApplicationStatus = OneOf(['submitted', 'approved', 'rejected', 'withdrawn', 'disbursed'], {
+  description:
+    'submitted (waiting a decision), approved, rejected, withdrawn (by its submitter before a decision), disbursed (a credit was created)',
+});
+
+export const ApplicationCheck = Type.Object({
+  rule: OneOf(['max_central_bank_situation', 'max_total_debt', 'require_tax_active']),
+  outcome: OneOf(['pass', 'fail', 'unknown'], {
+    description: 'unknown: no verification of the client younger than VERIFICATION_TTL_HOURS to judge by',
+  }),
+  detail: Type.String(),
+});
+
+export const Application = Type.Object(
+  {
+    id: Uuid,
+    client_id: Uuid,
+    credit_config_id: Uuid,
+    amount: Money,
+    branch_id: Nullable(Uuid),
+    start_date: Nullable(CalendarDate),
+    guarantors: Type.Array(Type.Object({ client_id: Uuid, role: GuarantorRole })),
+    note: Nullable(Type.String()),
+    status: ApplicationStatus,
+    checks: Type.Array(ApplicationCheck, { description: "the plan's policy judged when it was submitted" }),
+    submitted_by: Type.String({ description: 'the actor who submitted it: user:<id>, api_key:<id>, …' }),
+    decided_by: Nullable(Type.String()),
+    decision_note: Nullable(Type.String({ description: "the approver's note, or the reason it was rejected" })),
+    credit_id: Nullable(Uuid),
+    disbursement_method: Nullable(Type.String()),
+    disbursement_reference: Nullable(Type.String()),
+    created_at: DateTime,
+    decided_at: Nullable(DateTime),
+    disbursed_at: Nullable(DateTime),
+  },
+  { $id: 'Application', title: 'Application' },
 );

@@ -84,6 +84,7 @@ export const plan = {
   amortization: 'flat' as const,
   vat_rate: 0,
   business_day_rule: 'none' as const,
+  policy: { max_central_bank_situation: 2, require_tax_active: true },
 };
 
 export const simulation = {
@@ -152,6 +153,7 @@ export const credit = {
   amortization: 'flat' as const,
   vat_rate: 0,
   collector_id: null as string | null,
+  application_id: null,
 };
 
 const DUE = ['2026-03-10', '2026-04-10', '2026-05-10'];
@@ -342,6 +344,7 @@ export const clientDetail = {
   installments: paidInstallments,
   ledgerEntries: ledger,
   files: [clientFile],
+  guarantees: [],
 };
 
 export const uploadSession = {

@@ -9,6 +9,10 @@ import {
   ClientDetail,
   ClientFile,
   Credit,
+  Guarantor,
+  Guarantee,
+  Settings,
+  Application,
   CreditConfig,
   Cost,
   Event,
@@ -67,6 +71,8 @@ export const SHARED_SCHEMAS = [
   Installment,
   LedgerEntry,
   ClientFile,
+  Guarantor,
+  Guarantee,
   ClientDetail,
   CreditConfig,
   AuditLogEntry,
@@ -88,6 +94,8 @@ export const SHARED_SCHEMAS = [
   User,
   ApiKey,
   Notification,
+  Settings,
+  Application,
 ];
 
 export const Page = <T extends TSchema>(item: T) =>

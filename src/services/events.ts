@@ -12,6 +12,7 @@ import {
 } from '../db/repositories/events.ts';
 import type { TSchema } from 'typebox';
 import {
+  Application,
   Branch,
   Client,
   ClientFile,
@@ -46,6 +47,8 @@ export const EVENT_TYPES = [
   'promise.created',
   'promise.broken',
   'notification.failed',
+  'application.submitted',
+  'application.decided',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -83,6 +86,8 @@ export const EVENT_OBJECTS: Record<EventType, { summary: string; object: TSchema
     summary: 'An e-mail to a client or a user could not be delivered (refused, or every attempt failed)',
     object: Notification,
   },
+  'application.submitted': { summary: 'A credit application was submitted, with its policy checks', object: Application },
+  'application.decided': { summary: 'A credit application was approved or rejected', object: Application },
 };
 
 /**

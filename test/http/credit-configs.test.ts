@@ -23,6 +23,8 @@ const DEFAULTS = {
   amortization: 'flat',
   vat_rate: 0,
   business_day_rule: 'none',
+  // docs/applications.md: no credit policy
+  policy: {},
 };
 const FIELDS = ['id', 'business_id', 'name', ...Object.keys(DEFAULTS), 'created_at', 'updated_at'].sort();
 
@@ -34,7 +36,7 @@ test('a plan created with only a name takes the defaults (contract 5, DOMAIN.md)
   assert.deepEqual(Object.keys(p).sort(), FIELDS);
   assert.equal(p.name, 'Básico');
   assert.equal(p.business_id, h.tenant.businessId);
-  for (const [k, v] of Object.entries(DEFAULTS)) assert.equal(p[k], v, k);
+  for (const [k, v] of Object.entries(DEFAULTS)) assert.deepEqual(p[k], v, k);
   assert.ok(!Number.isNaN(Date.parse(p.created_at)) && !Number.isNaN(Date.parse(p.updated_at)));
 
   // list (contract 4) and read show the same record

@@ -1,15 +1,18 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
-import type { CreditConfig, CreditConfigsTable } from '../schema.ts';
+import type { CreditConfig, CreditConfigsTable, CreditPolicy } from '../schema.ts';
 import type { Executor } from '../connection.ts';
 
 export type CreditConfigInput = Omit<
   Insertable<CreditConfigsTable>,
-  'business_id' | 'id' | 'created_at' | 'updated_at'
->;
+  'business_id' | 'id' | 'created_at' | 'updated_at' | 'policy'
+> & { policy?: CreditPolicy };
 export type CreditConfigPatch = Omit<
   Updateable<CreditConfigsTable>,
-  'business_id' | 'id' | 'created_at' | 'updated_at'
->;
+  'business_id' | 'id' | 'created_at' | 'updated_at' | 'policy'
+> & { policy?: CreditPolicy };
+
+/** The policy as the jsonb column takes it (both drivers get the text). */
+const policyText = (p: CreditPolicy | undefined) => (p === undefined ? undefined : JSON.stringify(p));
 
 /** `lock`: locked as the UPDATE that follows would lock it, until the transaction ends (an edit reads what it changes). */
 export function getCreditConfig(
@@ -30,7 +33,7 @@ export function getCreditConfig(
 export function insertCreditConfig(db: Executor, businessId: string, input: CreditConfigInput): Promise<CreditConfig> {
   return db
     .insertInto('credit_configs')
-    .values({ ...input, business_id: businessId })
+    .values({ ...input, policy: policyText(input.policy), business_id: businessId })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -38,7 +41,7 @@ export function insertCreditConfig(db: Executor, businessId: string, input: Cred
 export function updateCreditConfig(db: Executor, businessId: string, id: string, patch: CreditConfigPatch) {
   return db
     .updateTable('credit_configs')
-    .set({ ...patch, updated_at: sql`now()` })
+    .set({ ...patch, policy: policyText(patch.policy), updated_at: sql`now()` })
     .where('business_id', '=', businessId)
     .where('id', '=', id)
     .returningAll()

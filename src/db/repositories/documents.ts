@@ -13,7 +13,9 @@ import type { TObject, TSchema } from 'typebox';
 import {
   Branch,
   Client,
+  ClientDetail,
   ClientFile,
+  Guarantee,
   Credit,
   CreditConfig,
   Installment,
@@ -94,25 +96,40 @@ const INSTALLMENT = recordJson(Installment, 'ib', {
   outstanding: `(ib.amount + ib.punitory_posted + ib.punitory_accrued - ib.paid)`,
 });
 
+const FILES = `coalesce((SELECT json_agg(${recordJson(ClientFile, 'f', {
+  file_url: `'/api/files/' || f.client_id || '/' || ${uriComponent('f.file_name')}`,
+})} ORDER BY f.created_at, f.id)
+    FROM client_files f WHERE f.business_id = $1 AND f.client_id = $2), '[]')`;
+
+// k holds the client's own credits (mine) and those the client backs as a guarantor or co-borrower
+// (the guarantees, with their outstanding summed from the same balances as the credit read's)
 const CLIENT_DOCUMENT = `
 WITH cl AS (SELECT * FROM clients WHERE business_id = $1 AND id = $2),
-k AS (SELECT * FROM credits WHERE business_id = $1 AND client_id = $2),
+g AS (SELECT * FROM credit_guarantors WHERE business_id = $1 AND client_id = $2),
+k AS (
+  SELECT c.*, c.client_id = $2 AS mine FROM credits c
+  WHERE c.business_id = $1 AND (c.client_id = $2 OR c.id IN (SELECT credit_id FROM g))
+),
 l AS (
   SELECT l.*, i.number AS installment_number
   FROM ledger l JOIN installments i ON i.business_id = l.business_id AND i.id = l.installment_id
   WHERE l.business_id = $1 AND l.credit_id IN (SELECT id FROM k)
 ),
 ${BALANCES}
-SELECT json_build_object(
-  'client', ${recordJson(Client, 'cl')},
-  'credits', coalesce((SELECT json_agg(${recordJson(Credit, 'k')} ORDER BY k.sequential_id) FROM k), '[]'),
-  'installments', coalesce((SELECT json_agg(${INSTALLMENT} ORDER BY ib.credit_id, ib.number) FROM ib), '[]'),
-  'ledgerEntries', coalesce((SELECT json_agg(${recordJson(LedgerEntry, 'l')} ORDER BY ${LEDGER_ORDER}) FROM l), '[]'),
-  'files', coalesce((SELECT json_agg(${recordJson(ClientFile, 'f', {
-    file_url: `'/api/files/' || f.client_id || '/' || ${uriComponent('f.file_name')}`,
-  })} ORDER BY f.created_at, f.id)
-    FROM client_files f WHERE f.business_id = $1 AND f.client_id = $2), '[]')
-)::text AS body
+SELECT ${recordJson(ClientDetail, '', {
+  client: recordJson(Client, 'cl'),
+  credits: `coalesce((SELECT json_agg(${recordJson(Credit, 'k')} ORDER BY k.sequential_id) FROM k WHERE k.mine), '[]')`,
+  installments: `coalesce((SELECT json_agg(${INSTALLMENT} ORDER BY ib.credit_id, ib.number) FROM ib
+    WHERE ib.credit_id IN (SELECT id FROM k WHERE k.mine)), '[]')`,
+  ledgerEntries: `coalesce((SELECT json_agg(${recordJson(LedgerEntry, 'l')} ORDER BY ${LEDGER_ORDER}) FROM l
+    WHERE l.credit_id IN (SELECT id FROM k WHERE k.mine)), '[]')`,
+  files: FILES,
+  guarantees: `coalesce((SELECT json_agg(${recordJson(Guarantee, 'g', {
+    borrower_id: 'k.client_id',
+    status: 'k.status',
+    outstanding: `(SELECT coalesce(sum(ib.amount + ib.punitory_posted + ib.punitory_accrued - ib.paid), 0) FROM ib WHERE ib.credit_id = k.id)`,
+  })} ORDER BY g.created_at, g.id) FROM g JOIN k ON k.id = g.credit_id), '[]')`,
+})}::text AS body
 FROM cl`;
 
 // Contract 3: the credit's ledger, oldest first; no row when the business has no such credit.

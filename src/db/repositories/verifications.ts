@@ -65,3 +65,22 @@ export function listVerifications(
   if (q.source) base = base.where('source', '=', q.source);
   return pageOf(base, (b) => b.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), q);
 }
+
+/** The client's newest verification of this source made after `since`, if any (any CUIT: the caller compares). */
+export function latestVerification(
+  db: Executor,
+  businessId: string,
+  q: { clientId: string; source: VerificationRow['source']; since: Date },
+): Promise<VerificationRow | undefined> {
+  return db
+    .selectFrom('verifications')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('client_id', '=', q.clientId)
+    .where('source', '=', q.source)
+    .where('created_at', '>', q.since)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}

@@ -141,6 +141,16 @@ export const TAGS = [
       "A client's CUIT checked in the central bank's debtor registry (debts, their history, rejected checks) or the tax authority's register (name, kind, status, address, activities), stored with the registry's answer.",
   },
   {
+    name: 'settings',
+    description:
+      "The business's settings: whether credits need an approved application and how much an employee may approve, the payment reminders, the locale and the time zone.",
+  },
+  {
+    name: 'applications',
+    description:
+      'Credit applications: submitted with the checks of the plan’s policy, decided by someone other than the submitter (maker-checker), disbursed once into a credit.',
+  },
+  {
     name: 'events',
     description:
       'What changed, as a feed read oldest first from a sequence: a poller never misses an event and never sees one twice.',

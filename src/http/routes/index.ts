@@ -24,6 +24,9 @@ import eventRoutes from './events/index.ts';
 import webhookRoutes from './webhook-endpoints/index.ts';
 import userRoutes from './users/index.ts';
 import keyRoutes from './keys/index.ts';
+import settingsRoutes from './settings/index.ts';
+import applicationRoutes from './applications/index.ts';
+import guarantorRoutes from './guarantors/index.ts';
 import { sessionRoutes, signInRoutes } from './auth/index.ts';
 import adminRoutes from './admin/index.ts';
 import consoleRoutes from './console.ts';
@@ -49,6 +52,9 @@ export async function apiRoutes(app: App) {
   await app.register(webhookRoutes);
   await app.register(userRoutes);
   await app.register(keyRoutes);
+  await app.register(settingsRoutes);
+  await app.register(applicationRoutes);
+  await app.register(guarantorRoutes);
 }
 
 export async function publicRoutes(app: App) {

@@ -8,7 +8,9 @@ import { getClient } from '../../db/repositories/clients.ts';
 import { insertNumberedCredit, sharePlan } from '../../db/repositories/credits.ts';
 import { insertSchedule } from '../../db/repositories/installments.ts';
 import { scheduleFor, STORABLE_MAX, toMoneyString, type Decimal } from '../../domain/index.ts';
-import { notFound, unprocessable } from '../../domain/errors.ts';
+import { AppError, notFound, unprocessable } from '../../domain/errors.ts';
+import type { Role } from '../../domain/access.ts';
+import { approvalSettings } from '../settings.ts';
 import { nextBusinessDay, toleranceDays } from '../../domain/businessDays.ts';
 import type { Database } from '../context.ts';
 import { actingBranch, usableBranch } from '../branches.ts';
@@ -26,6 +28,8 @@ export interface CreateCreditInput {
   originTransactionReference?: string | null;
   startDate?: string;
   refinancedFromId?: string | null;
+  /** the application disbursed into this credit (./../applications.ts) */
+  applicationId?: string | null;
 }
 
 /**
@@ -85,6 +89,7 @@ export async function createCreditIn(
     amount: toMoneyString(amount),
     total: toMoneyString(schedule.total),
     refinanced_from_id: input.refinancedFromId ?? null,
+    application_id: input.applicationId ?? null,
     created_by: ctx.actor,
     origin_transaction_reference: input.originTransactionReference ?? null,
     branch_id: branchId,
@@ -114,12 +119,22 @@ export async function createCreditIn(
   return { credit, installments, ledgerEntries };
 }
 
+/**
+ * A credit granted directly. `actingRole`: the signed-in user's role (null for a key or the CLI);
+ * with approval.required, an employee grants only through applications (409 approval_required).
+ */
 export async function createCredit(
   db: Database,
   ctx: LendingContext,
   input: CreateCreditInput,
+  opts: { actingRole?: Role | null } = {},
 ): Promise<CreditDetailRows> {
   return withActor(db.kysely, ctx, async (trx) => {
+    if (opts.actingRole === 'employee' && (await approvalSettings(trx, ctx.businessId)).required)
+      throw new AppError(
+        'approval_required',
+        'credits of this business need an approved application: submit one (POST /api/clients/{id}/applications) and disburse it once approved',
+      );
     // before any row lock: a holiday change holds the business's holiday lock while it updates installments
     const holidays = await holidaySet(trx, ctx.businessId);
     const client = await getClient(trx, ctx.businessId, input.clientId);

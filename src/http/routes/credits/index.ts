@@ -11,6 +11,7 @@ import {
   Installment,
   LedgerEntry,
   Nullable,
+  Guarantor,
   Page,
   PageQuery,
   UpdatedSinceQuery,
@@ -26,6 +27,7 @@ import * as ex from '../../examples.ts';
 import { presentCredit, presentDetail, presentPayment, presentPayoff } from '../../../services/present.ts';
 import { sendJsonText } from '../../helpers.ts';
 import { creditLedger, listCredits, readCredit } from '../../../services/credits.ts';
+import { creditGuarantors } from '../../../services/guarantors.ts';
 import { createCredit } from '../../../services/lending/grant.ts';
 import { listPayments, registerPayment, reversePayment } from '../../../services/lending/payments.ts';
 import { payoffQuote } from '../../../services/lending/payoff.ts';
@@ -104,6 +106,11 @@ const CreditDetail = Type.Object({
   ledgerEntries: Type.Array(ref(LedgerEntry)),
   balance: CreditBalance,
   cost: ref(Cost),
+});
+/** The credit read (and a disbursement's answer): the detail with the clients who back the credit. */
+export const CreditRead = Type.Object({
+  ...CreditDetail.properties,
+  guarantors: Type.Array(ref(Guarantor), { description: 'the clients who back the credit, oldest first' }),
 });
 const PaymentResult = Type.Object({
   credit: ref(Credit),
@@ -209,15 +216,20 @@ export default async function creditRoutes(app: App) {
         reply,
         201,
         (ctx) =>
-          createCredit(app.db, ctx, {
-            clientId: req.params.clientId,
-            creditConfigId: b.credit_config_id,
-            amount: b.amount,
-            // omitted (undefined) and null differ: the signed-in user's branch, or none
-            branchId: b.branch_id,
-            originTransactionReference: ref ? ref : null,
-            startDate: b.start_date,
-          }),
+          createCredit(
+            app.db,
+            ctx,
+            {
+              clientId: req.params.clientId,
+              creditConfigId: b.credit_config_id,
+              amount: b.amount,
+              // omitted (undefined) and null differ: the signed-in user's branch, or none
+              branchId: b.branch_id,
+              originTransactionReference: ref ? ref : null,
+              startDate: b.start_date,
+            },
+            { actingRole: req.auth.role },
+          ),
         (d) => presentDetail(d, req.auth),
       );
     },
@@ -261,14 +273,17 @@ export default async function creditRoutes(app: App) {
         params: IdParams,
         response: {
           200: documented(
-            CreditDetail,
-            'The credit, its installments and ledger entries, and its balance as of today',
-            ex.creditDetail,
+            CreditRead,
+            'The credit, its installments and ledger entries, its balance as of today and its guarantors',
+            { ...ex.creditDetail, guarantors: [] },
           ),
         },
       },
     },
-    async (req) => presentDetail(await readCredit(app.db.kysely, req.auth.businessId, req.params.id), req.auth),
+    async (req) => {
+      const d = await readCredit(app.db.kysely, req.auth.businessId, req.params.id);
+      return { ...presentDetail(d, req.auth), guarantors: await creditGuarantors(app.db, req.auth, d.credit.id) };
+    },
   );
 
   app.post(
