@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   not_acceptable: 406,
   request_timeout: 408,
   conflict: 409,
+  // a payment whose channel and external_reference the business already paid (docs/payments.md)
+  duplicate_payment: 409,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
