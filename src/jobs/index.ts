@@ -13,6 +13,7 @@ import { startIdempotencySweep } from './idempotencySweep.ts';
 import { startSessionSweep } from './sessionSweep.ts';
 import { startStatistics } from './statistics.ts';
 import { startWebhookDelivery } from './webhooks.ts';
+import { startPaymentImports } from './paymentImports.ts';
 import type { JobRun, Metrics } from '../metrics.ts';
 
 export interface JobDeps {
@@ -49,6 +50,7 @@ export const JOBS: readonly Job[] = [
     start: ({ db, config, clock, log }, onRun) => startSessionSweep(db, config, clock, log, onRun).stop,
   },
   { name: 'webhooks', start: (deps, onRun) => startWebhookDelivery(deps, onRun) },
+  { name: 'payment_imports', start: (deps, onRun) => startPaymentImports(deps, onRun) },
 ];
 
 /** Starts every job; the function returned stops them all. */

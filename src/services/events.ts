@@ -29,6 +29,7 @@ export const EVENT_TYPES = [
   'file.created',
   'file.deleted',
   'verification.completed',
+  'payment_import.finished',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

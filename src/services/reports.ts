@@ -18,7 +18,15 @@ import {
   type ExportRow,
   type SummaryQuery,
 } from '../db/repositories/reports.ts';
-import { AuditLogEntry, Client, Credit, Installment, type JsonSchema, LedgerEntry } from '../domain/records.ts';
+import {
+  AuditLogEntry,
+  Client,
+  Credit,
+  Installment,
+  type JsonSchema,
+  LedgerEntry,
+  Payment,
+} from '../domain/records.ts';
 import { notFound } from '../domain/errors.ts';
 import { isValidDate, money, toMoneyNumber } from '../domain/index.ts';
 import { installmentDelinquency, recordBuilder, type Computed } from './present.ts';
@@ -123,6 +131,7 @@ const EXPORTS: Record<Dataset, { record: TObject; computed?: Computed<never> }> 
   credits: { record: Credit },
   installments: { record: InstallmentColumns, computed: installmentDelinquency },
   ledger: { record: LedgerEntry },
+  payments: { record: Payment },
   logs: { record: AuditLogEntry },
 };
 

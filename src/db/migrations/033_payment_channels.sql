@@ -14,5 +14,6 @@ ALTER TABLE payments
 CREATE UNIQUE INDEX payments_external_reference ON payments (business_id, channel, external_reference)
   NULLS NOT DISTINCT WHERE external_reference IS NOT NULL;
 
--- the collections report reads a business's payments by date
+-- the collections report reads a business's payments by date; the payments export by creation
 CREATE INDEX payments_paid_on ON payments (business_id, paid_on);
+CREATE INDEX payments_created ON payments (business_id, created_at, id);

@@ -64,4 +64,5 @@ export async function paymentsByReferences(
   return found;
 }
 
-export const referenceKey = (channel: string | null, externalReference: string) => `${channel ?? ''}\u0000${externalReference}`;
+export const referenceKey = (channel: string | null, externalReference: string) =>
+  `${channel ?? ''}\u0000${externalReference}`;

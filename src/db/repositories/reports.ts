@@ -210,7 +210,7 @@ FROM cnt, tot, wo, col`.execute(db);
 
 // ---------------------------------------------------------------- exports
 
-export const DATASETS = ['clients', 'credits', 'installments', 'ledger', 'logs'] as const;
+export const DATASETS = ['clients', 'credits', 'installments', 'ledger', 'payments', 'logs'] as const;
 export type Dataset = (typeof DATASETS)[number];
 
 /** A from/to bound: a calendar date (a whole day in the business's time zone) or an instant. */
@@ -252,6 +252,7 @@ const EXPORT_TABLES = {
   credits: { table: 'credits', time: 'created_at', json: [] },
   installments: { table: 'installments', time: 'created_at', json: [] },
   ledger: { table: 'ledger', time: 'created_at', json: [] },
+  payments: { table: 'payments', time: 'created_at', json: [] },
   logs: { table: 'audit_log', time: 'changed_at', json: ['old_data', 'new_data'] },
 } as const satisfies Record<Dataset, { table: keyof DB; time: string; json: readonly string[] }>;
 

@@ -12,6 +12,7 @@ import branchRoutes from './branches/index.ts';
 import logRoutes from './logs/index.ts';
 import reportRoutes from './reports/index.ts';
 import creditRoutes from './credits/index.ts';
+import paymentImportRoutes from './payment-imports/index.ts';
 import installmentRoutes from './installments/index.ts';
 import statementRoutes from './statements/index.ts';
 import holidayRoutes from './holidays/index.ts';
@@ -34,6 +35,7 @@ export async function apiRoutes(app: App) {
   await app.register(logRoutes);
   await app.register(reportRoutes);
   await app.register(creditRoutes);
+  await app.register(paymentImportRoutes);
   await app.register(installmentRoutes);
   await app.register(statementRoutes);
   await app.register(holidayRoutes);

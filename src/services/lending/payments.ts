@@ -115,7 +115,9 @@ export function isReferenceTaken(err: unknown): boolean {
 }
 
 export function duplicatePayment(existingId: string | null, ref: PaymentReference): AppError {
-  const what = ref.channel ? `channel ${ref.channel}, reference ${ref.externalReference}` : `reference ${ref.externalReference}`;
+  const what = ref.channel
+    ? `channel ${ref.channel}, reference ${ref.externalReference}`
+    : `reference ${ref.externalReference}`;
   return new AppError(
     'duplicate_payment',
     `a payment with ${what} was already registered${existingId ? ` (payment ${existingId})` : ''}: it is not paid twice`,
