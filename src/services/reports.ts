@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Database } from './context.ts';
 import { getBranch } from '../db/repositories/branches.ts';
+import { collectionRows, type CollectionsGroup } from '../db/repositories/reports.ts';
 import {
   countRows,
   exportBatches,
@@ -208,4 +209,33 @@ export async function* exportCsv(
 /** How many rows an export will have (for a progress bar; a concurrent write may change it). */
 export function countExport(db: Kysely<DB>, dataset: Dataset, f: ExportFilter): Promise<number> {
   return countRows(db, exportQuery(db, dataset, selectOf(dataset), f));
+}
+
+/** The collections report (docs/reports.md "Collections"): the payments of a period by day, method, channel or branch. */
+export async function collectionsReport(
+  db: Kysely<DB>,
+  q: { businessId: string; from: string; to: string; groupBy: CollectionsGroup },
+) {
+  const rows = (await collectionRows(db, q)).map((r) => ({
+    key: r.key,
+    payments: Number(r.payments),
+    amount: toMoneyNumber(money(r.amount)),
+    reversed_payments: Number(r.reversed_payments),
+    reversed_amount: toMoneyNumber(money(r.reversed_amount)),
+  }));
+  const raw = await collectionRows(db, { ...q, groupBy: 'method' });
+  const sum = (f: 'amount' | 'reversed_amount') => raw.reduce((s, r) => s.plus(money(r[f])), money(0));
+  const count = (f: 'payments' | 'reversed_payments') => raw.reduce((s, r) => s + Number(r[f]), 0);
+  return {
+    from: q.from,
+    to: q.to,
+    group_by: q.groupBy,
+    rows,
+    totals: {
+      payments: count('payments'),
+      amount: toMoneyNumber(sum('amount')),
+      reversed_payments: count('reversed_payments'),
+      reversed_amount: toMoneyNumber(sum('reversed_amount')),
+    },
+  };
 }

@@ -366,3 +366,40 @@ export async function* exportBatches(
     if (rows.length < batchSize) return;
   }
 }
+
+export type CollectionsGroup = 'day' | 'method' | 'channel' | 'branch';
+
+const GROUP_KEY: Record<CollectionsGroup, string> = {
+  day: "to_char(paid_on, 'YYYY-MM-DD')",
+  method: 'method',
+  channel: 'channel',
+  branch: 'branch_id::text',
+};
+
+/**
+ * The business's payments dated from..to (both included) grouped by key: how many and how much,
+ * and of those how many were reversed since and for how much. Amounts as numeric text.
+ */
+export async function collectionRows(
+  db: Kysely<DB>,
+  q: { businessId: string; from: string; to: string; groupBy: CollectionsGroup },
+): Promise<
+  { key: string | null; payments: string; amount: string; reversed_payments: string; reversed_amount: string }[]
+> {
+  const key = sql.raw(GROUP_KEY[q.groupBy]);
+  const { rows } = await sql<{
+    key: string | null;
+    payments: string;
+    amount: string;
+    reversed_payments: string;
+    reversed_amount: string;
+  }>`
+    SELECT ${key} AS key, count(*)::text AS payments, sum(amount)::text AS amount,
+           count(*) FILTER (WHERE reversed_at IS NOT NULL)::text AS reversed_payments,
+           coalesce(sum(amount) FILTER (WHERE reversed_at IS NOT NULL), 0)::text AS reversed_amount
+      FROM payments
+     WHERE business_id = ${q.businessId} AND paid_on BETWEEN ${q.from}::date AND ${q.to}::date
+     GROUP BY 1
+     ORDER BY 1 NULLS LAST`.execute(db);
+  return rows;
+}
