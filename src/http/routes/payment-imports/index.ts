@@ -6,7 +6,16 @@ import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
-import { IdParams, Page, PageQuery, PaymentImport, PaymentImportLine, documented, errors, ref } from '../../schemas.ts';
+import {
+  Page,
+  UuidParam,
+  PageQuery,
+  PaymentImport,
+  PaymentImportLine,
+  documented,
+  errors,
+  ref,
+} from '../../schemas.ts';
 import { pageRequest } from '../../helpers.ts';
 import { describeRequest, write } from '../../idempotency.ts';
 import { AppError, invalid } from '../../../domain/errors.ts';
@@ -34,6 +43,8 @@ const example = {
   created_at: '2026-03-20T13:02:00Z',
   finished_at: '2026-03-20T13:02:01Z',
 };
+
+const ImportParams = Type.Object({ id: UuidParam('5b0f6c1e-8a8e-4c39-9a43-3f4d0f1f6a10') });
 
 const CsvBody = {
   content: {
@@ -115,7 +126,7 @@ export default async function paymentImportRoutes(app: App) {
         config: { role: 'employee' },
         schema: {
           operationId: 'createPaymentImport',
-          tags: ['payments'],
+          tags: ['credits'],
           summary: 'Import payments from a CSV file (text/csv or multipart field "file"); paid in the background',
           description:
             `Header row, then one payment a line: ${IMPORT_COLUMNS.join(', ')} (credit: sequential id or uuid; paid_on ` +
@@ -155,9 +166,9 @@ export default async function paymentImportRoutes(app: App) {
     {
       schema: {
         operationId: 'getPaymentImport',
-        tags: ['payments'],
+        tags: ['credits'],
         summary: 'Read an import: its status and how many lines were accepted, rejected and duplicates so far',
-        params: IdParams,
+        params: ImportParams,
         response: { 200: documented(ref(PaymentImport), 'The import', example) },
       },
     },
@@ -169,9 +180,9 @@ export default async function paymentImportRoutes(app: App) {
     {
       schema: {
         operationId: 'listPaymentImportLines',
-        tags: ['payments'],
+        tags: ['credits'],
         summary: "An import's lines in file order with their outcome; status narrows",
-        params: IdParams,
+        params: ImportParams,
         querystring: Type.Object(
           { status: Type.Optional(OneOf(['accepted', 'rejected', 'duplicate'])), ...PageQuery },
           { additionalProperties: false },

@@ -141,7 +141,18 @@ export default async function reportRoutes(app: App) {
           },
           { additionalProperties: false },
         ),
-        response: { 200: documented(Collections, 'The payments grouped, and their totals') },
+        response: {
+          200: documented(Collections, 'The payments grouped, and their totals', {
+            from: '2026-03-01',
+            to: '2026-03-20',
+            group_by: 'method',
+            rows: [
+              { key: 'cash', payments: 2, amount: 90000, reversed_payments: 0, reversed_amount: 0 },
+              { key: 'transfer', payments: 1, amount: 45000, reversed_payments: 1, reversed_amount: 45000 },
+            ],
+            totals: { payments: 3, amount: 135000, reversed_payments: 1, reversed_amount: 45000 },
+          }),
+        },
       },
     },
     async (req) => {
