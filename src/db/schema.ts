@@ -212,6 +212,47 @@ export interface PaymentsTable {
   reversed_at: Date | null;
   reversal_reason: string | null;
   reversed_by: string | null;
+  /** migration 033 */
+  method: Generated<PaymentMethod>;
+  channel: string | null;
+  external_reference: string | null;
+}
+
+export type PaymentMethod = 'cash' | 'transfer' | 'debit' | 'card' | 'collection_network' | 'other';
+export type PaymentImportStatus = 'running' | 'done' | 'failed';
+export type PaymentImportLineStatus = 'pending' | 'accepted' | 'rejected' | 'duplicate';
+
+/** A CSV file of payments paid in the background (migration 034). */
+export interface PaymentImportsTable {
+  business_id: string;
+  id: Generated<string>;
+  status: Generated<PaymentImportStatus>;
+  lines: number;
+  accepted: Generated<number>;
+  rejected: Generated<number>;
+  duplicates: Generated<number>;
+  created_by: string;
+  branch_id: string | null;
+  created_at: CreatedAt;
+  finished_at: Date | null;
+  lease_until: Date | null;
+}
+
+/** One line of an import as given, and its outcome (migration 034). */
+export interface PaymentImportLinesTable {
+  business_id: string;
+  import_id: string;
+  line: number;
+  credit: string;
+  amount: string;
+  paid_on: string;
+  method: string;
+  channel: string;
+  external_reference: string;
+  status: Generated<PaymentImportLineStatus>;
+  code: string | null;
+  message: string | null;
+  payment_id: string | null;
 }
 
 export interface UploadSessionsTable {
@@ -595,6 +636,8 @@ export interface DB {
   installments: InstallmentsTable;
   ledger: LedgerTable;
   payments: PaymentsTable;
+  payment_imports: PaymentImportsTable;
+  payment_import_lines: PaymentImportLinesTable;
   upload_sessions: UploadSessionsTable;
   client_files: ClientFilesTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -662,6 +705,8 @@ export type GuarantorRow = Selectable<CreditGuarantorsTable>;
 export type Installment = Selectable<InstallmentsTable>;
 export type LedgerEntry = Selectable<LedgerTable>;
 export type Payment = Selectable<PaymentsTable>;
+export type PaymentImport = Selectable<PaymentImportsTable>;
+export type PaymentImportLine = Selectable<PaymentImportLinesTable>;
 export type UploadSession = Selectable<UploadSessionsTable>;
 export type ClientFile = Selectable<ClientFilesTable>;
 export type AuditLogEntry = Selectable<AuditLogTable>;

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   conflict: 409,
   // with approval.required, an employee grants credits only through applications (docs/applications.md)
   approval_required: 409,
+  // a payment whose channel and external_reference the business already paid (docs/payments.md)
+  duplicate_payment: 409,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,

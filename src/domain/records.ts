@@ -198,6 +198,20 @@ export const Cost = Type.Object(
   { $id: 'Cost', title: 'Cost' },
 );
 
+export const PAYMENT_METHODS = ['cash', 'transfer', 'debit', 'card', 'collection_network', 'other'] as const;
+
+/** How a payment was made and the reference its channel gave it (docs/payments.md). */
+export const PaymentChannelFields = {
+  method: OneOf([...PAYMENT_METHODS]),
+  channel: Nullable(Type.String({ maxLength: 40, description: "e.g. the collection network's or bank's name" })),
+  external_reference: Nullable(
+    Type.String({
+      maxLength: 100,
+      description: "the channel's reference: with the channel, it identifies one payment of the business",
+    }),
+  ),
+};
+
 /** One payment request (the group of its ledger slices). */
 export const Payment = Type.Object(
   {
@@ -210,6 +224,7 @@ export const Payment = Type.Object(
     created_at: DateTime,
     reversed_at: Nullable(DateTime),
     reversal_reason: Nullable(Type.String()),
+    ...PaymentChannelFields,
   },
   { $id: 'Payment', title: 'Payment' },
 );
@@ -245,6 +260,42 @@ export const Note = Type.Object(
     created_at: DateTime,
   },
   { $id: 'Note', title: 'Note' },
+);
+
+/** An import of payments from a CSV file (docs/payments.md, "Importing payments"). */
+export const PaymentImport = Type.Object(
+  {
+    id: Uuid,
+    status: OneOf(['running', 'done', 'failed'], {
+      description: 'running until every line is decided; failed: the file could not be processed',
+    }),
+    lines: Type.Integer({ description: "the file's lines, its header aside" }),
+    accepted: Type.Integer({ description: 'lines that made a payment' }),
+    rejected: Type.Integer({ description: 'lines refused, each with its code and message' }),
+    duplicates: Type.Integer({ description: "lines whose channel's reference was already paid" }),
+    created_by: Type.String(),
+    created_at: DateTime,
+    finished_at: Nullable(DateTime),
+  },
+  { $id: 'PaymentImport', title: 'PaymentImport' },
+);
+
+/** One line of an import and its outcome. */
+export const PaymentImportLine = Type.Object(
+  {
+    line: Type.Integer({ description: "the line's number in the file, the header being line 1" }),
+    credit: Type.String({ description: 'the credit as the line names it (sequential id or uuid)' }),
+    amount: Type.Union([Money, Type.Null()], { description: 'null when the line does not hold a valid amount' }),
+    status: OneOf(['pending', 'accepted', 'rejected', 'duplicate']),
+    code: Type.Union([Type.String(), Type.Null()], {
+      description: 'why the line was rejected: the code the API would answer',
+    }),
+    message: Nullable(Type.String()),
+    payment_id: Type.Union([Uuid, Type.Null()], {
+      description: 'accepted: the payment made; duplicate: the payment that already holds the reference',
+    }),
+  },
+  { $id: 'PaymentImportLine', title: 'PaymentImportLine' },
 );
 
 /** An item of the collections worklist (an extension): the installment, its client and its credit's number. */
@@ -523,6 +574,7 @@ export const StatementPayment = Type.Object({
   created_at: DateTime,
   reversed_at: Nullable(DateTime),
   reversal_reason: Nullable(Type.String()),
+  ...PaymentChannelFields,
 });
 
 export const Statement = Type.Object(

@@ -273,7 +273,13 @@ export const creditCreated = {
   cost: COST,
 };
 
-export const paymentInput = { amount: 45000, paid_on: '2026-03-20' };
+export const paymentInput = {
+  amount: 45000,
+  paid_on: '2026-03-20',
+  method: 'transfer' as const,
+  channel: 'Banco Nación',
+  external_reference: 'TRF-000123',
+};
 
 const balanceAfterPayment = {
   principal: 100000,
@@ -297,6 +303,9 @@ export const payments = [
     created_at: PAID,
     reversed_at: null as string | null,
     reversal_reason: null as string | null,
+    method: 'transfer' as const,
+    channel: 'Banco Nación',
+    external_reference: 'TRF-000123',
   },
 ];
 
@@ -527,6 +536,9 @@ const statementPayment = {
   created_at: PAID,
   reversed_at: null,
   reversal_reason: null,
+  method: 'transfer' as const,
+  channel: 'Banco Nación' as string | null,
+  external_reference: 'TRF-000123' as string | null,
 };
 
 /** GET /api/credits/{id}/statement on 2026-03-20. */

@@ -14,6 +14,7 @@ import { startSessionSweep } from './sessionSweep.ts';
 import { startStatistics } from './statistics.ts';
 import { startWebhookDelivery } from './webhooks.ts';
 import { startMailDelivery } from './mail.ts';
+import { startPaymentImports } from './paymentImports.ts';
 import type { JobRun, Metrics } from '../metrics.ts';
 
 export interface JobDeps {
@@ -51,6 +52,7 @@ export const JOBS: readonly Job[] = [
   },
   { name: 'webhooks', start: (deps, onRun) => startWebhookDelivery(deps, onRun) },
   { name: 'mail', start: (deps, onRun) => startMailDelivery(deps, onRun) },
+  { name: 'payment_imports', start: (deps, onRun) => startPaymentImports(deps, onRun) },
 ];
 
 /** Starts every job; the function returned stops them all. */

@@ -21,6 +21,7 @@ import {
   LedgerEntry,
   Notification,
   Payment,
+  PaymentImport,
   PromiseToPay,
   Verification,
   WorklistItem,
@@ -49,6 +50,7 @@ export const EVENT_TYPES = [
   'notification.failed',
   'application.submitted',
   'application.decided',
+  'payment_import.finished',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -88,6 +90,10 @@ export const EVENT_OBJECTS: Record<EventType, { summary: string; object: TSchema
   },
   'application.submitted': { summary: 'A credit application was submitted, with its policy checks', object: Application },
   'application.decided': { summary: 'A credit application was approved or rejected', object: Application },
+  'payment_import.finished': {
+    summary: 'A payment import decided its last line (accepted, rejected and duplicate counts)',
+    object: PaymentImport,
+  },
 };
 
 /**

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { readsOf, type ActorContext, type Database } from './context.ts';
 import { getBranch } from '../db/repositories/branches.ts';
+import { collectionRows, type CollectionsGroup } from '../db/repositories/reports.ts';
 import {
   countRows,
   exportBatches,
@@ -18,7 +19,15 @@ import {
   type ExportRow,
   type SummaryQuery,
 } from '../db/repositories/reports.ts';
-import { AuditLogEntry, Client, Credit, Installment, type JsonSchema, LedgerEntry } from '../domain/records.ts';
+import {
+  AuditLogEntry,
+  Client,
+  Credit,
+  Installment,
+  type JsonSchema,
+  LedgerEntry,
+  Payment,
+} from '../domain/records.ts';
 import { notFound } from '../domain/errors.ts';
 import { isValidDate, money, toMoneyNumber } from '../domain/index.ts';
 import { installmentDelinquency, recordBuilder, type Computed } from './present.ts';
@@ -124,6 +133,7 @@ const EXPORTS: Record<Dataset, { record: TObject; computed?: Computed<never> }> 
   credits: { record: Credit },
   installments: { record: InstallmentColumns, computed: installmentDelinquency },
   ledger: { record: LedgerEntry },
+  payments: { record: Payment },
   logs: { record: AuditLogEntry },
 };
 
@@ -203,4 +213,33 @@ export async function* exportCsv(
 /** How many rows an export will have (for a progress bar; a concurrent write may change it). */
 export function countExport(db: Kysely<DB>, dataset: Dataset, f: ExportFilter): Promise<number> {
   return countRows(db, exportQuery(db, dataset, selectOf(dataset), f));
+}
+
+/** The collections report (docs/reports.md "Collections"): the payments of a period by day, method, channel or branch. */
+export async function collectionsReport(
+  db: Kysely<DB>,
+  q: { businessId: string; from: string; to: string; groupBy: CollectionsGroup },
+) {
+  const rows = (await collectionRows(db, q)).map((r) => ({
+    key: r.key,
+    payments: Number(r.payments),
+    amount: toMoneyNumber(money(r.amount)),
+    reversed_payments: Number(r.reversed_payments),
+    reversed_amount: toMoneyNumber(money(r.reversed_amount)),
+  }));
+  const raw = await collectionRows(db, { ...q, groupBy: 'method' });
+  const sum = (f: 'amount' | 'reversed_amount') => raw.reduce((s, r) => s.plus(money(r[f])), money(0));
+  const count = (f: 'payments' | 'reversed_payments') => raw.reduce((s, r) => s + Number(r[f]), 0);
+  return {
+    from: q.from,
+    to: q.to,
+    group_by: q.groupBy,
+    rows,
+    totals: {
+      payments: count('payments'),
+      amount: toMoneyNumber(sum('amount')),
+      reversed_payments: count('reversed_payments'),
+      reversed_amount: toMoneyNumber(sum('reversed_amount')),
+    },
+  };
 }

@@ -6,7 +6,7 @@
 // same documents as PDF (src/http/pdf/), so the two representations cannot disagree.
 import type { Static } from 'typebox';
 import type { Kysely } from 'kysely';
-import type { Credit, DB, Installment, LedgerEntry } from '../db/schema.ts';
+import type { Credit, DB, Installment, LedgerEntry, PaymentMethod } from '../db/schema.ts';
 import { getBusiness } from '../db/repositories/businesses.ts';
 import { getClient } from '../db/repositories/clients.ts';
 import { getCredit } from '../db/repositories/credits.ts';
@@ -39,6 +39,9 @@ export interface GatheredPayment {
   created_at: Date | string;
   reversed_at: Date | string | null;
   reversal_reason: string | null;
+  method: PaymentMethod;
+  channel: string | null;
+  external_reference: string | null;
   origin: 'payment' | 'refinance';
   /** its payment entries, in the order written, each split into what it paid */
   slices: GatheredSlice[];
@@ -132,6 +135,9 @@ export async function gatherStatement(db: Kysely<DB>, businessId: string, credit
     created_at: p.created_at,
     reversed_at: p.reversed_at,
     reversal_reason: p.reversal_reason,
+    method: p.method,
+    channel: p.channel,
+    external_reference: p.external_reference,
     origin: 'payment',
     slices: slicesOf(p.id, p.reversed_at === null ? ['payment', 'correction'] : ['payment']),
   }));
@@ -147,6 +153,10 @@ export async function gatherStatement(db: Kysely<DB>, businessId: string, credit
       created_at: settlement.created_at,
       reversed_at: null,
       reversal_reason: null,
+      // a settlement moves the balance to the new credit: no cash, no channel
+      method: 'other',
+      channel: null,
+      external_reference: null,
       origin: 'refinance',
       slices,
     });
@@ -209,6 +219,9 @@ function presentPayment(p: GatheredPayment, g: Gathered): Static<typeof Statemen
     created_at: p.created_at,
     reversed_at: p.reversed_at,
     reversal_reason: p.reversal_reason,
+    method: p.method,
+    channel: p.channel,
+    external_reference: p.external_reference,
   };
 }
 

@@ -175,7 +175,15 @@ test('the statement shows the figures of the credit read, before and after payme
   assert.equal(st.balance.outstanding, 120800);
 
   // the payment of the story: 800 of punitory posted, installment 1 paid, 4,200 to installment 2
-  const paid = json(await s.as('POST', `/api/credits/${s.credit.id}/payments`, { amount: 45000 }));
+  // taken by transfer: the statement and the receipt name the method, channel and reference
+  const paid = json(
+    await s.as('POST', `/api/credits/${s.credit.id}/payments`, {
+      amount: 45000,
+      method: 'transfer',
+      channel: 'Banco Nación',
+      external_reference: 'TRF-000123',
+    }),
+  );
   st = json(await statementOf(s));
   assertSameFigures(st, await readCredit());
   assert.deepEqual(st.balance, ex.statement.balance);

@@ -88,6 +88,20 @@ const COLUMNS = {
     'origin',
     'payment_id',
   ],
+  payments: [
+    'id',
+    'credit_id',
+    'amount',
+    'paid_on',
+    'branch_id',
+    'created_by',
+    'created_at',
+    'reversed_at',
+    'reversal_reason',
+    'method',
+    'channel',
+    'external_reference',
+  ],
   logs: [
     'id',
     'table_name',
@@ -375,7 +389,7 @@ test('tenants: an export holds only its own business rows; keys are required; un
 
   assert.equal((await csv(h, 'clients.csv', null)).statusCode, 401);
   assert.equal((await csv(h, 'clients.csv', 'lk_not_a_key')).statusCode, 401);
-  for (const p of ['payments.csv', 'clients.json', 'clients', 'api_keys.csv', '..%2Fclients.csv']) {
+  for (const p of ['loans.csv', 'clients.json', 'clients', 'api_keys.csv', '..%2Fclients.csv']) {
     const res = await csv(h, p);
     assert.equal(res.statusCode, 404, p);
     assert.equal(JSON.parse(res.body).code, 'not_found');

@@ -20,7 +20,16 @@ export interface CreditChanges {
   /** null: unchanged */
   creditStatus: CreditStatus | null;
   /** a payment to record (its slices are among the entries) */
-  payment?: { id: string; amount: string; paid_on: string; branch_id: string | null; created_by: string } | null;
+  payment?: {
+    id: string;
+    amount: string;
+    paid_on: string;
+    branch_id: string | null;
+    created_by: string;
+    method: string;
+    channel: string | null;
+    external_reference: string | null;
+  } | null;
   /** a payment reversed by this change */
   reversal?: { paymentId: string; reason: string; by: string } | null;
 }
@@ -43,9 +52,12 @@ export interface AppliedChanges {
 export const CREDIT_CHANGES = `
 WITH pay AS (
   -- first: the slices reference it
-  INSERT INTO payments (business_id, id, credit_id, amount, paid_on, branch_id, created_by)
-  SELECT $1::uuid, p.id, $2::uuid, p.amount, p.paid_on, p.branch_id, p.created_by
-    FROM json_to_record($7::json) AS p(id uuid, amount numeric, paid_on date, branch_id uuid, created_by text)
+  INSERT INTO payments (business_id, id, credit_id, amount, paid_on, branch_id, created_by, method, channel,
+                        external_reference)
+  SELECT $1::uuid, p.id, $2::uuid, p.amount, p.paid_on, p.branch_id, p.created_by, coalesce(p.method, 'cash'), p.channel,
+         p.external_reference
+    FROM json_to_record($7::json) AS p(id uuid, amount numeric, paid_on date, branch_id uuid, created_by text,
+                                       method text, channel text, external_reference text)
    WHERE $7::json IS NOT NULL
   RETURNING created_at),
 rev AS (

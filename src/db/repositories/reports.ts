@@ -210,7 +210,7 @@ FROM cnt, tot, wo, col`.execute(db);
 
 // ---------------------------------------------------------------- exports
 
-export const DATASETS = ['clients', 'credits', 'installments', 'ledger', 'logs'] as const;
+export const DATASETS = ['clients', 'credits', 'installments', 'ledger', 'payments', 'logs'] as const;
 export type Dataset = (typeof DATASETS)[number];
 
 /** A from/to bound: a calendar date (a whole day in the business's time zone) or an instant. */
@@ -252,6 +252,7 @@ const EXPORT_TABLES = {
   credits: { table: 'credits', time: 'created_at', json: [] },
   installments: { table: 'installments', time: 'created_at', json: [] },
   ledger: { table: 'ledger', time: 'created_at', json: [] },
+  payments: { table: 'payments', time: 'created_at', json: [] },
   logs: { table: 'audit_log', time: 'changed_at', json: ['old_data', 'new_data'] },
 } as const satisfies Record<Dataset, { table: keyof DB; time: string; json: readonly string[] }>;
 
@@ -366,4 +367,41 @@ export async function* exportBatches(
     }
     if (rows.length < batchSize) return;
   }
+}
+
+export type CollectionsGroup = 'day' | 'method' | 'channel' | 'branch';
+
+const GROUP_KEY: Record<CollectionsGroup, string> = {
+  day: "to_char(paid_on, 'YYYY-MM-DD')",
+  method: 'method',
+  channel: 'channel',
+  branch: 'branch_id::text',
+};
+
+/**
+ * The business's payments dated from..to (both included) grouped by key: how many and how much,
+ * and of those how many were reversed since and for how much. Amounts as numeric text.
+ */
+export async function collectionRows(
+  db: Kysely<DB>,
+  q: { businessId: string; from: string; to: string; groupBy: CollectionsGroup },
+): Promise<
+  { key: string | null; payments: string; amount: string; reversed_payments: string; reversed_amount: string }[]
+> {
+  const key = sql.raw(GROUP_KEY[q.groupBy]);
+  const { rows } = await sql<{
+    key: string | null;
+    payments: string;
+    amount: string;
+    reversed_payments: string;
+    reversed_amount: string;
+  }>`
+    SELECT ${key} AS key, count(*)::text AS payments, sum(amount)::text AS amount,
+           count(*) FILTER (WHERE reversed_at IS NOT NULL)::text AS reversed_payments,
+           coalesce(sum(amount) FILTER (WHERE reversed_at IS NOT NULL), 0)::text AS reversed_amount
+      FROM payments
+     WHERE business_id = ${q.businessId} AND paid_on BETWEEN ${q.from}::date AND ${q.to}::date
+     GROUP BY 1
+     ORDER BY 1 NULLS LAST`.execute(db);
+  return rows;
 }

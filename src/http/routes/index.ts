@@ -14,6 +14,7 @@ import reportRoutes from './reports/index.ts';
 import creditRoutes from './credits/index.ts';
 import creditCollectionRoutes from './credits/collections.ts';
 import clientNoteRoutes from './clients/notes.ts';
+import paymentImportRoutes from './payment-imports/index.ts';
 import installmentRoutes from './installments/index.ts';
 import statementRoutes from './statements/index.ts';
 import holidayRoutes from './holidays/index.ts';
@@ -42,6 +43,7 @@ export async function apiRoutes(app: App) {
   await app.register(creditRoutes);
   await app.register(creditCollectionRoutes);
   await app.register(clientNoteRoutes);
+  await app.register(paymentImportRoutes);
   await app.register(installmentRoutes);
   await app.register(statementRoutes);
   await app.register(holidayRoutes);

@@ -2,11 +2,13 @@
 // active payment allocated again in date order, corrections for what moved), listing them, and
 // reversing one. One transaction each, under the credit's lock.
 import { withActor } from '../../db/connection.ts';
-import type { LedgerEntry, Payment } from '../../db/schema.ts';
+import type { Transaction } from 'kysely';
+import type { Executor } from '../../db/connection.ts';
+import type { DB, LedgerEntry, Payment, PaymentMethod } from '../../db/schema.ts';
 import { getCredit } from '../../db/repositories/credits.ts';
-import { paymentsOfCredit } from '../../db/repositories/payments.ts';
+import { paymentByReference, paymentsOfCredit } from '../../db/repositories/payments.ts';
 import { compareDates, toMoneyString } from '../../domain/index.ts';
-import { conflict, notFound, unprocessable } from '../../domain/errors.ts';
+import { AppError, conflict, notFound, unprocessable } from '../../domain/errors.ts';
 import { readsOf, type Database } from '../context.ts';
 import { chosenBranch } from '../branches.ts';
 import {
@@ -20,7 +22,12 @@ import {
   stageReversal,
   stageSlices,
 } from './engine/book.ts';
-import { flush, loadLocked, type CreditDetailRows, type LendingContext } from './store.ts';
+import { flush, loadLocked, type CreditDetailRows, type LendingContext, type RowBook } from './store.ts';
+
+export interface PaymentReference {
+  channel: string | null;
+  externalReference: string | null;
+}
 
 export interface PaymentInput {
   amount: number | string;
@@ -30,6 +37,11 @@ export interface PaymentInput {
    * since), null = no branch
    */
   branchId?: string | null;
+  /** how it was paid (default cash) */
+  method?: PaymentMethod;
+  /** through which network or bank; with externalReference it identifies the payment (blank: none) */
+  channel?: string | null;
+  externalReference?: string | null;
 }
 
 export interface PaymentResult extends CreditDetailRows {
@@ -53,9 +65,81 @@ export async function registerPayment(
   creditId: string,
   input: PaymentInput,
 ): Promise<PaymentResult> {
-  return withActor(db.kysely, ctx, async (trx) => {
-    const l = await loadLocked(trx, ctx, creditId);
+  const ref = paymentReference(input);
+  // a reference already paid answers before the credit is locked; two requests racing past this
+  // meet the unique index (migration 033), and the one that loses answers the same
+  await refuseKnownReference(db.kysely, ctx.businessId, ref);
+  try {
+    return await withActor(db.kysely, ctx, async (trx) => {
+      const l = await loadLocked(trx, ctx, creditId);
+      const { created, paymentId, punitoryAtStorableMax } = await payOnBook(trx, ctx, l, input);
+      return {
+        credit: l.credit,
+        installments: l.installments,
+        ledgerEntries: l.ledger,
+        created,
+        paymentId,
+        punitoryAtStorableMax,
+      };
+    });
+  } catch (err) {
+    if (isReferenceTaken(err)) {
+      await refuseKnownReference(db.kysely, ctx.businessId, ref);
+      throw duplicatePayment(null, ref);
+    }
+    throw err;
+  }
+}
+
+/** The channel and reference of a payment, trimmed; blank is none. */
+export function paymentReference(input: Pick<PaymentInput, 'channel' | 'externalReference'>): PaymentReference {
+  const channel = input.channel?.trim() || null;
+  const externalReference = input.externalReference?.trim() || null;
+  return { channel, externalReference };
+}
+
+/** 409 duplicate_payment when the business already has a payment with this channel and reference. */
+async function refuseKnownReference(db: Executor, businessId: string, ref: PaymentReference): Promise<void> {
+  if (ref.externalReference === null) return;
+  const existing = await paymentByReference(db, businessId, ref.channel, ref.externalReference);
+  if (existing) throw duplicatePayment(existing.id, ref);
+}
+
+/** The unique index of channel and reference refused an insert (a racing payment took it first). */
+export function isReferenceTaken(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string } | null;
+  return (
+    e?.code === '23505' &&
+    (e.constraint === 'payments_external_reference' || (e.message ?? '').includes('payments_external_reference'))
+  );
+}
+
+export function duplicatePayment(existingId: string | null, ref: PaymentReference): AppError {
+  const what = ref.channel
+    ? `channel ${ref.channel}, reference ${ref.externalReference}`
+    : `reference ${ref.externalReference}`;
+  return new AppError(
+    'duplicate_payment',
+    `a payment with ${what} was already registered${existingId ? ` (payment ${existingId})` : ''}: it is not paid twice`,
+    [{ path: '/external_reference', message: existingId ? `already used by payment ${existingId}` : 'already used' }],
+  );
+}
+
+/**
+ * Validates and stages one payment on a credit already locked and read, then writes it (one
+ * statement): what registerPayment does inside its transaction, and what an import does for each
+ * line. On a refusal (an AppError) nothing was written, but `l` may hold staged entries: read the
+ * credit again before using it.
+ */
+export async function payOnBook(
+  trx: Transaction<DB>,
+  ctx: LendingContext,
+  l: RowBook,
+  input: PaymentInput,
+): Promise<{ created: LedgerEntry[]; paymentId: string; punitoryAtStorableMax: boolean }> {
+  {
     const { credit } = l;
+    const ref = paymentReference(input);
     const why = STATUS_FORBIDS_PAYMENT[credit.status];
     if (why) throw conflict(`payment refused: ${why}`);
 
@@ -99,6 +183,9 @@ export async function registerPayment(
       paid_on: paidOn,
       branch_id: branchId,
       created_by: ctx.actor,
+      method: input.method ?? 'cash',
+      channel: ref.channel,
+      external_reference: ref.externalReference,
     };
 
     // 3. a payment dated before punitory already posted changed the history: the punitory up to
@@ -107,16 +194,8 @@ export async function registerPayment(
     postPunitory(ctx, l, l.postedThrough!);
 
     const created = await flush(trx, ctx, l);
-    const result = {
-      credit: l.credit,
-      installments: l.installments,
-      ledgerEntries: l.ledger,
-      created,
-      paymentId,
-      punitoryAtStorableMax: l.atStorableMax,
-    };
-    return result;
-  });
+    return { created, paymentId, punitoryAtStorableMax: l.atStorableMax };
+  }
 }
 
 /** A credit's payments, reversed ones included, in the order they apply. */

@@ -92,6 +92,7 @@ function announceChanges(
       'payment.created',
       presentPayment({
         ...payment,
+        method: payment.method as Payment['method'],
         business_id: ctx.businessId,
         credit_id: creditId,
         created_at: written.paymentCreatedAt ?? written.now,

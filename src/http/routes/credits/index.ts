@@ -12,6 +12,8 @@ import {
   LedgerEntry,
   Nullable,
   Guarantor,
+  OneOf,
+  PAYMENT_METHODS,
   Page,
   PageQuery,
   UpdatedSinceQuery,
@@ -67,6 +69,19 @@ const PaymentBody = example(
           description:
             "where the payment was taken; omitted: the signed-in user's branch when they have one, else the credit's (none if it was deleted); null: no branch (e.g. a bank transfer)",
         }),
+      ),
+      method: Type.Optional(OneOf([...PAYMENT_METHODS], { description: 'how it was paid; default cash' })),
+      channel: Type.Optional(
+        Nullable(Type.String({ maxLength: 40, description: "e.g. the collection network's or bank's name" })),
+      ),
+      external_reference: Type.Optional(
+        Nullable(
+          Type.String({
+            maxLength: 100,
+            description:
+              "the channel's reference: a second payment of the business with the same channel and reference is 409 duplicate_payment",
+          }),
+        ),
       ),
     },
     { additionalProperties: false },
@@ -325,6 +340,9 @@ export default async function creditRoutes(app: App) {
             amount: b.amount,
             paidOn: b.paid_on,
             branchId: b.branch_id,
+            method: b.method,
+            channel: b.channel,
+            externalReference: b.external_reference,
           });
           // DOMAIN.md: an amount that cannot be stored never fails a payment; the credit is reported
           if (r.punitoryAtStorableMax)

@@ -11,6 +11,7 @@ import {
   DATASETS,
   exportCsv,
   parseBound,
+  collectionsReport,
   portfolioSummary,
   type Bound,
 } from '../../../services/reports.ts';
@@ -18,6 +19,25 @@ import {
 const Ratio = Type.Number({ description: 'amount / outstanding, rounded to 4 decimals; 0 when outstanding is 0' });
 const AmountRatio = Type.Object({ amount: Money, ratio: Ratio });
 const Situation = Type.Object({ clients: Type.Integer(), outstanding: Money });
+
+const CollectionFigures = {
+  payments: Type.Integer({ description: 'payments dated in the period' }),
+  amount: Money,
+  reversed_payments: Type.Integer({ description: 'of those, how many were reversed since' }),
+  reversed_amount: Money,
+};
+const Collections = Type.Object({
+  from: CalendarDate,
+  to: CalendarDate,
+  group_by: OneOf(['day', 'method', 'channel', 'branch']),
+  rows: Type.Array(
+    Type.Object({
+      key: Nullable(Type.String({ description: 'the day, method, channel or branch id; null: no channel or branch' })),
+      ...CollectionFigures,
+    }),
+  ),
+  totals: Type.Object(CollectionFigures),
+});
 
 const Summary = Type.Object(
   {
@@ -101,6 +121,50 @@ export default async function reportRoutes(app: App) {
         asOf,
         branchId: req.query.branch_id ?? null,
         timezone: req.auth.timezone,
+      });
+    },
+  );
+
+  app.get(
+    '/reports/collections',
+    {
+      schema: {
+        operationId: 'collectionsReport',
+        tags: ['reports'],
+        summary:
+          'Payments dated from..to (both included; default: this month to today) grouped by day, method, channel or branch, with what was reversed since',
+        querystring: Type.Object(
+          {
+            from: Type.Optional(DateInput()),
+            to: Type.Optional(DateInput()),
+            group_by: Type.Optional(OneOf(['day', 'method', 'channel', 'branch'], { description: 'default day' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: documented(Collections, 'The payments grouped, and their totals', {
+            from: '2026-03-01',
+            to: '2026-03-20',
+            group_by: 'method',
+            rows: [
+              { key: 'cash', payments: 2, amount: 90000, reversed_payments: 0, reversed_amount: 0 },
+              { key: 'transfer', payments: 1, amount: 45000, reversed_payments: 1, reversed_amount: 45000 },
+            ],
+            totals: { payments: 3, amount: 135000, reversed_payments: 1, reversed_amount: 45000 },
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const today = req.auth.today;
+      const to = req.query.to ?? today;
+      const from = req.query.from ?? `${to.slice(0, 8)}01`;
+      if (compareDates(from, to) > 0) throw invalid('/from', 'is after to');
+      return collectionsReport(app.db.kysely, {
+        businessId: req.auth.businessId,
+        from,
+        to,
+        groupBy: req.query.group_by ?? 'day',
       });
     },
   );

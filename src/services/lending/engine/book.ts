@@ -51,6 +51,9 @@ export interface StagedPayment {
   paid_on: string;
   branch_id: string | null;
   created_by: string;
+  method: string;
+  channel: string | null;
+  external_reference: string | null;
 }
 
 /** What a use case has decided to write on the credit; written in one statement by the store. */

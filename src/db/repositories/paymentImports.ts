@@ -1,0 +1,193 @@
+// Payment imports (migration 034), scoped to one business: the file's row and its lines, the
+// background job's claim (a lease under FOR UPDATE SKIP LOCKED, so several processes share the
+// imports and none pays a line twice) and the outcome of each batch of lines.
+import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
+import type { Executor } from '../connection.ts';
+import type { DB, PaymentImport, PaymentImportLine, PaymentImportLineStatus } from '../schema.ts';
+
+export interface NewImportLine {
+  line: number;
+  credit: string;
+  amount: string;
+  paid_on: string;
+  method: string;
+  channel: string;
+  external_reference: string;
+}
+
+/** Lines are written this many to a statement. */
+const INSERT_CHUNK = 5_000;
+
+/** The import's row and its lines, pending (a step of the caller's transaction). */
+export async function insertImport(
+  trx: Transaction<DB>,
+  businessId: string,
+  fields: { createdBy: string; branchId: string | null },
+  lines: NewImportLine[],
+): Promise<PaymentImport> {
+  const row = await trx
+    .insertInto('payment_imports')
+    .values({ business_id: businessId, lines: lines.length, created_by: fields.createdBy, branch_id: fields.branchId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  for (let k = 0; k < lines.length; k += INSERT_CHUNK) {
+    await trx.executeQuery(
+      CompiledQuery.raw(
+        `INSERT INTO payment_import_lines (business_id, import_id, line, credit, amount, paid_on, method, channel, external_reference)
+         SELECT $1::uuid, $2::uuid, l.line, l.credit, l.amount, l.paid_on, l.method, l.channel, l.external_reference
+           FROM json_to_recordset($3::json) AS l(line int, credit text, amount text, paid_on text, method text,
+                                                 channel text, external_reference text)`,
+        [businessId, row.id, JSON.stringify(lines.slice(k, k + INSERT_CHUNK))],
+      ),
+    );
+  }
+  return row;
+}
+
+export function getImport(db: Executor, businessId: string, id: string): Promise<PaymentImport | undefined> {
+  return db
+    .selectFrom('payment_imports')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** A page of an import's lines in file order, of one status or all. */
+export async function listImportLines(
+  db: Executor,
+  businessId: string,
+  importId: string,
+  q: { status?: PaymentImportLineStatus; limit: number; offset: number },
+): Promise<{ items: PaymentImportLine[]; total: number }> {
+  let base = db
+    .selectFrom('payment_import_lines')
+    .where('business_id', '=', businessId)
+    .where('import_id', '=', importId);
+  if (q.status) base = base.where('status', '=', q.status);
+  const [items, count] = await Promise.all([
+    base.selectAll().orderBy('line').limit(q.limit).offset(q.offset).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items, total: Number(count.n) };
+}
+
+/**
+ * Claims one running import whose lease has passed (or never was), skipping those another process
+ * holds, and leases it until `leaseUntil`; committed on return, so no other process takes it
+ * before then. A process that dies leaves it to the next claim once the lease has passed.
+ */
+export async function claimImport(
+  db: Kysely<DB>,
+  q: { now: Date; leaseUntil: Date },
+): Promise<PaymentImport | undefined> {
+  const { rows } = await sql<PaymentImport>`
+    WITH c AS (
+      SELECT business_id, id FROM payment_imports
+       WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ${q.now})
+       ORDER BY created_at
+       LIMIT 1
+       FOR UPDATE SKIP LOCKED)
+    UPDATE payment_imports p SET lease_until = ${q.leaseUntil}
+      FROM c WHERE p.business_id = c.business_id AND p.id = c.id
+    RETURNING p.*`.execute(db);
+  return rows[0];
+}
+
+/** Extends the lease of an import this process holds. */
+export async function renewLease(db: Executor, businessId: string, id: string, leaseUntil: Date): Promise<void> {
+  await db
+    .updateTable('payment_imports')
+    .set({ lease_until: leaseUntil })
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The next pending lines of an import, in file order. */
+export function pendingLines(db: Executor, businessId: string, importId: string, limit: number) {
+  return db
+    .selectFrom('payment_import_lines')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('import_id', '=', importId)
+    .where('status', '=', 'pending')
+    .orderBy('line')
+    .limit(limit)
+    .execute();
+}
+
+export interface LineOutcome {
+  line: number;
+  status: Exclude<PaymentImportLineStatus, 'pending'>;
+  code: string | null;
+  message: string | null;
+  payment_id: string | null;
+}
+
+/**
+ * Records the outcome of lines still pending and adds them to the import's counters, in one
+ * statement (a step of the transaction that made their payments). Returns the import as updated.
+ */
+export async function recordOutcomes(
+  trx: Executor,
+  businessId: string,
+  importId: string,
+  outcomes: LineOutcome[],
+): Promise<void> {
+  await trx.executeQuery(
+    CompiledQuery.raw(
+      `WITH o AS (
+         SELECT * FROM json_to_recordset($3::json) AS o(line int, status text, code text, message text, payment_id uuid)),
+       u AS (
+         UPDATE payment_import_lines l
+            SET status = o.status, code = o.code, message = o.message, payment_id = o.payment_id
+           FROM o
+          WHERE l.business_id = $1::uuid AND l.import_id = $2::uuid AND l.line = o.line AND l.status = 'pending'
+         RETURNING l.status)
+       UPDATE payment_imports
+          SET accepted = accepted + (SELECT count(*) FROM u WHERE status = 'accepted'),
+              rejected = rejected + (SELECT count(*) FROM u WHERE status = 'rejected'),
+              duplicates = duplicates + (SELECT count(*) FROM u WHERE status = 'duplicate')
+        WHERE business_id = $1::uuid AND id = $2::uuid`,
+      [businessId, importId, JSON.stringify(outcomes)],
+    ),
+  );
+}
+
+/** Marks an import finished (done, or failed), once; returns it, or undefined if it already was. */
+export function finishImport(
+  trx: Executor,
+  businessId: string,
+  id: string,
+  status: 'done' | 'failed',
+): Promise<PaymentImport | undefined> {
+  return trx
+    .updateTable('payment_imports')
+    .set({ status, finished_at: sql<Date>`now()`, lease_until: null })
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The credits a batch names, by uuid or by sequential id: the reference as given → the credit's id. */
+export async function creditsByReference(
+  db: Executor,
+  businessId: string,
+  refs: { uuids: string[]; sequentials: number[] },
+): Promise<{ id: string; sequential_id: number }[]> {
+  if (refs.uuids.length === 0 && refs.sequentials.length === 0) return [];
+  return db
+    .selectFrom('credits')
+    .select(['id', 'sequential_id'])
+    .where('business_id', '=', businessId)
+    .where((eb) =>
+      eb.or([
+        ...(refs.uuids.length ? [eb('id', 'in', refs.uuids)] : []),
+        ...(refs.sequentials.length ? [eb('sequential_id', 'in', refs.sequentials)] : []),
+      ]),
+    )
+    .execute();
+}

@@ -1,0 +1,305 @@
+// Payment imports (API.md third batch; docs/payments.md "Importing payments"): a CSV file of
+// payments is stored as it arrives (202), then paid in the background, line by line in file
+// order, each line exactly as POST /api/credits/{id}/payments would pay it: a bad line is
+// rejected with the API's code and message and changes nothing; a channel's reference already
+// paid is a duplicate. Lines are decided in batches: one transaction pays a batch's lines (each
+// credit locked once, its book kept between its lines) and records their outcomes, so a line is
+// decided exactly once even when the process dies. A batch that fails as a whole (a racing payment
+// took one of its references, a deadlock) is done again one line a transaction.
+import type { Kysely, Transaction } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import { withActor } from '../db/connection.ts';
+import type { DB, PaymentImport, PaymentImportLine, PaymentImportLineStatus, PaymentMethod } from '../db/schema.ts';
+import { getBusiness } from '../db/repositories/businesses.ts';
+import {
+  claimImport,
+  creditsByReference,
+  finishImport,
+  getImport,
+  insertImport,
+  listImportLines,
+  pendingLines,
+  recordOutcomes,
+  renewLease,
+  type LineOutcome,
+  type NewImportLine,
+} from '../db/repositories/paymentImports.ts';
+import { paymentByReference, paymentsByReferences, referenceKey } from '../db/repositories/payments.ts';
+import { parseCsv } from '../domain/csv.ts';
+import { isValidDate } from '../domain/dates.ts';
+import { AppError, invalid, notFound } from '../domain/errors.ts';
+import { PAYMENT_METHODS, PaymentImport as PaymentImportRecord } from '../domain/records.ts';
+import { isUuid } from '../domain/uuid.ts';
+import { actorContext, type ActorContext, type Clock, type Database } from './context.ts';
+import { emit } from './events.ts';
+import { loadLocked, type RowBook } from './lending/store.ts';
+import { isReferenceTaken, payOnBook, paymentReference } from './lending/payments.ts';
+import { recordBuilder } from './present.ts';
+import { money } from '../domain/index.ts';
+
+/** At most this many lines a file (its header aside). */
+export const MAX_IMPORT_LINES = 100_000;
+/** At most this many bytes a file. */
+export const MAX_IMPORT_BYTES = 16 * 1024 * 1024;
+export const IMPORT_COLUMNS = ['credit', 'amount', 'paid_on', 'method', 'channel', 'external_reference'] as const;
+/** Lines decided in one transaction. */
+const BATCH = 500;
+/** How long a claim holds an import; renewed every batch. */
+const LEASE_MS = 60_000;
+
+const importRecord = recordBuilder(PaymentImportRecord);
+export const presentImport = (r: PaymentImport) => importRecord(r);
+export const presentImportLine = (l: PaymentImportLine) => ({
+  line: l.line,
+  credit: l.credit,
+  amount: /^\d{1,12}(\.\d{1,2})?$/.test(l.amount) ? Number(l.amount) : null,
+  status: l.status,
+  code: l.code,
+  message: l.message,
+  payment_id: l.payment_id,
+});
+
+/** The file's lines, checked for shape only (the header, the column count, the size). */
+export function readImportFile(text: string): NewImportLine[] {
+  const parsed = parseCsv(text);
+  if ('error' in parsed) throw invalid('/file', `not a valid CSV file: ${parsed.error}`);
+  const records = parsed.records.filter((r) => r.fields.some((f) => f.trim() !== ''));
+  const header = records.shift();
+  if (!header)
+    throw invalid('/file', `the file is empty: its first line names the columns ${IMPORT_COLUMNS.join(', ')}`);
+  const names = header.fields.map((f) => f.trim().toLowerCase());
+  const missing = IMPORT_COLUMNS.filter(
+    (c) => c !== 'method' && c !== 'channel' && c !== 'paid_on' && c !== 'external_reference' && !names.includes(c),
+  );
+  if (missing.length)
+    throw invalid('/file', `the header lacks ${missing.join(', ')} (columns: ${IMPORT_COLUMNS.join(', ')})`);
+  const unknown = names.filter((n) => !(IMPORT_COLUMNS as readonly string[]).includes(n));
+  if (unknown.length)
+    throw invalid('/file', `unknown column ${unknown[0]!.slice(0, 40)} (columns: ${IMPORT_COLUMNS.join(', ')})`);
+  if (records.length > MAX_IMPORT_LINES)
+    throw new AppError('payload_too_large', `the file has ${records.length} lines: at most ${MAX_IMPORT_LINES} a file`);
+  const at = (c: string) => names.indexOf(c);
+  const idx = Object.fromEntries(IMPORT_COLUMNS.map((c) => [c, at(c)])) as Record<
+    (typeof IMPORT_COLUMNS)[number],
+    number
+  >;
+  const field = (fields: string[], c: (typeof IMPORT_COLUMNS)[number]) =>
+    idx[c] < 0 ? '' : (fields[idx[c]] ?? '').trim();
+  return records.map((r) => ({
+    line: r.line,
+    credit: field(r.fields, 'credit'),
+    amount: field(r.fields, 'amount'),
+    paid_on: field(r.fields, 'paid_on'),
+    method: field(r.fields, 'method'),
+    channel: field(r.fields, 'channel'),
+    external_reference: field(r.fields, 'external_reference'),
+  }));
+}
+
+/** Stores the file's lines, pending, and answers the import (running); the job pays them. */
+export async function startImport(db: Database, ctx: ActorContext, text: string): Promise<PaymentImport> {
+  const lines = readImportFile(text);
+  return withActor(db.kysely, ctx, (trx) =>
+    insertImport(trx, ctx.businessId, { createdBy: ctx.actor, branchId: ctx.branchId ?? null }, lines),
+  );
+}
+
+export async function readImport(db: Database, ctx: ActorContext, id: string): Promise<PaymentImport> {
+  const r = await getImport(db.kysely, ctx.businessId, id);
+  if (!r) throw notFound('payment import');
+  return r;
+}
+
+export async function readImportLines(
+  db: Database,
+  ctx: ActorContext,
+  id: string,
+  q: { status?: Exclude<PaymentImportLineStatus, 'pending'>; limit: number; offset: number },
+) {
+  await readImport(db, ctx, id);
+  return listImportLines(db.kysely, ctx.businessId, id, q);
+}
+
+// ---------------------------------------------------------------- the background work
+
+export interface ImportDeps {
+  db: Database;
+  clock: Clock;
+  log: FastifyBaseLogger;
+}
+
+/**
+ * Claims running imports one at a time and decides their lines until none is left to claim;
+ * returns how many lines it decided. Safe in several processes at once.
+ */
+export async function processImports(deps: ImportDeps, opts: { stop?: () => boolean } = {}): Promise<number> {
+  let decided = 0;
+  for (;;) {
+    if (opts.stop?.()) return decided;
+    const now = deps.clock();
+    const claimed = await claimImport(deps.db.kysely, { now, leaseUntil: new Date(now.getTime() + LEASE_MS) });
+    if (!claimed) return decided;
+    decided += await runImport(deps, claimed, opts);
+  }
+}
+
+async function runImport(deps: ImportDeps, imp: PaymentImport, opts: { stop?: () => boolean }): Promise<number> {
+  const { db, clock } = deps;
+  const business = await getBusiness(db.kysely, imp.business_id);
+  let decided = 0;
+  try {
+    for (;;) {
+      if (opts.stop?.()) return decided;
+      const lines = await pendingLines(db.kysely, imp.business_id, imp.id, BATCH);
+      if (lines.length === 0) break;
+      const ctx: ActorContext = {
+        ...actorContext({ businessId: imp.business_id, timezone: business!.timezone }, imp.created_by, clock),
+        branchId: imp.branch_id,
+      };
+      try {
+        await payBatch(db.kysely, ctx, imp.id, lines);
+      } catch (err) {
+        // a racing payment took a reference, a deadlock: each line alone
+        deps.log.warn({ err, import_id: imp.id }, 'payment import batch failed as a whole; lines one by one');
+        for (const line of lines) {
+          try {
+            await payBatch(db.kysely, ctx, imp.id, [line]);
+          } catch (e) {
+            await recordAlone(db.kysely, ctx, imp.id, line, e);
+          }
+        }
+      }
+      decided += lines.length;
+      await renewLease(db.kysely, imp.business_id, imp.id, new Date(clock().getTime() + LEASE_MS));
+    }
+    await finish(db.kysely, imp, 'done', clock);
+  } catch (err) {
+    deps.log.error({ err, import_id: imp.id }, 'payment import failed');
+    await finish(db.kysely, imp, 'failed', clock).catch(() => {});
+  }
+  return decided;
+}
+
+async function finish(db: Kysely<DB>, imp: PaymentImport, status: 'done' | 'failed', clock: Clock) {
+  await withActor(db, { actor: imp.created_by }, async (trx) => {
+    const done = await finishImport(trx, imp.business_id, imp.id, status);
+    if (done) emit(trx, imp.business_id, 'payment_import.finished', presentImport(done));
+  });
+  void clock;
+}
+
+/** A line that failed alone with something else than a refusal: a duplicate if its reference was taken, else rejected. */
+async function recordAlone(db: Kysely<DB>, ctx: ActorContext, importId: string, line: PaymentImportLine, err: unknown) {
+  const ref = paymentReference({ channel: line.channel, externalReference: line.external_reference });
+  let outcome: LineOutcome;
+  if (isReferenceTaken(err) && ref.externalReference !== null) {
+    const existing = await paymentByReference(db, ctx.businessId, ref.channel, ref.externalReference);
+    outcome = duplicateOutcome(line.line, existing?.id ?? null);
+  } else {
+    const e = err as { code?: string; message?: string };
+    outcome = {
+      line: line.line,
+      status: 'rejected',
+      code: err instanceof AppError ? err.code : 'conflict',
+      message: err instanceof AppError ? err.message : 'the line could not be paid; import it again',
+      payment_id: null,
+    };
+    void e;
+  }
+  await withActor(db, ctx, (trx) => recordOutcomes(trx, ctx.businessId, importId, [outcome]));
+}
+
+const duplicateOutcome = (line: number, paymentId: string | null): LineOutcome => ({
+  line,
+  status: 'duplicate',
+  code: 'duplicate_payment',
+  message: `the channel's reference was already paid${paymentId ? ` (payment ${paymentId})` : ''}`,
+  payment_id: paymentId,
+});
+
+const rejected = (line: number, err: AppError): LineOutcome => ({
+  line,
+  status: 'rejected',
+  code: err.code,
+  message: err.message,
+  payment_id: null,
+});
+
+const AMOUNT = /^\d{1,12}(\.\d{1,2})?$/;
+const SEQUENTIAL = /^\d{1,15}$/;
+
+/** A line's fields checked as the route's schema checks a body: the 400s of the API. */
+function checkLine(l: PaymentImportLine): AppError | null {
+  if (l.credit === '') return invalid('/credit', 'is required: a sequential id or a uuid');
+  if (!isUuid(l.credit) && !SEQUENTIAL.test(l.credit)) return invalid('/credit', 'must be a sequential id or a uuid');
+  if (!AMOUNT.test(l.amount)) return invalid('/amount', 'must be a number with at most 2 decimals');
+  if (l.paid_on !== '' && !isValidDate(l.paid_on)) return invalid('/paid_on', 'must be a calendar date YYYY-MM-DD');
+  if (l.method !== '' && !(PAYMENT_METHODS as readonly string[]).includes(l.method))
+    return invalid('/method', `must be one of ${PAYMENT_METHODS.join(', ')}`);
+  if (l.channel.length > 40) return invalid('/channel', 'must be at most 40 characters');
+  if (l.external_reference.length > 100) return invalid('/external_reference', 'must be at most 100 characters');
+  return null;
+}
+
+/**
+ * Pays a batch of lines in one transaction, in file order, and records their outcomes. A credit
+ * is locked once (its first line) and its book kept for its next lines; a refused line drops the
+ * book (it may hold what the refused line staged), read again for the credit's next line.
+ */
+async function payBatch(db: Kysely<DB>, ctx: ActorContext, importId: string, lines: PaymentImportLine[]) {
+  await withActor(db, ctx, async (trx) => {
+    const outcomes: LineOutcome[] = [];
+    const refs = lines
+      .map((l) => paymentReference({ channel: l.channel, externalReference: l.external_reference }))
+      .filter((r) => r.externalReference !== null) as { channel: string | null; externalReference: string }[];
+    const taken = await paymentsByReferences(trx, ctx.businessId, refs);
+    const uuids = [...new Set(lines.map((l) => l.credit).filter(isUuid))];
+    const sequentials = [...new Set(lines.filter((l) => SEQUENTIAL.test(l.credit)).map((l) => Number(l.credit)))];
+    const found = await creditsByReference(trx, ctx.businessId, { uuids, sequentials });
+    const creditOf = new Map<string, string>();
+    for (const c of found) {
+      creditOf.set(c.id, c.id);
+      creditOf.set(String(c.sequential_id), c.id);
+    }
+    const books = new Map<string, RowBook>();
+    for (const line of lines) {
+      const bad = checkLine(line);
+      if (bad) {
+        outcomes.push(rejected(line.line, bad));
+        continue;
+      }
+      const ref = paymentReference({ channel: line.channel, externalReference: line.external_reference });
+      const key = ref.externalReference === null ? null : referenceKey(ref.channel, ref.externalReference);
+      if (key !== null && taken.has(key)) {
+        outcomes.push(duplicateOutcome(line.line, taken.get(key)!));
+        continue;
+      }
+      const creditId = creditOf.get(SEQUENTIAL.test(line.credit) ? String(Number(line.credit)) : line.credit);
+      if (!creditId) {
+        outcomes.push(rejected(line.line, notFound('credit')));
+        continue;
+      }
+      try {
+        let l = books.get(creditId);
+        if (!l) {
+          l = await loadLocked(trx as Transaction<DB>, ctx, creditId);
+          books.set(creditId, l);
+        }
+        const paid = await payOnBook(trx as Transaction<DB>, ctx, l, {
+          amount: money(line.amount).toFixed(2),
+          ...(line.paid_on ? { paidOn: line.paid_on } : {}),
+          method: (line.method || 'cash') as PaymentMethod,
+          channel: ref.channel,
+          externalReference: ref.externalReference,
+        });
+        if (key !== null) taken.set(key, paid.paymentId);
+        outcomes.push({ line: line.line, status: 'accepted', code: null, message: null, payment_id: paid.paymentId });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        books.delete(creditId);
+        outcomes.push(rejected(line.line, err));
+      }
+    }
+    await recordOutcomes(trx, ctx.businessId, importId, outcomes);
+  });
+}
