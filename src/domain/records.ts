@@ -124,6 +124,8 @@ export const Credit = Type.Object(
     start_date: CalendarDate,
     amortization: OneOf(['flat', 'french'], { description: "the plan's interest method when the credit was granted" }),
     vat_rate: Type.Number({ description: 'VAT on interest and punitory, a fraction (0.21 = 21 %)' }),
+    // the cash handed over: amount, less an origination fee (and its VAT) deducted from it
+    disbursed: Money,
   },
   { $id: 'Credit', title: 'Credit' },
 );
@@ -273,6 +275,24 @@ export const PunitoryMode = Type.Union([
 const DAYS = 36_500; // a century: anything longer is a typo
 const Days = (description: string) => Type.Integer({ minimum: 0, maximum: DAYS, description });
 
+/** A plan's fee (docs/domain.md, "Fees and charges"); so far the origination fee. */
+export const PlanFee = Type.Object(
+  {
+    type: OneOf(['origination'], { description: 'origination: charged once, when the credit is granted' }),
+    rate: Type.Optional(RateInput('a fraction of the amount lent: 0.03 = 3 %; give rate or amount')),
+    amount: Type.Optional(MoneyInput('a fixed amount; give rate or amount')),
+    vat: Type.Boolean({ description: "VAT at the plan's vat_rate on the fee" }),
+    financed: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: added (with its VAT) to the principal the schedule is built on; false (default): deducted ' +
+          "from the cash handed over (the credit's disbursed)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 // The defaults (DOMAIN.md) are the columns' defaults: they apply to the fields a new plan omits.
 export const CreditConfig = Type.Object(
   {
@@ -306,6 +326,10 @@ export const CreditConfig = Type.Object(
     vat_rate: RateInput('VAT on interest and punitory, a fraction: 0.21 = 21 %; default 0'),
     business_day_rule: OneOf(['none', 'next'], {
       description: 'next: a due date on a weekend or holiday moves to the next business day; default none',
+    }),
+    fees: Type.Array(PlanFee, {
+      maxItems: 1,
+      description: 'fees charged on its credits, at most one of each type; default none',
     }),
   },
   { $id: 'CreditConfig', title: 'CreditConfig' },

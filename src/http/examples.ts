@@ -84,6 +84,7 @@ export const plan = {
   amortization: 'flat' as const,
   vat_rate: 0,
   business_day_rule: 'none' as const,
+  fees: [] as { type: 'origination'; rate?: number; amount?: number; vat: boolean; financed?: boolean }[],
 };
 
 export const simulation = {
@@ -150,6 +151,7 @@ export const credit = {
   start_date: '2026-01-15',
   amortization: 'flat' as const,
   vat_rate: 0,
+  disbursed: 100000,
 };
 
 const DUE = ['2026-03-10', '2026-04-10', '2026-05-10'];
