@@ -61,6 +61,7 @@ const COLUMNS = {
     'start_date',
     'amortization',
     'vat_rate',
+    'disbursed',
   ],
   installments: [
     'id',
