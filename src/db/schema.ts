@@ -1,6 +1,7 @@
 // Row types of the tables (src/db/migrations), as Kysely sees them. numeric and date columns
 // arrive as strings (see the type parsers in connection.ts): money never passes through a float.
 import type { Role } from '../domain/access.ts';
+import type { PlanFee } from '../domain/fees.ts';
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -97,6 +98,8 @@ export interface CreditConfigsTable {
   amortization: Generated<Amortization>;
   vat_rate: ColumnType<string, string | number | undefined, string | number>;
   business_day_rule: Generated<BusinessDayRule>;
+  /** JSON: written as text (JSON.stringify), read as the array */
+  fees: ColumnType<PlanFee[], string | undefined, string>;
   created_at: CreatedAt;
   updated_at: Timestamp;
   /** the credit policy (migration 037): {max_central_bank_situation?, max_total_debt?, require_tax_active?} */
@@ -139,6 +142,13 @@ export interface CreditsTable {
   amortization: Generated<Amortization>;
   vat_rate: ColumnType<string, string | number | undefined, string | number>;
   business_day_rule: Generated<BusinessDayRule>;
+  /** the plan's fees when the credit was granted */
+  fees: ColumnType<PlanFee[], PlanFee[] | undefined, never>;
+  /** the origination fee with its VAT, and whether it was added to the principal */
+  origination_fee: ColumnType<string, string | undefined, never>;
+  origination_financed: ColumnType<boolean, boolean | undefined, never>;
+  /** generated: the cash handed over */
+  disbursed: ColumnType<string, never, never>;
   created_at: CreatedAt;
   updated_at: Timestamp;
   written_off_at: Date | null;

@@ -20,8 +20,13 @@ export interface CostInstallment {
 }
 
 export interface CostInput {
-  /** the amount lent */
+  /** the amount lent: the principal the schedule is built on */
   amount: DecimalLike;
+  /**
+   * the cash handed over, when it differs from the amount (an origination fee deducted or
+   * financed): cft_tea equates it with the installments. Absent: the amount
+   */
+  disbursed?: DecimalLike;
   startDate: string;
   /** in schedule order */
   installments: readonly CostInstallment[];
@@ -208,9 +213,11 @@ export function creditCost(input: CostInput): CreditCost {
   }
 
   // per day, then over 365 days: (1 + r)^(days / 365) = (1 + daily)^days
+  const cash = input.disbursed === undefined ? lent : decimal(input.disbursed, 'disbursed');
+  if (cash.lte(0)) throw new RangeError('disbursed must be > 0');
   const daily = solveLogRate(
     installments.map((i) => ({ periods: i.days, amount: i.amount })),
-    lent,
+    cash,
   );
   const cft = daily === null ? null : daily.times(365).exp().minus(1);
   return { tna: rate6(tna), tea: rate6(tea), cft_tea: cft === null ? null : rate6(cft) };

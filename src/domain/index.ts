@@ -49,3 +49,5 @@ export { allocatePayment, outstanding, installmentStatus, installmentDue } from 
 export type { InstallmentBalance, PaymentSlice, Allocation } from './allocation.ts';
 export { cuitCheckDigit, isValidCuit, parseCuit, withCheckDigit } from './cuit.ts';
 export { datesReaching, isBusinessDay, isWeekend, nextBusinessDay, toleranceDays } from './businessDays.ts';
+export { originationOf, financedPrincipal, disbursedOf } from './fees.ts';
+export type { PlanFee, Origination } from './fees.ts';

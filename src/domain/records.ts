@@ -129,6 +129,8 @@ export const Credit = Type.Object(
     vat_rate: Type.Number({ description: 'VAT on interest and punitory, a fraction (0.21 = 21 %)' }),
     collector_id: Nullable(Uuid),
     application_id: Nullable(Uuid),
+    // the cash handed over: amount, less an origination fee (and its VAT) deducted from it
+    disbursed: Money,
   },
   { $id: 'Credit', title: 'Credit' },
 );
@@ -400,6 +402,24 @@ export const PunitoryMode = Type.Union([
 const DAYS = 36_500; // a century: anything longer is a typo
 const Days = (description: string) => Type.Integer({ minimum: 0, maximum: DAYS, description });
 
+/** A plan's fee (docs/domain.md, "Fees and charges"); so far the origination fee. */
+export const PlanFee = Type.Object(
+  {
+    type: OneOf(['origination'], { description: 'origination: charged once, when the credit is granted' }),
+    rate: Type.Optional(RateInput('a fraction of the amount lent: 0.03 = 3 %; give rate or amount')),
+    amount: Type.Optional(MoneyInput('a fixed amount; give rate or amount')),
+    vat: Type.Boolean({ description: "VAT at the plan's vat_rate on the fee" }),
+    financed: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: added (with its VAT) to the principal the schedule is built on; false (default): deducted ' +
+          "from the cash handed over (the credit's disbursed)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 // The defaults (DOMAIN.md) are the columns' defaults: they apply to the fields a new plan omits.
 export const CreditConfig = Type.Object(
   {
@@ -458,6 +478,10 @@ export const CreditConfig = Type.Object(
           'the credit policy: each rule given becomes one check of an application submitted on the plan; default {} (no rule)',
       },
     ),
+    fees: Type.Array(PlanFee, {
+      maxItems: 1,
+      description: 'fees charged on its credits, at most one of each type; default none',
+    }),
   },
   { $id: 'CreditConfig', title: 'CreditConfig' },
 );

@@ -85,6 +85,7 @@ export const plan = {
   vat_rate: 0,
   business_day_rule: 'none' as const,
   policy: { max_central_bank_situation: 2, require_tax_active: true },
+  fees: [] as { type: 'origination'; rate?: number; amount?: number; vat: boolean; financed?: boolean }[],
 };
 
 export const simulation = {
@@ -154,6 +155,7 @@ export const credit = {
   vat_rate: 0,
   collector_id: null as string | null,
   application_id: null,
+  disbursed: 100000,
 };
 
 const DUE = ['2026-03-10', '2026-04-10', '2026-05-10'];

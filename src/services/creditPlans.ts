@@ -10,18 +10,46 @@ import {
   type CreditConfigInput,
   type CreditConfigPatch,
 } from '../db/repositories/creditConfigs.ts';
-import { creditCost, money, toMoneyNumber } from '../domain/index.ts';
+import {
+  creditCost,
+  disbursedOf,
+  financedPrincipal,
+  money,
+  originationOf,
+  toMoneyNumber,
+  toMoneyString,
+} from '../domain/index.ts';
 import { plannedSchedule } from './lending/grant.ts';
 import { holidaySet } from './holidays.ts';
-import { notFound } from '../domain/errors.ts';
+import { notFound, unprocessable } from '../domain/errors.ts';
+import type { PlanFee } from '../domain/fees.ts';
 import { cleanText } from '../domain/text.ts';
 import { plansDocument } from '../db/repositories/documents.ts';
 import type { ActorContext, Database, JsonText } from './context.ts';
 import { presentCreditConfig } from './present.ts';
 import { emit, emitEdit } from './events.ts';
 
-export type PlanInput = CreditConfigInput;
-export type PlanPatch = CreditConfigPatch;
+export type PlanInput = Omit<CreditConfigInput, 'fees'> & { fees?: PlanFee[] };
+export type PlanPatch = Omit<CreditConfigPatch, 'fees'> & { fees?: PlanFee[] };
+
+/** A plan's fees checked (at most one of each type; rate or amount, not both) and written as JSON text. */
+function feesColumn<T extends { fees?: PlanFee[] }>(input: T): Omit<T, 'fees'> & { fees?: string } {
+  const { fees, ...rest } = input;
+  if (fees === undefined) return rest;
+  const seen = new Set<string>();
+  fees.forEach((f, k) => {
+    if (seen.has(f.type))
+      throw unprocessable(`fees: at most one fee of type ${f.type}`, [
+        { path: `/fees/${k}/type`, message: 'repeated' },
+      ]);
+    seen.add(f.type);
+    if ((f.rate === undefined) === (f.amount === undefined))
+      throw unprocessable(`fees: the ${f.type} fee takes either rate or amount`, [
+        { path: `/fees/${k}`, message: 'give rate or amount, not both' },
+      ]);
+  });
+  return { ...rest, fees: JSON.stringify(fees) };
+}
 
 /** The plans, oldest first (contract 4), as JSON text built by the database. */
 export async function listPlans(db: Database, ctx: ActorContext): Promise<JsonText> {
@@ -39,7 +67,7 @@ export async function getPlan(db: Database, ctx: ActorContext, id: string) {
 }
 
 export async function createPlan(db: Database, ctx: ActorContext, input: PlanInput) {
-  const fields = cleanText(input);
+  const fields = feesColumn(cleanText(input));
   return withActor(db.kysely, ctx, async (trx) => {
     const plan = presentCreditConfig(await insertCreditConfig(trx, ctx.businessId, fields));
     emit(trx, ctx.businessId, 'plan.created', plan);
@@ -49,7 +77,7 @@ export async function createPlan(db: Database, ctx: ActorContext, input: PlanInp
 
 /** Only the fields given change; nothing given changes nothing. */
 export async function editPlan(db: Database, ctx: ActorContext, id: string, input: PlanPatch) {
-  const patch = cleanText(input);
+  const patch = feesColumn(cleanText(input));
   const plan = await withActor(db.kysely, ctx, async (trx) => {
     const current = await getCreditConfig(trx, ctx.businessId, id, { lock: true });
     if (!current) throw notFound('credit plan');
@@ -73,14 +101,19 @@ export async function simulate(
   const plan = await existingPlan(db, ctx, id);
   const startDate = input.startDate ?? ctx.today;
   // the schedule credit creation would give, due dates moved by the business-day rule included
-  const { schedule, rows } = plannedSchedule(
-    plan,
-    money(input.amount),
-    startDate,
-    await holidaySet(db.kysely, ctx.businessId),
-  );
+  const amount = money(input.amount);
+  const origination = originationOf(plan.fees, amount, money(plan.vat_rate));
+  const principal = financedPrincipal(amount, origination);
+  const disbursed = disbursedOf(amount, origination);
+  if (disbursed.lte(0))
+    throw unprocessable(
+      `the origination fee ${toMoneyString(origination.total)} (VAT included) leaves nothing to hand over`,
+      [{ path: '/amount', message: `more than ${toMoneyString(origination.total)}` }],
+    );
+  const { schedule, rows } = plannedSchedule(plan, principal, startDate, await holidaySet(db.kysely, ctx.businessId));
   const cost = creditCost({
-    amount: input.amount,
+    amount: principal,
+    disbursed,
     startDate,
     amortization: plan.amortization,
     interestRate: plan.interest_rate,

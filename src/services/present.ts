@@ -57,8 +57,11 @@ export function presentCost(c: CreditRow, installments: InstallmentRow[]): CostR
   const key = `${c.business_id}/${c.id}/${installments.length}`;
   const cached = costs.get(key);
   if (cached) return cached;
+  // the principal the schedule was built on (an origination fee financed is in it), and the cash
+  const principal = installments.reduce((sum, i) => sum.plus(money(i.principal)), money(0));
   const cost = creditCost({
-    amount: money(c.amount),
+    amount: principal.gt(0) ? principal : money(c.amount),
+    disbursed: money(c.disbursed),
     startDate: c.start_date,
     amortization: c.amortization,
     interestRate: money(c.interest_rate),

@@ -420,3 +420,25 @@ test('property: every day, each installment’s punitory equals cumulativePunito
     { numRuns: 60 },
   );
 });
+
+test('the model payoff counts what was prepaid toward later installments in full', () => {
+  // 3000 at 30 % flat from 2026-11-16: 1300 (principal 1000, interest 300) due 12-16, 01-16, 02-16;
+  // 2600 paid on 11-17. On 11-26: #1 1000 + 300 × 10 / 30 − 1300 = −200; #2 1000 − 1300 = −300;
+  // #3 1000: 500 (3000 + 100 accrued − 2600)
+  const c: ModelCredit = {
+    id: 'p',
+    startDate: '2026-11-16',
+    installments: ['2026-12-16', '2027-01-16', '2027-02-16'].map((dueDate, k) => ({
+      number: k + 1,
+      amount: '1300',
+      dueDate,
+      interest: '300',
+    })),
+    terms: terms({ dailyRate: money(0) }),
+  };
+  const m = new ReferenceModel([c], [paid('p', '2026-11-17', '2600')], '2026-11-30');
+  assert.equal(m.payoffOn('p', '2026-11-26').toFixed(2), '500.00');
+  // the day of the prepayment: one day of #1's period elapsed, 300 × 1 / 30 = 10: 3000 + 10 − 2600
+  assert.equal(m.payoffOn('p', '2026-11-17').toFixed(2), '410.00');
+  assert.equal(m.payoffOn('p', '2026-11-16').toFixed(2), '3000.00');
+});

@@ -362,7 +362,8 @@ export class ReferenceModel {
    * The early-payoff quote of a credit on `day` (DOMAIN.md "Early payoff"), from that day's view:
    * installments due by then owe all they still owe, punitory included; each later one owes its
    * principal and the interest and VAT of its own period pro rata to the days elapsed (none before
-   * the period starts), less what is paid of its amount. A credit that no longer accrues quotes 0.
+   * the period starts), less what is paid of its amount, which counts in full (a prepayment of
+   * interest not owed lowers what the others owe). A credit that no longer accrues quotes 0.
    */
   payoffOn(creditId: string, day: string): Decimal {
     const credit = this.credit(creditId);
@@ -385,7 +386,8 @@ export class ReferenceModel {
           .plus(round2(interest.times(share)))
           .plus(round2(vat.times(share)))
           .minus(i.principalPaid);
-        if (owed.gt(0)) total = total.plus(owed);
+        // what was paid of it beyond that (interest of a period not begun) counts against the rest
+        total = total.plus(owed);
       }
       prev = due;
     }

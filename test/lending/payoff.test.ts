@@ -192,3 +192,115 @@ test('payoff of a French credit with VAT mid-period: remaining principal plus pr
   );
   assert.equal(json(await h.get(`/api/credits/${id}`)).balance.outstanding, 0);
 });
+
+// 3000 at 30 % flat in three installments of 1300 (principal 1000, interest 300 each), first due
+// 30 days after the start, no punitory.
+const P30 = { installments_count: 3, interest_rate: 0.3, days_until_first_payment: 30, cut_type: 'fixed' };
+
+test('a payoff that a reversal leaves short of the payoff is an ordinary payment: its rebate is reversed', async (t) => {
+  const h = await build(t, { clock: settableClock('2026-11-26') });
+  const p = await plan(h, P30);
+  const c = await client(h);
+  // from 2026-10-17: 1300 due 11-16, 12-16, 2027-01-16
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 3000, start_date: '2026-10-17' });
+  const id = d.credit.id;
+  const no = new Map<string, number>(d.installments.map((i: any) => [i.id, i.number]));
+  const first = await pay(h, id, { amount: 1300, paid_on: '2026-11-16' });
+  const firstId = first.ledgerEntries.find((e: any) => e.origin === 'payment').payment_id;
+  // the payoff of 11-26: #2's period 11-16 → 12-16 (30 days), 10 elapsed: 1000 + 300 × 10 / 30 =
+  // 1100; #3 its principal 1000: 2100, not owed 200 + 300 = 500
+  const q = await payoff(h, id, '2026-11-26');
+  assert.deepEqual([q.amount, q.breakdown.rebate], [2100, 500]);
+  const r = await pay(h, id, { amount: 2100, paid_on: '2026-11-26' });
+  assert.equal(r.credit.status, 'closed');
+  const payoffId = r.ledgerEntries.find((e: any) => e.origin === 'payment' && e.payment_id !== firstId).payment_id;
+
+  // the first payment bounces: the 2100 of 11-26 is no longer the payoff of its day (that is now
+  // 1300 + 1100 + 1000 = 3400), so it is an ordinary payment: #1 1300, #2 800; its rebate of 500
+  // is reversed, and the credit owes 3900 − 2100 = 1800 (#2 500, #3 1300)
+  const res = await h.post(`/api/credits/${id}/payments/${firstId}/reverse`, { reason: 'bounced' });
+  assert.equal(res.statusCode, 200, res.body);
+  const after = json(res);
+  assert.equal(after.credit.status, 'active');
+  assert.equal(after.balance.outstanding, 1800);
+  assert.deepEqual(
+    after.installments.map((i: any) => [i.number, i.status, i.outstanding]),
+    [
+      [1, 'paid', 0],
+      [2, 'partial', 500],
+      [3, 'pending', 1300],
+    ],
+  );
+  const rebates = after.ledgerEntries.filter((e: any) => e.origin === 'rebate');
+  assert.equal(total(rebates), 0);
+  assert.ok(rebates.every((e: any) => e.payment_id === payoffId));
+  assert.deepEqual(
+    netBy(
+      after.ledgerEntries.filter((e: any) => e.payment_id === payoffId && e.origin !== 'rebate'),
+      (e) => `#${no.get(e.installment_id)}`,
+    ),
+    { '#1': 1300, '#2': 800, '#3': 0 },
+  );
+  assert.equal((await payoff(h, id, '2026-11-26')).amount, 1300); // #2 1100 − 800 + #3 1000
+});
+
+test('what was prepaid toward installments due later counts in full against the payoff', async (t) => {
+  const h = await build(t, { clock: settableClock('2026-11-26') });
+  const p = await plan(h, P30);
+  const c = await client(h);
+  // from 2026-11-16: 1300 due 12-16, 2027-01-16, 02-16
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 3000, start_date: '2026-11-16' });
+  const id = d.credit.id;
+  const no = new Map<string, number>(d.installments.map((i: any) => [i.id, i.number]));
+  const pre = await pay(h, id, { amount: 2600, paid_on: '2026-11-17' });
+  assert.deepEqual(
+    pre.installments.map((i: any) => i.status),
+    ['paid', 'paid', 'pending'],
+  );
+  // as of 11-26: #1's period 11-16 → 12-16 (30 days), 10 elapsed: interest 300 × 10 / 30 = 100;
+  // the later periods earn nothing: owed 3000 + 100, paid 2600: 500 (not owed: 200 + 300 + 300)
+  const q = await payoff(h, id, '2026-11-26');
+  assert.deepEqual([q.amount, q.breakdown.rebate], [500, 800]);
+  const r = await pay(h, id, { amount: 500, paid_on: '2026-11-26' });
+  assert.equal(r.credit.status, 'closed');
+  assert.equal(r.balance.outstanding, 0);
+  assert.deepEqual(
+    r.installments.map((i: any) => [i.number, i.status, i.outstanding]),
+    [
+      [1, 'paid', 0],
+      [2, 'paid', 0],
+      [3, 'paid', 0],
+    ],
+  );
+  // the interest not owed is rebated: 200 of #1, 300 of #2, 300 of #3; the 500 prepaid beyond
+  // what #1 and #2 owe after it moves to #3 within the payoff payment (−200, −300, +1000)
+  const payoffId = r.ledgerEntries.find((e: any) => e.origin === 'rebate').payment_id;
+  assert.deepEqual(
+    netBy(
+      r.ledgerEntries.filter((e: any) => e.origin === 'rebate').map((e: any) => ({ ...e, amount: Math.abs(e.amount) })),
+      (e) => `#${no.get(e.installment_id)}`,
+    ),
+    { '#1': 200, '#2': 300, '#3': 300 },
+  );
+  // (the negative slices are corrections: only a payment's own cash is written as `payment`)
+  const cash = r.ledgerEntries.filter((e: any) => e.payment_id === payoffId && e.origin !== 'rebate');
+  assert.equal(total(cash), 500);
+  assert.deepEqual(
+    netBy(cash, (e) => `#${no.get(e.installment_id)}`),
+    { '#1': -200, '#2': -300, '#3': 1000 },
+  );
+  // reversing the payoff brings back the credit as the prepayment left it
+  const res = await h.post(`/api/credits/${id}/payments/${payoffId}/reverse`, { reason: 'bounced' });
+  assert.equal(res.statusCode, 200, res.body);
+  const back = json(res);
+  assert.equal(back.credit.status, 'active');
+  assert.deepEqual(
+    back.installments.map((i: any) => [i.number, i.status, i.outstanding]),
+    [
+      [1, 'paid', 0],
+      [2, 'paid', 0],
+      [3, 'pending', 1300],
+    ],
+  );
+  assert.equal((await payoff(h, id, '2026-11-26')).amount, 500);
+});

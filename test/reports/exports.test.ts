@@ -62,6 +62,7 @@ const COLUMNS = {
     'amortization',
     'vat_rate',
     'application_id',
+    'disbursed',
   ],
   installments: [
     'id',

@@ -65,7 +65,7 @@ export async function summaryFigures(db: Executor, q: SummaryQuery): Promise<Sum
   const tz = sql`${q.timezone}::text`;
   const r = await sql<SummaryRow>`
 WITH cr AS (
-  SELECT c.id, c.client_id, c.branch_id, c.amount,
+  SELECT c.id, c.client_id, c.branch_id, c.amount, c.disbursed,
     c.daily_punitory_rate, c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct, c.vat_rate,
     c.refinanced_from_id,
     (c.written_off_at AT TIME ZONE ${tz})::date AS stop_date,
@@ -139,7 +139,7 @@ cnt AS (
     count(*) FILTER (WHERE st = 'closed') AS closed,
     count(*) FILTER (WHERE st = 'written_off') AS written_off,
     count(*) FILTER (WHERE st = 'inactive') AS inactive,
-    coalesce(sum(amount) FILTER (WHERE st <> 'inactive' AND refinanced_from_id IS NULL), 0) AS disbursed,
+    coalesce(sum(disbursed) FILTER (WHERE st <> 'inactive' AND refinanced_from_id IS NULL), 0) AS disbursed,
     coalesce(sum(amount) FILTER (WHERE st <> 'inactive' AND refinanced_from_id IS NOT NULL), 0) AS disbursed_refinanced
   FROM cr
 ),

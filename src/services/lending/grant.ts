@@ -7,7 +7,16 @@ import type { DB } from '../../db/schema.ts';
 import { getClient } from '../../db/repositories/clients.ts';
 import { insertNumberedCredit, sharePlan } from '../../db/repositories/credits.ts';
 import { insertSchedule } from '../../db/repositories/installments.ts';
-import { scheduleFor, STORABLE_MAX, toMoneyString, type Decimal } from '../../domain/index.ts';
+import {
+  disbursedOf,
+  financedPrincipal,
+  money,
+  originationOf,
+  scheduleFor,
+  STORABLE_MAX,
+  toMoneyString,
+  type Decimal,
+} from '../../domain/index.ts';
 import { AppError, notFound, unprocessable } from '../../domain/errors.ts';
 import type { Role } from '../../domain/access.ts';
 import { approvalSettings } from '../settings.ts';
@@ -81,7 +90,15 @@ export async function createCreditIn(
   const amount = positiveAmount(input.amount);
   const startDate = input.startDate ?? ctx.today;
 
-  const { schedule, rows } = plannedSchedule(plan, amount, startDate, holidays);
+  // an origination fee (docs/domain.md, "Fees and charges"): financed, the schedule is built on
+  // the amount plus the fee and its VAT; deducted, less cash is handed over
+  const origination = originationOf(plan.fees, amount, money(plan.vat_rate));
+  if (disbursedOf(amount, origination).lte(0))
+    throw unprocessable(
+      `the origination fee ${toMoneyString(origination.total)} (VAT included) leaves nothing to hand over from ${toMoneyString(amount)}`,
+      [{ path: '/amount', message: `more than ${toMoneyString(origination.total)}` }],
+    );
+  const { schedule, rows } = plannedSchedule(plan, financedPrincipal(amount, origination), startDate, holidays);
 
   const credit = await insertNumberedCredit(trx, bid, {
     client_id: input.clientId,
@@ -109,6 +126,9 @@ export async function createCreditIn(
     amortization: plan.amortization,
     vat_rate: plan.vat_rate,
     business_day_rule: plan.business_day_rule,
+    fees: plan.fees,
+    origination_fee: toMoneyString(origination.total),
+    origination_financed: origination.financed,
   });
   const { installments, entries: ledgerEntries } = await insertSchedule(trx, bid, credit.id, rows, {
     effective_date: startDate,

@@ -176,7 +176,22 @@ export async function payOnBook(
     );
     const replayed = replay(ctx, l, list);
     stageCorrections(ctx, l, replayed, null);
-    stageSlices(ctx, l, replayed.get(paymentId)!, { origin: 'payment', paymentId, paidOn, branchId });
+    // an early payoff may take back what a prepayment paid beyond an installment's amount once its
+    // rebate is written (negative slices) and pay it toward the installments still owing: those
+    // slices are corrections, the rest the payment's own
+    const own = replayed.get(paymentId)!;
+    stageSlices(
+      ctx,
+      l,
+      own.filter((s) => s.amount.gt(0)),
+      { origin: 'payment', paymentId, paidOn, branchId },
+    );
+    stageSlices(
+      ctx,
+      l,
+      own.filter((s) => s.amount.lt(0)),
+      { origin: 'correction', paymentId, paidOn, branchId },
+    );
     l.staged.payment = {
       id: paymentId,
       amount: toMoneyString(amount),

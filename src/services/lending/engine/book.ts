@@ -237,13 +237,55 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
   const stop = stopDate(l.credit, ctx.timezone);
   const states = buildStates(l.installments, []);
   const byId = new Map(states.map((s) => [s.id, s]));
+  const order = new Map(l.installments.map((i) => [i.id, i.number]));
   const rebates = [...l.ledger, ...(l.staged.entries as unknown as EntryShape[])].filter((e) => e.origin === 'rebate');
   const out = new Map<string, PaymentSlice[]>();
   for (const p of payments) {
-    for (const e of rebates)
-      if (e.payment_id === p.id) applyEntry(byId.get(e.installment_id)!, { ...e, amount: String(e.amount) });
+    const own = netSlices(rebates.filter((e) => e.payment_id === p.id));
+    const written = [...own.values()].filter((s) => !isZeroSlice(s));
+    if (written.length > 0) {
+      // a rebate belongs to the payment that earned it: one that is no longer the payoff of its
+      // date (a reversal or a backdated payment changed what came before) is an ordinary payment,
+      // and its rebate is reversed; one that still is keeps the rebate of its date
+      let keep = written;
+      if (!p.isNew) {
+        const quote = payoffOfStates(l.credit, states, terms, stop, p.paidOn);
+        keep = quote.breakdown.rebate.gt(0) && p.amount.eq(quote.amount) ? quote.rebates : [];
+        const diffs = rebateChanges(written, keep, order);
+        if (diffs.length > 0) {
+          const payment = l.payments.find((x) => x.id === p.id);
+          stageSlices(ctx, l, diffs, {
+            origin: 'rebate',
+            paymentId: p.id,
+            paidOn: p.paidOn,
+            branchId: payment?.branch_id ?? l.credit.branch_id,
+          });
+        }
+      }
+      for (const r of keep) addPayment(byId.get(r.installmentId)!, { paidOn: p.paidOn, ...r });
+    }
+    // what the rebate leaves paid beyond an installment's amount (interest of a period not begun,
+    // prepaid) is taken back and paid toward the installments still owing
+    const back: PaymentSlice[] = [];
+    for (const s of states) {
+      const over = s.principalPaid.minus(s.amount);
+      if (over.lte(0)) continue;
+      const vat = Dec.min(over, Dec.max(s.vatPaid.minus(s.vat), ZERO));
+      const interest = Dec.min(over.minus(vat), Dec.max(s.interestPaid.minus(s.interest), ZERO));
+      const slice = {
+        installmentId: s.id,
+        amount: over.neg(),
+        principal: over.neg(),
+        punitory: ZERO,
+        vat: vat.neg(),
+        interest: interest.neg(),
+      };
+      addPayment(s, { paidOn: p.paidOn, ...slice });
+      back.push(slice);
+    }
+    const available = back.reduce((sum, b) => sum.minus(b.amount), p.amount);
     const balances = states.map((s) => balanceOf(s, cumulativeOf(s, terms, p.paidOn, stop).minus(s.punitoryPaid)));
-    const allocation = allocatePayment(p.amount, balances);
+    const allocation = allocatePayment(available, balances);
     if (allocation.unallocated.gt(0)) {
       const owed = outstanding(balances);
       if (p.isNew)
@@ -257,9 +299,26 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
       );
     }
     for (const sl of allocation.slices) addPayment(byId.get(sl.installmentId)!, { paidOn: p.paidOn, ...sl });
-    out.set(p.id, allocation.slices);
+    const merged = new Map<string, PaymentSlice>();
+    for (const sl of [...back, ...allocation.slices])
+      merged.set(sl.installmentId, addSlice(merged.get(sl.installmentId) ?? zeroSlice(sl.installmentId), sl));
+    out.set(
+      p.id,
+      [...merged.values()].sort((a, b) => order.get(a.installmentId)! - order.get(b.installmentId)!),
+    );
   }
   return out;
+}
+
+/** The rebate entries that bring a payment's written rebate to the one it should carry. */
+function rebateChanges(written: PaymentSlice[], wanted: PaymentSlice[], order: Map<string, number>): PaymentSlice[] {
+  const net = new Map<string, PaymentSlice>();
+  for (const w of wanted) net.set(w.installmentId, addSlice(net.get(w.installmentId) ?? zeroSlice(w.installmentId), w));
+  for (const w of written)
+    net.set(w.installmentId, addSlice(net.get(w.installmentId) ?? zeroSlice(w.installmentId), w, -1));
+  return [...net.values()]
+    .filter((s) => !isZeroSlice(s))
+    .sort((a, b) => order.get(a.installmentId)! - order.get(b.installmentId)!);
 }
 
 /**
@@ -356,12 +415,27 @@ export interface Payoff {
 
 /** What settles the credit on asOf (docs/domain.md, "Early payoff"), from the ledger as it stands. */
 export function payoffOf(ctx: Acting, l: Book, asOf: string): Payoff {
-  const terms = creditTerms(l.credit);
-  const stop = stopDate(l.credit, ctx.timezone);
-  const states = statesOf(l);
+  return payoffOfStates(l.credit, statesOf(l), creditTerms(l.credit), stopDate(l.credit, ctx.timezone), asOf);
+}
+
+/**
+ * The payoff from installments' states (as written, or as a replay rebuilds them). Installments due
+ * later owe their principal and the interest and VAT accrued in the current period; what is paid
+ * of them counts in full, across installments: a prepayment that went to interest of a period not
+ * begun pays toward the principal of the others.
+ */
+export function payoffOfStates(
+  credit: Pick<CreditShape, 'start_date'>,
+  states: InstallmentState[],
+  terms: ReturnType<typeof creditTerms>,
+  stop: string | null,
+  asOf: string,
+): Payoff {
   const b = { due: ZERO, punitory: ZERO, principal: ZERO, interest: ZERO, vat: ZERO, rebate: ZERO };
   const rebates: PaymentSlice[] = [];
-  let prevDue = l.credit.start_date;
+  let prevDue = credit.start_date;
+  // of installments due later: what they owe in all, less what is paid of them (may be negative)
+  let later = ZERO;
   for (const s of states) {
     if (compareDates(s.dueDate, asOf) <= 0) {
       const amountPart = s.amount.minus(s.principalPaid);
@@ -375,19 +449,18 @@ export function payoffOf(ctx: Acting, l: Book, asOf: string): Payoff {
       const share = period > 0 ? Dec.min(new Dec(elapsed).div(period), 1) : ZERO;
       const accruedInterest = round2(s.interest.times(share));
       const accruedVat = round2(s.vat.times(share));
-      // owed: its principal and the interest and VAT accrued, less everything paid of its amount (a
-      // prepayment that went to interest not owed after all counts toward the principal)
-      const owed = Dec.max(
-        s.amount.minus(s.interest).minus(s.vat).plus(accruedInterest).plus(accruedVat).minus(s.principalPaid),
-        ZERO,
-      );
+      // owed of it: its principal and the interest and VAT accrued, less everything paid of its amount
+      const gross = s.amount.minus(s.interest).minus(s.vat).plus(accruedInterest).plus(accruedVat);
+      const net = gross.minus(s.principalPaid);
+      later = later.plus(net);
+      const owed = Dec.max(net, ZERO);
       const interest = Dec.min(Dec.max(accruedInterest.minus(s.interestPaid), ZERO), owed);
       const vat = Dec.min(Dec.max(accruedVat.minus(s.vatPaid), ZERO), owed.minus(interest));
-      b.principal = b.principal.plus(owed.minus(interest).minus(vat));
       b.interest = b.interest.plus(interest);
       b.vat = b.vat.plus(vat);
-      // the rebate: what is left of the amount once `owed` is paid, all of it interest and VAT not owed
-      const rebate = s.amount.minus(s.principalPaid).minus(owed);
+      // the rebate: the interest and VAT of its amount not owed (a payment of exactly the quote
+      // writes it off; what was paid of it beyond that moves to the installments still owing)
+      const rebate = s.amount.minus(gross);
       if (rebate.gt(0)) {
         const rebateVat = Dec.min(rebate, Dec.max(s.vat.minus(accruedVat), ZERO));
         b.rebate = b.rebate.plus(rebate);
@@ -403,6 +476,9 @@ export function payoffOf(ctx: Acting, l: Book, asOf: string): Payoff {
     }
     prevDue = s.dueDate;
   }
-  const amount = Dec.max(b.due.plus(b.punitory).plus(b.principal).plus(b.interest).plus(b.vat), ZERO);
+  // the principal: what the later installments owe beyond the interest and VAT accrued, less the
+  // prepayments (negative when these exceed it)
+  b.principal = later.minus(b.interest).minus(b.vat);
+  const amount = Dec.max(b.due.plus(b.punitory).plus(later), ZERO);
   return { asOf, amount, breakdown: b, rebates };
 }
