@@ -78,6 +78,8 @@ export function operations(client: Client<paths, 'application/json'>) {
     listAuditLog: p["/api/logs"].GET,
     /** Portfolio figures as of a date (default: the business today), optionally for one branch (GET /api/reports/summary) */
     getPortfolioSummary: p["/api/reports/summary"].GET,
+    /** Payments dated from..to (both included; default: this month to today) grouped by day, method, channel or branch, with what was reversed since (GET /api/reports/collections) */
+    collectionsReport: p["/api/reports/collections"].GET,
     /** A dataset as CSV (RFC 4180, header row first), streamed; from/to filter on created_at (changed_at for logs) (GET /api/reports/exports/{dataset}.csv) */
     exportDataset: p["/api/reports/exports/{dataset}.csv"].GET,
     /** The ledger entries of all the credit's installments, oldest first (contract 3) (GET /api/credits/{id}/ledger) */
@@ -112,6 +114,12 @@ export function operations(client: Client<paths, 'application/json'>) {
     createNote: p["/api/clients/{id}/notes"].POST,
     /** The client's contact notes, newest first (GET /api/clients/{id}/notes) */
     listNotes: p["/api/clients/{id}/notes"].GET,
+    /** Import payments from a CSV file (text/csv or multipart field "file"); paid in the background (POST /api/payment-imports) */
+    createPaymentImport: p["/api/payment-imports"].POST,
+    /** Read an import: its status and how many lines were accepted, rejected and duplicates so far (GET /api/payment-imports/{id}) */
+    getPaymentImport: p["/api/payment-imports/{id}"].GET,
+    /** An import's lines in file order with their outcome; status narrows (GET /api/payment-imports/{id}/lines) */
+    listPaymentImportLines: p["/api/payment-imports/{id}/lines"].GET,
     /** The collections worklist: installments, most days late first, each with its client and credit number (GET /api/installments) */
     listInstallments: p["/api/installments"].GET,
     /** The credit's statement as of today: client, schedule with each installment's parts and status, payments, and what is owed (JSON, or PDF with Accept: application/pdf) (GET /api/credits/{id}/statement) */
@@ -170,6 +178,28 @@ export function operations(client: Client<paths, 'application/json'>) {
     createApiKey: p["/api/keys"].POST,
     /** Revoke an API key: refused from the next request on, by every server process (signed-in admins) (DELETE /api/keys/{id}) */
     revokeApiKey: p["/api/keys/{id}"].DELETE,
+    /** The business's settings: approval of credits, payment reminders, locale and time zone (GET /api/settings) */
+    getSettings: p["/api/settings"].GET,
+    /** Replace the settings (admins): send the whole record, as GET shows it (PUT /api/settings) */
+    updateSettings: p["/api/settings"].PUT,
+    /** Submit a credit application for the client (POST /api/clients/{id}/applications) */
+    submitApplication: p["/api/clients/{id}/applications"].POST,
+    /** List applications, newest first; status, branch_id and client_id narrow them (GET /api/applications) */
+    listApplications: p["/api/applications"].GET,
+    /** Read an application (GET /api/applications/{id}) */
+    getApplication: p["/api/applications/{id}"].GET,
+    /** Approve a submitted application (POST /api/applications/{id}/approve) */
+    approveApplication: p["/api/applications/{id}/approve"].POST,
+    /** Reject a submitted application, saying why (POST /api/applications/{id}/reject) */
+    rejectApplication: p["/api/applications/{id}/reject"].POST,
+    /** Withdraw a submitted application (its submitter, an admin or a full key), before it is decided (POST /api/applications/{id}/withdraw) */
+    withdrawApplication: p["/api/applications/{id}/withdraw"].POST,
+    /** Disburse an approved application: its credit is granted with the application's terms (POST /api/applications/{id}/disburse) */
+    disburseApplication: p["/api/applications/{id}/disburse"].POST,
+    /** Add a guarantor or co-borrower to a credit (POST /api/credits/{id}/guarantors) */
+    addGuarantor: p["/api/credits/{id}/guarantors"].POST,
+    /** Remove a guarantor or co-borrower from a credit (DELETE /api/credits/{id}/guarantors/{guarantorId}) */
+    removeGuarantor: p["/api/credits/{id}/guarantors/{guarantorId}"].DELETE,
   };
 }
 

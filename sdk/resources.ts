@@ -40,6 +40,8 @@ export function resources(ops: Operations) {
       verify: ops.verifyClient,
       /** List a client's verifications, newest first; source narrows them (GET /api/clients/{id}/verifications; paged by offset: for await over its items) */
       listVerifications: paged(ops.listClientVerifications, "offset"),
+      /** Submit a credit application for the client (POST /api/clients/{id}/applications) */
+      submitApplication: ops.submitApplication,
     },
     creditConfigs: {
       /** List the credit plans (contract 4) (GET /api/credit-configs) */
@@ -70,6 +72,8 @@ export function resources(ops: Operations) {
     reports: {
       /** Portfolio figures as of a date (default: the business today), optionally for one branch (GET /api/reports/summary) */
       getPortfolioSummary: ops.getPortfolioSummary,
+      /** Payments dated from..to (both included; default: this month to today) grouped by day, method, channel or branch, with what was reversed since (GET /api/reports/collections) */
+      collections: ops.collectionsReport,
       /** A dataset as CSV (RFC 4180, header row first), streamed; from/to filter on created_at (changed_at for logs) (GET /api/reports/exports/{dataset}.csv) */
       exportDataset: ops.exportDataset,
     },
@@ -106,6 +110,18 @@ export function resources(ops: Operations) {
       getStatement: ops.getCreditStatement,
       /** A payment's receipt: its amount and date, how it was applied to the installments, and the credit's balance after it (JSON, or PDF with Accept: application/pdf) (GET /api/credits/{id}/payments/{paymentId}/receipt) */
       getPaymentReceipt: ops.getPaymentReceipt,
+      /** Add a guarantor or co-borrower to a credit (POST /api/credits/{id}/guarantors) */
+      addGuarantor: ops.addGuarantor,
+      /** Remove a guarantor or co-borrower from a credit (DELETE /api/credits/{id}/guarantors/{guarantorId}) */
+      removeGuarantor: ops.removeGuarantor,
+    },
+    paymentImports: {
+      /** Import payments from a CSV file (text/csv or multipart field "file"); paid in the background (POST /api/payment-imports) */
+      create: ops.createPaymentImport,
+      /** Read an import: its status and how many lines were accepted, rejected and duplicates so far (GET /api/payment-imports/{id}) */
+      get: ops.getPaymentImport,
+      /** An import's lines in file order with their outcome; status narrows (GET /api/payment-imports/{id}/lines; paged by offset: for await over its items) */
+      listLines: paged(ops.listPaymentImportLines, "offset"),
     },
     installments: {
       /** The collections worklist: installments, most days late first, each with its client and credit number (GET /api/installments; paged by offset: for await over its items) */
@@ -172,6 +188,26 @@ export function resources(ops: Operations) {
       create: ops.createApiKey,
       /** Revoke an API key: refused from the next request on, by every server process (signed-in admins) (DELETE /api/keys/{id}) */
       revoke: ops.revokeApiKey,
+    },
+    settings: {
+      /** The business's settings: approval of credits, payment reminders, locale and time zone (GET /api/settings) */
+      get: ops.getSettings,
+      /** Replace the settings (admins): send the whole record, as GET shows it (PUT /api/settings) */
+      update: ops.updateSettings,
+    },
+    applications: {
+      /** List applications, newest first; status, branch_id and client_id narrow them (GET /api/applications; paged by offset: for await over its items) */
+      list: paged(ops.listApplications, "offset"),
+      /** Read an application (GET /api/applications/{id}) */
+      get: ops.getApplication,
+      /** Approve a submitted application (POST /api/applications/{id}/approve) */
+      approve: ops.approveApplication,
+      /** Reject a submitted application, saying why (POST /api/applications/{id}/reject) */
+      reject: ops.rejectApplication,
+      /** Withdraw a submitted application (its submitter, an admin or a full key), before it is decided (POST /api/applications/{id}/withdraw) */
+      withdraw: ops.withdrawApplication,
+      /** Disburse an approved application: its credit is granted with the application's terms (POST /api/applications/{id}/disburse) */
+      disburse: ops.disburseApplication,
     },
   };
 }

@@ -504,6 +504,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/reports/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Payments dated from..to (both included; default: this month to today) grouped by day, method, channel or branch, with what was reversed since */
+        get: operations["collectionsReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reports/exports/{dataset}.csv": {
         parameters: {
             query?: never;
@@ -757,6 +774,60 @@ export interface paths {
          * @description credit_id, when given, is one of the client’s credits (422 otherwise).
          */
         post: operations["createNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import payments from a CSV file (text/csv or multipart field "file"); paid in the background
+         * @description Header row, then one payment a line: credit, amount, paid_on, method, channel, external_reference (credit: sequential id or uuid; paid_on default today; method default cash). At most 100000 lines and 16777216 bytes (413). Each line is paid as POST /api/credits/{id}/payments would pay it; a bad line is rejected alone, a channel's reference already paid is a duplicate. Answers 202 at once; read the import for its progress.
+         */
+        post: operations["createPaymentImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an import: its status and how many lines were accepted, rejected and duplicates so far */
+        get: operations["getPaymentImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-imports/{id}/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An import's lines in file order with their outcome; status narrows */
+        get: operations["listPaymentImportLines"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1157,6 +1228,195 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The business's settings: approval of credits, payment reminders, locale and time zone */
+        get: operations["getSettings"];
+        /**
+         * Replace the settings (admins): send the whole record, as GET shows it
+         * @description Day offsets are 0..365, at most 10 each, without repeats (stored in order); locale es-AR or en; timezone an IANA zone, which becomes the business's time zone (its today).
+         */
+        put: operations["updateSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{id}/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a credit application for the client
+         * @description Each rule of the plan's policy becomes one check, judged from the client's latest verification of each registry younger than VERIFICATION_TTL_HOURS (24 on this server) and of the CUIT the client has now; without one the check is unknown.
+         */
+        post: operations["submitApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List applications, newest first; status, branch_id and client_id narrow them */
+        get: operations["listApplications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/applications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an application */
+        get: operations["getApplication"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/applications/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a submitted application
+         * @description Not by who submitted it (403); employees up to approval.employee_limit, admins and full keys any amount (403); over a failed check only with a note (422); an application already decided or withdrawn is a 409.
+         */
+        post: operations["approveApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/applications/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a submitted application, saying why
+         * @description Not by who submitted it (403); an application already decided or withdrawn is a 409.
+         */
+        post: operations["rejectApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/applications/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw a submitted application (its submitter, an admin or a full key), before it is decided */
+        post: operations["withdrawApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/applications/{id}/disburse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disburse an approved application: its credit is granted with the application's terms
+         * @description As POST /api/clients/{clientId}/credits would, starting today unless the start_date asked for is still ahead; the application's guarantors back the credit. Once: a second disbursement, even racing the first, is a 409.
+         */
+        post: operations["disburseApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/{id}/guarantors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a guarantor or co-borrower to a credit
+         * @description The client must be of the same business and not the borrower (422); a client backs a credit once (409).
+         */
+        post: operations["addGuarantor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/{id}/guarantors/{guarantorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a guarantor or co-borrower from a credit */
+        delete: operations["removeGuarantor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "client.created": {
@@ -1539,6 +1799,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "application.submitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A credit application was submitted, with its policy checks
+         * @description Sent to every enabled endpoint subscribed to this type (or to all types), at least once and in order per credit; retried with backoff for 3 days until the endpoint answers 2xx. Check `Lending-Signature` before trusting the body (docs/webhooks.md).
+         */
+        post: operations["on_application_submitted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.decided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A credit application was approved or rejected
+         * @description Sent to every enabled endpoint subscribed to this type (or to all types), at least once and in order per credit; retried with backoff for 3 days until the endpoint answers 2xx. Check `Lending-Signature` before trusting the body (docs/webhooks.md).
+         */
+        post: operations["on_application_decided"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_import.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment import decided its last line (accepted, rejected and duplicate counts)
+         * @description Sent to every enabled endpoint subscribed to this type (or to all types), at least once and in order per credit; retried with backoff for 3 days until the endpoint answers 2xx. Check `Lending-Signature` before trusting the body (docs/webhooks.md).
+         */
+        post: operations["on_payment_import_finished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1547,7 +1867,7 @@ export interface components {
             /** @description what went wrong, in a sentence a person can act on */
             error: string;
             /** @description stable machine code; the HTTP status goes with it. The list is open: a later 1.x may add codes, which a client treats as its status's general case */
-            code: ("validation_failed" | "unauthorized" | "forbidden" | "not_found" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "invalid_amount" | "invalid_interest_rate" | "invalid_installments_count" | "invalid_days_until_first_payment" | "invalid_cut_type" | "invalid_payment_day" | "invalid_start_date" | "amount_too_small" | "schedule_out_of_range" | "rate_limited" | "headers_too_large" | "internal" | "upstream_error" | "unavailable" | "not_configured") | string;
+            code: ("validation_failed" | "unauthorized" | "forbidden" | "not_found" | "not_acceptable" | "request_timeout" | "conflict" | "approval_required" | "duplicate_payment" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "invalid_amount" | "invalid_interest_rate" | "invalid_installments_count" | "invalid_days_until_first_payment" | "invalid_cut_type" | "invalid_payment_day" | "invalid_start_date" | "amount_too_small" | "schedule_out_of_range" | "rate_limited" | "headers_too_large" | "internal" | "upstream_error" | "unavailable" | "not_configured") | string;
             details?: {
                 path: string;
                 message: string;
@@ -1619,6 +1939,9 @@ export interface components {
             /** @description VAT on interest and punitory, a fraction (0.21 = 21 %) */
             vat_rate: number;
             collector_id: string | null;
+            application_id: string | null;
+            /** @description decimal amount, at most 2 decimals */
+            disbursed: number;
         };
         /** Installment */
         Installment: {
@@ -1694,6 +2017,35 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** Guarantor */
+        Guarantor: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            credit_id: string;
+            /** Format: uuid */
+            client_id: string;
+            /** @description guarantor: answers for the credit if the borrower does not; co_borrower: owes it with the borrower */
+            role: "guarantor" | "co_borrower";
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** Guarantee */
+        Guarantee: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            credit_id: string;
+            /** Format: uuid */
+            borrower_id: string;
+            /** @description guarantor: answers for the credit if the borrower does not; co_borrower: owes it with the borrower */
+            role: "guarantor" | "co_borrower";
+            status: "active" | "refinanced" | "closed" | "written_off" | "inactive";
+            /** @description the credit's outstanding as of today, as its own read shows it */
+            outstanding: number;
+            /** Format: date-time */
+            created_at: string;
+        };
         /** ClientDetail */
         ClientDetail: {
             client: components["schemas"]["Client"];
@@ -1701,6 +2053,8 @@ export interface components {
             installments: components["schemas"]["Installment"][];
             ledgerEntries: components["schemas"]["LedgerEntry"][];
             files: components["schemas"]["ClientFile"][];
+            /** @description the credits the client backs as a guarantor or co-borrower */
+            guarantees: components["schemas"]["Guarantee"][];
         };
         /** CreditConfig */
         CreditConfig: {
@@ -1753,6 +2107,37 @@ export interface components {
             vat_rate: number;
             /** @description next: a due date on a weekend or holiday moves to the next business day; default none */
             business_day_rule: "none" | "next";
+            /** @description the credit policy: each rule given becomes one check of an application submitted on the plan; default {} (no rule) */
+            policy: {
+                /** @description the worst central bank situation accepted (1 normal … 5) */
+                max_central_bank_situation?: number;
+                /**
+                 * Format: money
+                 * @description the most the client may owe every entity together, in pesos, per the central bank
+                 */
+                max_total_debt?: number;
+                /** @description true: the client's CUIT must be active (ACTIVO) in the tax authority's register */
+                require_tax_active?: boolean;
+            };
+            /** @description fees charged on its credits, at most one of each type; default none */
+            fees: {
+                /** @description origination: charged once, when the credit is granted */
+                type: "origination";
+                /**
+                 * Format: rate
+                 * @description a fraction of the amount lent: 0.03 = 3 %; give rate or amount
+                 */
+                rate?: number;
+                /**
+                 * Format: money
+                 * @description a fixed amount; give rate or amount
+                 */
+                amount?: number;
+                /** @description VAT at the plan's vat_rate on the fee */
+                vat: boolean;
+                /** @description true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
+                financed?: boolean;
+            }[];
         };
         /** AuditLogEntry */
         AuditLogEntry: {
@@ -1829,6 +2214,43 @@ export interface components {
             created_at: string;
             reversed_at: string | null;
             reversal_reason: string | null;
+            method: "cash" | "transfer" | "debit" | "card" | "collection_network" | "other";
+            channel: string | null;
+            external_reference: string | null;
+        };
+        /** PaymentImport */
+        PaymentImport: {
+            /** Format: uuid */
+            id: string;
+            /** @description running until every line is decided; failed: the file could not be processed */
+            status: "running" | "done" | "failed";
+            /** @description the file's lines, its header aside */
+            lines: number;
+            /** @description lines that made a payment */
+            accepted: number;
+            /** @description lines refused, each with its code and message */
+            rejected: number;
+            /** @description lines whose channel's reference was already paid */
+            duplicates: number;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            finished_at: string | null;
+        };
+        /** PaymentImportLine */
+        PaymentImportLine: {
+            /** @description the line's number in the file, the header being line 1 */
+            line: number;
+            /** @description the credit as the line names it (sequential id or uuid) */
+            credit: string;
+            /** @description null when the line does not hold a valid amount */
+            amount: number | null;
+            status: "pending" | "accepted" | "rejected" | "duplicate";
+            /** @description why the line was rejected: the code the API would answer */
+            code: string | null;
+            message: string | null;
+            /** @description accepted: the payment made; duplicate: the payment that already holds the reference */
+            payment_id: string | null;
         };
         /** Cost */
         Cost: {
@@ -1925,6 +2347,9 @@ export interface components {
                 created_at: string;
                 reversed_at: string | null;
                 reversal_reason: string | null;
+                method: "cash" | "transfer" | "debit" | "card" | "collection_network" | "other";
+                channel: string | null;
+                external_reference: string | null;
             }[];
             /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
             balance: {
@@ -2004,6 +2429,9 @@ export interface components {
                 created_at: string;
                 reversed_at: string | null;
                 reversal_reason: string | null;
+                method: "cash" | "transfer" | "debit" | "card" | "collection_network" | "other";
+                channel: string | null;
+                external_reference: string | null;
             };
             /** @description per installment, in the order applied: punitory first, then the installment amount */
             applied: {
@@ -2313,6 +2741,66 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             sent_at: string | null;
+        };
+        /** Settings */
+        Settings: {
+            approval: {
+                /** @description true: employees grant credits only through applications; default false */
+                required: boolean;
+                employee_limit: number | null;
+            };
+            reminders: {
+                /** @description default false */
+                enabled: boolean;
+                /** @description days before a due date a reminder is sent; default [3] */
+                before_due_days: number[];
+                /** @description days after a due date a reminder is sent; default [1, 7] */
+                overdue_days: number[];
+            };
+            /** @description default es-AR */
+            locale: "es-AR" | "en";
+            /** @description IANA time zone: the business's "today" (the business's own time zone) */
+            timezone: string;
+        };
+        /** Application */
+        Application: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            client_id: string;
+            /** Format: uuid */
+            credit_config_id: string;
+            /** @description decimal amount, at most 2 decimals */
+            amount: number;
+            branch_id: string | null;
+            start_date: string | null;
+            guarantors: {
+                /** Format: uuid */
+                client_id: string;
+                /** @description guarantor: answers for the credit if the borrower does not; co_borrower: owes it with the borrower */
+                role: "guarantor" | "co_borrower";
+            }[];
+            note: string | null;
+            /** @description submitted (waiting a decision), approved, rejected, withdrawn (by its submitter before a decision), disbursed (a credit was created) */
+            status: "submitted" | "approved" | "rejected" | "withdrawn" | "disbursed";
+            /** @description the plan's policy judged when it was submitted */
+            checks: {
+                rule: "max_central_bank_situation" | "max_total_debt" | "require_tax_active";
+                /** @description unknown: no verification of the client younger than VERIFICATION_TTL_HOURS to judge by */
+                outcome: "pass" | "fail" | "unknown";
+                detail: string;
+            }[];
+            /** @description the actor who submitted it: user:<id>, api_key:<id>, … */
+            submitted_by: string;
+            decided_by: string | null;
+            decision_note: string | null;
+            credit_id: string | null;
+            disbursement_method: string | null;
+            disbursement_reference: string | null;
+            /** Format: date-time */
+            created_at: string;
+            decided_at: string | null;
+            disbursed_at: string | null;
         };
     };
     responses: {
@@ -4850,7 +5338,9 @@ export interface operations {
                      *           "start_date": "2026-01-15",
                      *           "amortization": "flat",
                      *           "vat_rate": 0,
-                     *           "collector_id": null
+                     *           "collector_id": null,
+                     *           "application_id": null,
+                     *           "disbursed": 100000
                      *         }
                      *       ],
                      *       "installments": [
@@ -5002,7 +5492,8 @@ export interface operations {
                      *           "file_size": 182044,
                      *           "created_at": "2026-01-15T13:05:41.220Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "guarantees": []
                      *     }
                      */
                     "application/json": components["schemas"]["ClientDetail"];
@@ -5164,7 +5655,9 @@ export interface operations {
                      *         "start_date": "2026-01-15",
                      *         "amortization": "flat",
                      *         "vat_rate": 0,
-                     *         "collector_id": null
+                     *         "collector_id": null,
+                     *         "application_id": null,
+                     *         "disbursed": 100000
                      *       }
                      *     ]
                      */
@@ -5261,7 +5754,9 @@ export interface operations {
                      *         "start_date": "2026-01-15",
                      *         "amortization": "flat",
                      *         "vat_rate": 0,
-                     *         "collector_id": null
+                     *         "collector_id": null,
+                     *         "application_id": null,
+                     *         "disbursed": 100000
                      *       },
                      *       "installments": [
                      *         {
@@ -5891,7 +6386,12 @@ export interface operations {
                      *         "updated_at": "2026-01-15T13:02:01.107Z",
                      *         "amortization": "flat",
                      *         "vat_rate": 0,
-                     *         "business_day_rule": "none"
+                     *         "business_day_rule": "none",
+                     *         "policy": {
+                     *           "max_central_bank_situation": 2,
+                     *           "require_tax_active": true
+                     *         },
+                     *         "fees": []
                      *       }
                      *     ]
                      */
@@ -5977,6 +6477,37 @@ export interface operations {
                     vat_rate?: number;
                     /** @description next: a due date on a weekend or holiday moves to the next business day; default none */
                     business_day_rule?: "none" | "next";
+                    /** @description the credit policy: each rule given becomes one check of an application submitted on the plan; default {} (no rule) */
+                    policy?: {
+                        /** @description the worst central bank situation accepted (1 normal … 5) */
+                        max_central_bank_situation?: number;
+                        /**
+                         * Format: money
+                         * @description the most the client may owe every entity together, in pesos, per the central bank
+                         */
+                        max_total_debt?: number;
+                        /** @description true: the client's CUIT must be active (ACTIVO) in the tax authority's register */
+                        require_tax_active?: boolean;
+                    };
+                    /** @description fees charged on its credits, at most one of each type; default none */
+                    fees?: {
+                        /** @description origination: charged once, when the credit is granted */
+                        type: "origination";
+                        /**
+                         * Format: rate
+                         * @description a fraction of the amount lent: 0.03 = 3 %; give rate or amount
+                         */
+                        rate?: number;
+                        /**
+                         * Format: money
+                         * @description a fixed amount; give rate or amount
+                         */
+                        amount?: number;
+                        /** @description VAT at the plan's vat_rate on the fee */
+                        vat: boolean;
+                        /** @description true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
+                        financed?: boolean;
+                    }[];
                     id?: unknown;
                     business_id?: unknown;
                     created_at?: unknown;
@@ -6018,7 +6549,12 @@ export interface operations {
                      *       "updated_at": "2026-01-15T13:02:01.107Z",
                      *       "amortization": "flat",
                      *       "vat_rate": 0,
-                     *       "business_day_rule": "none"
+                     *       "business_day_rule": "none",
+                     *       "policy": {
+                     *         "max_central_bank_situation": 2,
+                     *         "require_tax_active": true
+                     *       },
+                     *       "fees": []
                      *     }
                      */
                     "application/json": components["schemas"]["CreditConfig"];
@@ -6101,7 +6637,12 @@ export interface operations {
                      *       "updated_at": "2026-01-15T13:02:01.107Z",
                      *       "amortization": "flat",
                      *       "vat_rate": 0,
-                     *       "business_day_rule": "none"
+                     *       "business_day_rule": "none",
+                     *       "policy": {
+                     *         "max_central_bank_situation": 2,
+                     *         "require_tax_active": true
+                     *       },
+                     *       "fees": []
                      *     }
                      */
                     "application/json": components["schemas"]["CreditConfig"];
@@ -6177,6 +6718,37 @@ export interface operations {
                     vat_rate?: number;
                     /** @description next: a due date on a weekend or holiday moves to the next business day; default none */
                     business_day_rule?: "none" | "next";
+                    /** @description the credit policy: each rule given becomes one check of an application submitted on the plan; default {} (no rule) */
+                    policy?: {
+                        /** @description the worst central bank situation accepted (1 normal … 5) */
+                        max_central_bank_situation?: number;
+                        /**
+                         * Format: money
+                         * @description the most the client may owe every entity together, in pesos, per the central bank
+                         */
+                        max_total_debt?: number;
+                        /** @description true: the client's CUIT must be active (ACTIVO) in the tax authority's register */
+                        require_tax_active?: boolean;
+                    };
+                    /** @description fees charged on its credits, at most one of each type; default none */
+                    fees?: {
+                        /** @description origination: charged once, when the credit is granted */
+                        type: "origination";
+                        /**
+                         * Format: rate
+                         * @description a fraction of the amount lent: 0.03 = 3 %; give rate or amount
+                         */
+                        rate?: number;
+                        /**
+                         * Format: money
+                         * @description a fixed amount; give rate or amount
+                         */
+                        amount?: number;
+                        /** @description VAT at the plan's vat_rate on the fee */
+                        vat: boolean;
+                        /** @description true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
+                        financed?: boolean;
+                    }[];
                     id?: unknown;
                     business_id?: unknown;
                     created_at?: unknown;
@@ -6218,7 +6790,12 @@ export interface operations {
                      *       "updated_at": "2026-06-01T12:00:00.000Z",
                      *       "amortization": "flat",
                      *       "vat_rate": 0,
-                     *       "business_day_rule": "none"
+                     *       "business_day_rule": "none",
+                     *       "policy": {
+                     *         "max_central_bank_situation": 2,
+                     *         "require_tax_active": true
+                     *       },
+                     *       "fees": []
                      *     }
                      */
                     "application/json": components["schemas"]["CreditConfig"];
@@ -6930,6 +7507,109 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    collectionsReport: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DD */
+                from?: string;
+                /** @description YYYY-MM-DD */
+                to?: string;
+                /** @description default day */
+                group_by?: "day" | "method" | "channel" | "branch";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payments grouped, and their totals */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-03-01",
+                     *       "to": "2026-03-20",
+                     *       "group_by": "method",
+                     *       "rows": [
+                     *         {
+                     *           "key": "cash",
+                     *           "payments": 2,
+                     *           "amount": 90000,
+                     *           "reversed_payments": 0,
+                     *           "reversed_amount": 0
+                     *         },
+                     *         {
+                     *           "key": "transfer",
+                     *           "payments": 1,
+                     *           "amount": 45000,
+                     *           "reversed_payments": 1,
+                     *           "reversed_amount": 45000
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "payments": 3,
+                     *         "amount": 135000,
+                     *         "reversed_payments": 1,
+                     *         "reversed_amount": 45000
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD
+                         */
+                        from: string;
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD
+                         */
+                        to: string;
+                        group_by: "day" | "method" | "channel" | "branch";
+                        rows: {
+                            key: string | null;
+                            /** @description payments dated in the period */
+                            payments: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            amount: number;
+                            /** @description of those, how many were reversed since */
+                            reversed_payments: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            reversed_amount: number;
+                        }[];
+                        totals: {
+                            /** @description payments dated in the period */
+                            payments: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            amount: number;
+                            /** @description of those, how many were reversed since */
+                            reversed_payments: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            reversed_amount: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     exportDataset: {
         parameters: {
             query?: {
@@ -6941,7 +7621,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @example credits */
-                dataset: "clients" | "credits" | "installments" | "ledger" | "logs";
+                dataset: "clients" | "credits" | "installments" | "ledger" | "payments" | "logs";
             };
             cookie?: never;
         };
@@ -7150,7 +7830,9 @@ export interface operations {
                      *           "start_date": "2026-01-15",
                      *           "amortization": "flat",
                      *           "vat_rate": 0,
-                     *           "collector_id": null
+                     *           "collector_id": null,
+                     *           "application_id": null,
+                     *           "disbursed": 100000
                      *         }
                      *       ],
                      *       "total": 1,
@@ -7190,7 +7872,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The credit, its installments and ledger entries, and its balance as of today */
+            /** @description The credit, its installments and ledger entries, its balance as of today and its guarantors */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7222,7 +7904,9 @@ export interface operations {
                      *         "start_date": "2026-01-15",
                      *         "amortization": "flat",
                      *         "vat_rate": 0,
-                     *         "collector_id": null
+                     *         "collector_id": null,
+                     *         "application_id": null,
+                     *         "disbursed": 100000
                      *       },
                      *       "installments": [
                      *         {
@@ -7376,7 +8060,8 @@ export interface operations {
                      *         "tna": 1.164123,
                      *         "tea": 2.037584,
                      *         "cft_tea": 1.208452
-                     *       }
+                     *       },
+                     *       "guarantors": []
                      *     }
                      */
                     "application/json": {
@@ -7401,6 +8086,8 @@ export interface operations {
                             outstanding: number;
                         };
                         cost: components["schemas"]["Cost"];
+                        /** @description the clients who back the credit, oldest first */
+                        guarantors: components["schemas"]["Guarantor"][];
                     };
                 };
             };
@@ -7449,7 +8136,10 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-03-20T15:40:05.100Z",
                      *         "reversed_at": null,
-                     *         "reversal_reason": null
+                     *         "reversal_reason": null,
+                     *         "method": "transfer",
+                     *         "channel": "Banco Nación",
+                     *         "external_reference": "TRF-000123"
                      *       }
                      *     ]
                      */
@@ -7488,7 +8178,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "amount": 45000,
-                 *       "paid_on": "2026-03-20"
+                 *       "paid_on": "2026-03-20",
+                 *       "method": "transfer",
+                 *       "channel": "Banco Nación",
+                 *       "external_reference": "TRF-000123"
                  *     }
                  */
                 "application/json": {
@@ -7504,6 +8197,10 @@ export interface operations {
                     paid_on?: string;
                     /** @description where the payment was taken; omitted: the signed-in user's branch when they have one, else the credit's (none if it was deleted); null: no branch (e.g. a bank transfer) */
                     branch_id?: string | null;
+                    /** @description how it was paid; default cash */
+                    method?: "cash" | "transfer" | "debit" | "card" | "collection_network" | "other";
+                    channel?: string | null;
+                    external_reference?: string | null;
                 };
             };
         };
@@ -7541,7 +8238,9 @@ export interface operations {
                      *         "start_date": "2026-01-15",
                      *         "amortization": "flat",
                      *         "vat_rate": 0,
-                     *         "collector_id": null
+                     *         "collector_id": null,
+                     *         "application_id": null,
+                     *         "disbursed": 100000
                      *       },
                      *       "installments": [
                      *         {
@@ -7764,7 +8463,9 @@ export interface operations {
                      *         "start_date": "2026-01-15",
                      *         "amortization": "flat",
                      *         "vat_rate": 0,
-                     *         "collector_id": null
+                     *         "collector_id": null,
+                     *         "application_id": null,
+                     *         "disbursed": 100000
                      *       },
                      *       "installments": [
                      *         {
@@ -8095,7 +8796,9 @@ export interface operations {
                      *       "start_date": "2026-01-15",
                      *       "amortization": "flat",
                      *       "vat_rate": 0,
-                     *       "collector_id": null
+                     *       "collector_id": null,
+                     *       "application_id": null,
+                     *       "disbursed": 100000
                      *     }
                      */
                     "application/json": components["schemas"]["Credit"];
@@ -8193,7 +8896,9 @@ export interface operations {
                      *         "start_date": "2026-03-20",
                      *         "amortization": "flat",
                      *         "vat_rate": 0,
-                     *         "collector_id": null
+                     *         "collector_id": null,
+                     *         "application_id": null,
+                     *         "disbursed": 100000
                      *       },
                      *       "installments": [
                      *         {
@@ -8401,7 +9106,9 @@ export interface operations {
                      *       "start_date": "2026-01-15",
                      *       "amortization": "flat",
                      *       "vat_rate": 0,
-                     *       "collector_id": null
+                     *       "collector_id": null,
+                     *       "application_id": null,
+                     *       "disbursed": 100000
                      *     }
                      */
                     "application/json": components["schemas"]["Credit"];
@@ -8672,7 +9379,9 @@ export interface operations {
                      *       "start_date": "2026-01-15",
                      *       "amortization": "flat",
                      *       "vat_rate": 0,
-                     *       "collector_id": "5d1e0c8a-7b2f-4c39-9a41-2f6e8d0b7c13"
+                     *       "collector_id": "5d1e0c8a-7b2f-4c39-9a41-2f6e8d0b7c13",
+                     *       "application_id": null,
+                     *       "disbursed": 100000
                      *     }
                      */
                     "application/json": components["schemas"]["Credit"];
@@ -8844,6 +9553,217 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPaymentImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example credit,amount,paid_on,method,channel,external_reference
+                 *     1042,45000,2026-03-20,collection_network,Rapipago,RP-000981
+                 */
+                "text/csv": string;
+                /**
+                 * @example {
+                 *       "file": "(the bytes of pagos.csv)"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description the CSV file
+                     */
+                    file?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description The import, running */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b0f6c1e-8a8e-4c39-9a43-3f4d0f1f6a10",
+                     *       "status": "running",
+                     *       "lines": 3,
+                     *       "accepted": 0,
+                     *       "rejected": 0,
+                     *       "duplicates": 0,
+                     *       "created_by": "api_key:9a1d3c4e-2b7f-4e51-8c0d-6f2a1b3c4d5e",
+                     *       "created_at": "2026-03-20T13:02:00Z",
+                     *       "finished_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentImport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description conflict: a duplicate, a state that forbids the operation (e.g. paying a closed credit), or an Idempotency-Key already used for another request */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this Idempotency-Key was already used for a different request",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPaymentImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 5b0f6c1e-8a8e-4c39-9a43-3f4d0f1f6a10 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b0f6c1e-8a8e-4c39-9a43-3f4d0f1f6a10",
+                     *       "status": "done",
+                     *       "lines": 3,
+                     *       "accepted": 1,
+                     *       "rejected": 1,
+                     *       "duplicates": 1,
+                     *       "created_by": "api_key:9a1d3c4e-2b7f-4e51-8c0d-6f2a1b3c4d5e",
+                     *       "created_at": "2026-03-20T13:02:00Z",
+                     *       "finished_at": "2026-03-20T13:02:01Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentImport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPaymentImportLines: {
+        parameters: {
+            query?: {
+                status?: "accepted" | "rejected" | "duplicate";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @example 5b0f6c1e-8a8e-4c39-9a43-3f4d0f1f6a10 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of lines */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "line": 3,
+                     *           "credit": "1042",
+                     *           "amount": 45000,
+                     *           "status": "rejected",
+                     *           "code": "conflict",
+                     *           "message": "payment refused: the credit is closed: nothing is owed",
+                     *           "payment_id": null
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["PaymentImportLine"][];
+                        /** @description number of matching records */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -9121,7 +10041,10 @@ export interface operations {
                      *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *           "created_at": "2026-03-20T15:40:05.100Z",
                      *           "reversed_at": null,
-                     *           "reversal_reason": null
+                     *           "reversal_reason": null,
+                     *           "method": "transfer",
+                     *           "channel": "Banco Nación",
+                     *           "external_reference": "TRF-000123"
                      *         }
                      *       ],
                      *       "balance": {
@@ -9217,7 +10140,10 @@ export interface operations {
                      *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
                      *         "created_at": "2026-03-20T15:40:05.100Z",
                      *         "reversed_at": null,
-                     *         "reversal_reason": null
+                     *         "reversal_reason": null,
+                     *         "method": "transfer",
+                     *         "channel": "Banco Nación",
+                     *         "external_reference": "TRF-000123"
                      *       },
                      *       "applied": [
                      *         {
@@ -10265,7 +11191,7 @@ export interface operations {
             query?: {
                 /** @description the sequence already processed: events after it */
                 after?: number;
-                /** @description comma-separated event types to include (all when omitted): client.created, client.updated, credit.created, credit.status_changed, payment.created, payment.reversed, installment.overdue, punitory.posted, plan.created, plan.updated, branch.created, branch.updated, branch.deleted, file.created, file.deleted, verification.completed, promise.created, promise.broken, notification.failed */
+                /** @description comma-separated event types to include (all when omitted): client.created, client.updated, credit.created, credit.status_changed, payment.created, payment.reversed, installment.overdue, punitory.posted, plan.created, plan.updated, branch.created, branch.updated, branch.deleted, file.created, file.deleted, verification.completed, promise.created, promise.broken, notification.failed, application.submitted, application.decided, payment_import.finished */
                 types?: string;
                 limit?: number;
             };
@@ -10345,7 +11271,9 @@ export interface operations {
                      *               "start_date": "2026-01-15",
                      *               "amortization": "flat",
                      *               "vat_rate": 0,
-                     *               "collector_id": null
+                     *               "collector_id": null,
+                     *               "application_id": null,
+                     *               "disbursed": 100000
                      *             },
                      *             "previous_status": "active"
                      *           }
@@ -10456,7 +11384,7 @@ export interface operations {
                     /** @description https:// URL whose host resolves to public addresses only (http:// and private or loopback addresses too with WEBHOOK_ALLOW_PRIVATE=true); no user name or password */
                     url: string;
                     /** @description the event types to deliver, or ["*"] for every type (also those added later) */
-                    events: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "promise.created" | "promise.broken" | "notification.failed" | "*")[];
+                    events: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "promise.created" | "promise.broken" | "notification.failed" | "application.submitted" | "application.decided" | "payment_import.finished" | "*")[];
                     description?: string | null;
                 };
             };
@@ -10612,7 +11540,7 @@ export interface operations {
                     /** @description https:// URL whose host resolves to public addresses only (http:// and private or loopback addresses too with WEBHOOK_ALLOW_PRIVATE=true); no user name or password */
                     url?: string;
                     /** @description the event types to deliver, or ["*"] for every type (also those added later) */
-                    events?: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "promise.created" | "promise.broken" | "notification.failed" | "*")[];
+                    events?: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "promise.created" | "promise.broken" | "notification.failed" | "application.submitted" | "application.decided" | "payment_import.finished" | "*")[];
                     description?: string | null;
                     /** @description false stops sending (events are kept); true resumes: what was not delivered is retried at once with a new 3-day window, then the events of the time it was disabled, in order */
                     enabled?: boolean;
@@ -11546,6 +12474,1108 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings (the defaults until an admin saves them) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "approval": {
+                     *         "required": true,
+                     *         "employee_limit": 500000
+                     *       },
+                     *       "reminders": {
+                     *         "enabled": true,
+                     *         "before_due_days": [
+                     *           3
+                     *         ],
+                     *         "overdue_days": [
+                     *           1,
+                     *           7
+                     *         ]
+                     *       },
+                     *       "locale": "es-AR",
+                     *       "timezone": "America/Argentina/Buenos_Aires"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "approval": {
+                 *         "required": true,
+                 *         "employee_limit": 500000
+                 *       },
+                 *       "reminders": {
+                 *         "enabled": true,
+                 *         "before_due_days": [
+                 *           3
+                 *         ],
+                 *         "overdue_days": [
+                 *           1,
+                 *           7
+                 *         ]
+                 *       },
+                 *       "locale": "es-AR",
+                 *       "timezone": "America/Argentina/Buenos_Aires"
+                 *     }
+                 */
+                "application/json": {
+                    approval: {
+                        /** @description true: employees grant credits only through applications; default false */
+                        required: boolean;
+                        employee_limit: number | null;
+                    };
+                    reminders: {
+                        /** @description default false */
+                        enabled: boolean;
+                        /** @description days before a due date a reminder is sent; default [3] */
+                        before_due_days: number[];
+                        /** @description days after a due date a reminder is sent; default [1, 7] */
+                        overdue_days: number[];
+                    };
+                    /** @description default es-AR */
+                    locale: "es-AR" | "en";
+                    /** @description IANA time zone: the business's "today" (the business's own time zone) */
+                    timezone: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The settings as saved */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "approval": {
+                     *         "required": true,
+                     *         "employee_limit": 500000
+                     *       },
+                     *       "reminders": {
+                     *         "enabled": true,
+                     *         "before_due_days": [
+                     *           3
+                     *         ],
+                     *         "overdue_days": [
+                     *           1,
+                     *           7
+                     *         ]
+                     *       },
+                     *       "locale": "es-AR",
+                     *       "timezone": "America/Argentina/Buenos_Aires"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    submitApplication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                 *       "amount": 100000,
+                 *       "note": "asks for it to buy a motorcycle"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    credit_config_id: string;
+                    /**
+                     * Format: money
+                     * @description at most 2 decimals; must be > 0
+                     */
+                    amount: number;
+                    branch_id?: string | null;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD, today or later; the credit starts then if still ahead when disbursed
+                     */
+                    start_date?: string;
+                    /** @description clients of the business who back the credit; added to it when it is disbursed */
+                    guarantors?: {
+                        /** Format: uuid */
+                        client_id: string;
+                        /** @description guarantor: answers for the credit if the borrower does not; co_borrower: owes it with the borrower */
+                        role: "guarantor" | "co_borrower";
+                    }[];
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The application submitted */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *       "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *       "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *       "amount": 100000,
+                     *       "branch_id": null,
+                     *       "start_date": null,
+                     *       "guarantors": [],
+                     *       "note": "asks for it to buy a motorcycle",
+                     *       "status": "submitted",
+                     *       "checks": [
+                     *         {
+                     *           "rule": "max_central_bank_situation",
+                     *           "outcome": "pass",
+                     *           "detail": "worst situation 1 (at most 2) per the central bank on 2026-01-15T12:58:00.000Z"
+                     *         },
+                     *         {
+                     *           "rule": "require_tax_active",
+                     *           "outcome": "unknown",
+                     *           "detail": "no tax authority verification of the client younger than VERIFICATION_TTL_HOURS"
+                     *         }
+                     *       ],
+                     *       "submitted_by": "user:3f0d6a52-1f2b-4c3d-9e4f-5a6b7c8d9e0f",
+                     *       "decided_by": null,
+                     *       "decision_note": null,
+                     *       "credit_id": null,
+                     *       "disbursement_method": null,
+                     *       "disbursement_reference": null,
+                     *       "created_at": "2026-01-15T13:00:00.000Z",
+                     *       "decided_at": null,
+                     *       "disbursed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description conflict: a duplicate, a state that forbids the operation (e.g. paying a closed credit), or an Idempotency-Key already used for another request */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this Idempotency-Key was already used for a different request",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listApplications: {
+        parameters: {
+            query?: {
+                /** @description submitted (waiting a decision), approved, rejected, withdrawn (by its submitter before a decision), disbursed (a credit was created) */
+                status?: "submitted" | "approved" | "rejected" | "withdrawn" | "disbursed";
+                branch_id?: string;
+                client_id?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of applications */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *           "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *           "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *           "amount": 100000,
+                     *           "branch_id": null,
+                     *           "start_date": null,
+                     *           "guarantors": [],
+                     *           "note": "asks for it to buy a motorcycle",
+                     *           "status": "submitted",
+                     *           "checks": [
+                     *             {
+                     *               "rule": "max_central_bank_situation",
+                     *               "outcome": "pass",
+                     *               "detail": "worst situation 1 (at most 2) per the central bank on 2026-01-15T12:58:00.000Z"
+                     *             },
+                     *             {
+                     *               "rule": "require_tax_active",
+                     *               "outcome": "unknown",
+                     *               "detail": "no tax authority verification of the client younger than VERIFICATION_TTL_HOURS"
+                     *             }
+                     *           ],
+                     *           "submitted_by": "user:3f0d6a52-1f2b-4c3d-9e4f-5a6b7c8d9e0f",
+                     *           "decided_by": null,
+                     *           "decision_note": null,
+                     *           "credit_id": null,
+                     *           "disbursement_method": null,
+                     *           "disbursement_reference": null,
+                     *           "created_at": "2026-01-15T13:00:00.000Z",
+                     *           "decided_at": null,
+                     *           "disbursed_at": null
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Application"][];
+                        /** @description number of matching records */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *       "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *       "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *       "amount": 100000,
+                     *       "branch_id": null,
+                     *       "start_date": null,
+                     *       "guarantors": [],
+                     *       "note": "asks for it to buy a motorcycle",
+                     *       "status": "approved",
+                     *       "checks": [
+                     *         {
+                     *           "rule": "max_central_bank_situation",
+                     *           "outcome": "pass",
+                     *           "detail": "worst situation 1 (at most 2) per the central bank on 2026-01-15T12:58:00.000Z"
+                     *         },
+                     *         {
+                     *           "rule": "require_tax_active",
+                     *           "outcome": "unknown",
+                     *           "detail": "no tax authority verification of the client younger than VERIFICATION_TTL_HOURS"
+                     *         }
+                     *       ],
+                     *       "submitted_by": "user:3f0d6a52-1f2b-4c3d-9e4f-5a6b7c8d9e0f",
+                     *       "decided_by": "user:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "decision_note": "income confirmed by payslips",
+                     *       "credit_id": null,
+                     *       "disbursement_method": null,
+                     *       "disbursement_reference": null,
+                     *       "created_at": "2026-01-15T13:00:00.000Z",
+                     *       "decided_at": "2026-01-15T15:00:00.000Z",
+                     *       "disbursed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    approveApplication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "income confirmed by payslips"
+                 *     }
+                 */
+                "application/json": {
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The application approved */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *       "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *       "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *       "amount": 100000,
+                     *       "branch_id": null,
+                     *       "start_date": null,
+                     *       "guarantors": [],
+                     *       "note": "asks for it to buy a motorcycle",
+                     *       "status": "approved",
+                     *       "checks": [
+                     *         {
+                     *           "rule": "max_central_bank_situation",
+                     *           "outcome": "pass",
+                     *           "detail": "worst situation 1 (at most 2) per the central bank on 2026-01-15T12:58:00.000Z"
+                     *         },
+                     *         {
+                     *           "rule": "require_tax_active",
+                     *           "outcome": "unknown",
+                     *           "detail": "no tax authority verification of the client younger than VERIFICATION_TTL_HOURS"
+                     *         }
+                     *       ],
+                     *       "submitted_by": "user:3f0d6a52-1f2b-4c3d-9e4f-5a6b7c8d9e0f",
+                     *       "decided_by": "user:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "decision_note": "income confirmed by payslips",
+                     *       "credit_id": null,
+                     *       "disbursement_method": null,
+                     *       "disbursement_reference": null,
+                     *       "created_at": "2026-01-15T13:00:00.000Z",
+                     *       "decided_at": "2026-01-15T15:00:00.000Z",
+                     *       "disbursed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rejectApplication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "situation 4 in the central bank registry"
+                 *     }
+                 */
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The application rejected */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *       "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *       "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *       "amount": 100000,
+                     *       "branch_id": null,
+                     *       "start_date": null,
+                     *       "guarantors": [],
+                     *       "note": "asks for it to buy a motorcycle",
+                     *       "status": "rejected",
+                     *       "checks": [
+                     *         {
+                     *           "rule": "max_central_bank_situation",
+                     *           "outcome": "pass",
+                     *           "detail": "worst situation 1 (at most 2) per the central bank on 2026-01-15T12:58:00.000Z"
+                     *         },
+                     *         {
+                     *           "rule": "require_tax_active",
+                     *           "outcome": "unknown",
+                     *           "detail": "no tax authority verification of the client younger than VERIFICATION_TTL_HOURS"
+                     *         }
+                     *       ],
+                     *       "submitted_by": "user:3f0d6a52-1f2b-4c3d-9e4f-5a6b7c8d9e0f",
+                     *       "decided_by": "user:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "decision_note": "situation 4 in the central bank registry",
+                     *       "credit_id": null,
+                     *       "disbursement_method": null,
+                     *       "disbursement_reference": null,
+                     *       "created_at": "2026-01-15T13:00:00.000Z",
+                     *       "decided_at": "2026-01-15T15:00:00.000Z",
+                     *       "disbursed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    withdrawApplication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application withdrawn */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *       "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *       "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *       "amount": 100000,
+                     *       "branch_id": null,
+                     *       "start_date": null,
+                     *       "guarantors": [],
+                     *       "note": "asks for it to buy a motorcycle",
+                     *       "status": "withdrawn",
+                     *       "checks": [
+                     *         {
+                     *           "rule": "max_central_bank_situation",
+                     *           "outcome": "pass",
+                     *           "detail": "worst situation 1 (at most 2) per the central bank on 2026-01-15T12:58:00.000Z"
+                     *         },
+                     *         {
+                     *           "rule": "require_tax_active",
+                     *           "outcome": "unknown",
+                     *           "detail": "no tax authority verification of the client younger than VERIFICATION_TTL_HOURS"
+                     *         }
+                     *       ],
+                     *       "submitted_by": "user:3f0d6a52-1f2b-4c3d-9e4f-5a6b7c8d9e0f",
+                     *       "decided_by": null,
+                     *       "decision_note": null,
+                     *       "credit_id": null,
+                     *       "disbursement_method": null,
+                     *       "disbursement_reference": null,
+                     *       "created_at": "2026-01-15T13:00:00.000Z",
+                     *       "decided_at": null,
+                     *       "disbursed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    disburseApplication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "method": "transfer",
+                 *       "external_reference": "CBU-TRF-000123"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description how the money was handed to the client */
+                    method: "cash" | "transfer" | "check" | "other";
+                    external_reference?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The credit granted (credit.application_id names the application) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credit": {
+                     *         "id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *         "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *         "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *         "amount": 100000,
+                     *         "status": "active",
+                     *         "refinanced_from_id": null,
+                     *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *         "origin_transaction_reference": null,
+                     *         "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *         "sequential_id": 1,
+                     *         "created_at": "2026-01-15T13:02:03.121Z",
+                     *         "updated_at": "2026-01-15T13:02:03.121Z",
+                     *         "written_off_at": null,
+                     *         "write_off_reason": null,
+                     *         "total": 120000,
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0,
+                     *         "collector_id": null,
+                     *         "application_id": "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "disbursed": 100000
+                     *       },
+                     *       "installments": [
+                     *         {
+                     *           "id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 1,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-03-10",
+                     *           "status": "paid",
+                     *           "overdue": false,
+                     *           "days_late": 10,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "punitory_posted": 800,
+                     *           "punitory_accrued": 0,
+                     *           "paid": 40800,
+                     *           "outstanding": 0
+                     *         },
+                     *         {
+                     *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 2,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-04-10",
+                     *           "status": "partial",
+                     *           "overdue": false,
+                     *           "days_late": 0,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "punitory_posted": 0,
+                     *           "punitory_accrued": 0,
+                     *           "paid": 4200,
+                     *           "outstanding": 35800
+                     *         },
+                     *         {
+                     *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 3,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-05-10",
+                     *           "status": "pending",
+                     *           "overdue": false,
+                     *           "days_late": 0,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
+                     *           "punitory_posted": 0,
+                     *           "punitory_accrued": 0,
+                     *           "paid": 0,
+                     *           "outstanding": 40000
+                     *         }
+                     *       ],
+                     *       "ledgerEntries": [
+                     *         {
+                     *           "id": "fe38cdf5-3d31-44e7-b0b2-284a6ea606ea",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "installment",
+                     *           "amount": 40000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "2f38c936-47e6-4206-8341-3c6f9ef79a47",
+                     *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "type": "installment",
+                     *           "amount": 40000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b",
+                     *           "installment_id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
+                     *           "type": "installment",
+                     *           "amount": 40000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "1b2d723c-29af-4bc0-a3de-06b76b795445",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "punitory",
+                     *           "amount": 800,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "accrual",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "payment",
+                     *           "amount": 40800,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
+                     *         },
+                     *         {
+                     *           "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
+                     *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "type": "payment",
+                     *           "amount": 4200,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
+                     *         }
+                     *       ],
+                     *       "balance": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
+                     *         "punitory_posted": 800,
+                     *         "punitory_accrued": 0,
+                     *         "paid": 45000,
+                     *         "outstanding": 75800
+                     *       },
+                     *       "cost": {
+                     *         "tna": 1.164123,
+                     *         "tea": 2.037584,
+                     *         "cft_tea": 1.208452
+                     *       },
+                     *       "guarantors": []
+                     *     }
+                     */
+                    "application/json": {
+                        credit: components["schemas"]["Credit"];
+                        installments: components["schemas"]["Installment"][];
+                        ledgerEntries: components["schemas"]["LedgerEntry"][];
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            punitory_posted: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            punitory_accrued: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            paid: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            outstanding: number;
+                        };
+                        cost: components["schemas"]["Cost"];
+                        /** @description the clients who back the credit, oldest first */
+                        guarantors: components["schemas"]["Guarantor"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addGuarantor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "0f4e2d1c-6b5a-4978-8a3b-2c1d0e9f8a7b",
+                 *       "role": "guarantor"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    client_id: string;
+                    /** @description guarantor: answers for the credit if the borrower does not; co_borrower: owes it with the borrower */
+                    role: "guarantor" | "co_borrower";
+                };
+            };
+        };
+        responses: {
+            /** @description The guarantor added */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b1c7a52-8f0e-4d7e-9a51-3c2b8e6f1d40",
+                     *       "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *       "client_id": "0f4e2d1c-6b5a-4978-8a3b-2c1d0e9f8a7b",
+                     *       "role": "guarantor",
+                     *       "created_at": "2026-01-15T13:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Guarantor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    removeGuarantor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+                /** @example 5b1c7a52-8f0e-4d7e-9a51-3c2b8e6f1d40 */
+                guarantorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guarantor removed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b1c7a52-8f0e-4d7e-9a51-3c2b8e6f1d40",
+                     *       "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *       "client_id": "0f4e2d1c-6b5a-4978-8a3b-2c1d0e9f8a7b",
+                     *       "role": "guarantor",
+                     *       "created_at": "2026-01-15T13:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Guarantor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     on_client_created: {
         parameters: {
             query?: never;
@@ -12394,6 +14424,132 @@ export interface operations {
                     type?: "notification.failed";
                     data?: {
                         object?: components["schemas"]["Notification"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_application_submitted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry, to drop a repeated delivery */
+                "Lending-Event-Id": string;
+                /** @description the event type, as in the body */
+                "Lending-Event-Type": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint secret>` */
+                "Lending-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "application.submitted";
+                    data?: {
+                        object?: components["schemas"]["Application"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_application_decided: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry, to drop a repeated delivery */
+                "Lending-Event-Id": string;
+                /** @description the event type, as in the body */
+                "Lending-Event-Type": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint secret>` */
+                "Lending-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "application.decided";
+                    data?: {
+                        object?: components["schemas"]["Application"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_payment_import_finished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry, to drop a repeated delivery */
+                "Lending-Event-Id": string;
+                /** @description the event type, as in the body */
+                "Lending-Event-Type": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint secret>` */
+                "Lending-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "payment_import.finished";
+                    data?: {
+                        object?: components["schemas"]["PaymentImport"];
                     };
                 };
             };

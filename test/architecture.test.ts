@@ -73,11 +73,13 @@ const ALLOWED: Record<string, string[]> = {
   cli: ['server.ts', 'ops', 'jobs', 'services', 'db', 'storage', 'config.ts', 'domain'],
   // the process: opens the database, builds the app, starts the jobs, the metrics and the admin socket
   'server.ts': ['ops', 'http', 'jobs', 'services', 'db', 'storage', 'metrics.ts', 'config.ts', 'domain'],
-  http: ['services', 'storage', 'metrics.ts', 'config.ts', 'domain'],
+  http: ['services', 'storage', 'mail', 'metrics.ts', 'config.ts', 'domain'],
   // the database handle's type and the statistics refresh come from db
-  jobs: ['services', 'db', 'storage', 'metrics.ts', 'config.ts', 'domain'],
-  services: ['db', 'registries', 'storage', 'metrics.ts', 'config.ts', 'domain'],
+  jobs: ['services', 'db', 'storage', 'mail', 'metrics.ts', 'config.ts', 'domain'],
+  services: ['db', 'registries', 'storage', 'mail', 'metrics.ts', 'config.ts', 'domain'],
   registries: ['config.ts', 'domain'],
+  // where e-mail goes: the Mailer interface and its SMTP transport
+  mail: ['config.ts'],
   db: ['domain'],
   storage: ['domain'],
   // the admin socket between a command line and the server holding the embedded database

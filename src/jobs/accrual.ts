@@ -39,6 +39,7 @@ export function startAccrualSchedule(
     const results = await runAccrual(db, {
       actor: 'system:accrual',
       clock,
+      mailConfigured: config.mail !== null,
       onError: (b, err) => log.error({ err, business_id: b.id }, 'accrual failed for a business'),
       onCredit: (r) =>
         r.kind === 'clamped'

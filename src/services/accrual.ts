@@ -23,6 +23,8 @@
 // credit that still fails is skipped (left for the next run), reported through onCredit and
 // counted. Punitory that would not fit numeric(14,2) stops at the storable maximum (punitory.ts):
 // such credits are posted, reported and counted too.
+import { queueReminders } from './notifications.ts';
+import { reminderSettings } from './settings.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/connection.ts';
 import { withActor } from '../db/connection.ts';
@@ -100,6 +102,8 @@ export interface AccrualOptions {
   clock?: Clock;
   /** given: a business that fails is reported here and the run goes on with the others */
   onError?: (business: Business, err: unknown) => void;
+  /** SMTP_URL is set: reminders are queued to be sent (else recorded as not_configured) */
+  mailConfigured?: boolean;
   /** each credit clamped or skipped (the counts are in the result either way) */
   onCredit?: (report: CreditReport) => void;
 }
@@ -378,6 +382,19 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
   if (asOf === today) {
     const r = await withActor(db.kysely, { actor: opts.actor }, (trx) => settleBusinessPromises(trx, bid, today));
     out.promises_broken = r.broken;
+  }
+
+  // 5. the reminders of today, when the business has them on (docs/notifications.md): queued
+  // once per installment and rule, whatever runs twice; the mail job sends them
+  if (asOf === today) {
+    const reminders = await reminderSettings(db.kysely, bid);
+    if (reminders.enabled)
+      await queueReminders(
+        db,
+        { businessId: bid, businessName: business.name, today, timezone: tz, now },
+        reminders,
+        opts.mailConfigured ?? false,
+      );
   }
 
   out.punitory_total = toMoneyString(total);

@@ -88,7 +88,10 @@ export const EVENT_OBJECTS: Record<EventType, { summary: string; object: TSchema
     summary: 'An e-mail to a client or a user could not be delivered (refused, or every attempt failed)',
     object: Notification,
   },
-  'application.submitted': { summary: 'A credit application was submitted, with its policy checks', object: Application },
+  'application.submitted': {
+    summary: 'A credit application was submitted, with its policy checks',
+    object: Application,
+  },
   'application.decided': { summary: 'A credit application was approved or rejected', object: Application },
   'payment_import.finished': {
     summary: 'A payment import decided its last line (accepted, rejected and duplicate counts)',

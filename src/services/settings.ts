@@ -66,6 +66,18 @@ export async function approvalSettings(db: Executor, businessId: string): Promis
     : { ...DEFAULT_SETTINGS.approval };
 }
 
+/** Whether and when the business's clients are reminded (the daily run's step). */
+export async function reminderSettings(db: Executor, businessId: string): Promise<Settings['reminders']> {
+  const row = await getSettings(db, businessId);
+  return row
+    ? {
+        enabled: row.reminders_enabled,
+        before_due_days: row.before_due_days.map(Number),
+        overdue_days: row.overdue_days.map(Number),
+      }
+    : { enabled: false, before_due_days: [], overdue_days: [] };
+}
+
 export async function readSettings(db: Database, ctx: ActorContext): Promise<Settings> {
   const [row, timezone] = await Promise.all([
     getSettings(db.kysely, ctx.businessId),

@@ -273,3 +273,39 @@ test('SMTP_URL and MAIL_FROM go together, and a wrong one stops the server from 
   assert.throws(() => loadConfig({ SMTP_URL: 'http://x', MAIL_FROM: 'a@b.example' }), /smtp:\/\//);
   assert.equal(loadConfig({}).mail, null);
 });
+
+test('the daily run queues the reminders the business set (PUT /api/settings), and the mail job delivers them', async (t) => {
+  const inbox = await smtp(t);
+  const clock = settableClock('2026-01-10');
+  const h = await build(t, { env: mailEnv(inbox.url), clock });
+  const a = await creditFor(h, 'ana@cliente.example', '2026-01-10');
+  const due = a.installments[0].due_date as string;
+  const { runAccrual } = await import('../../src/services/accrual.ts');
+  const run = async (day: string) => {
+    clock.set(day);
+    await runAccrual(h.db, { businessId: h.tenant.businessId, actor: 'cli', clock, mailConfigured: true });
+    await deliverDueNotifications(
+      {
+        db: h.db,
+        mailer: smtpMailer({ smtpUrl: inbox.url, from: 'x@demo.example', timeoutMs: 500, maxAttempts: 3 }),
+        maxAttempts: 3,
+      },
+      { now: clock(), businessId: h.tenant.businessId },
+    );
+  };
+  // reminders off (the default): nothing
+  await run(addDaysIso(due, -2));
+  assert.equal(inbox.messages.length, 0);
+  const settings = json(await h.get('/api/settings'));
+  assert.equal(settings.reminders.enabled, false);
+  const put = await h.put('/api/settings', {
+    ...settings,
+    reminders: { enabled: true, before_due_days: [2], overdue_days: [1] },
+  });
+  assert.equal(put.statusCode, 200, put.body);
+  await run(addDaysIso(due, -2));
+  await run(addDaysIso(due, -2));
+  await run(addDaysIso(due, 1));
+  assert.equal(inbox.messages.length, 2);
+  assert.match(textOf(inbox.messages[1]!.raw), /1 día de atraso/);
+});

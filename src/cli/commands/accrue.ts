@@ -22,6 +22,7 @@ export function registerAccrue(cmd: Command, ctx: CliContext) {
             businessId: opts.business?.toLowerCase(),
             actor: 'cli',
             clock: ctx.clock,
+            mailConfigured: ctx.config.mail !== null,
             // each credit on stderr, whatever the output format; the counts are in the result
             onCredit: (r) =>
               ctx.io.stderr.write(
