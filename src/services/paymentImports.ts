@@ -25,7 +25,7 @@ import {
   type NewImportLine,
 } from '../db/repositories/paymentImports.ts';
 import { paymentByReference, paymentsByReferences, referenceKey } from '../db/repositories/payments.ts';
-import { parseCsv } from '../domain/csv.ts';
+import { CsvError, parse } from 'csv-parse/sync';
 import { isValidDate } from '../domain/dates.ts';
 import { AppError, invalid, notFound } from '../domain/errors.ts';
 import { PAYMENT_METHODS, PaymentImport as PaymentImportRecord } from '../domain/records.ts';
@@ -59,11 +59,36 @@ export const presentImportLine = (l: PaymentImportLine) => ({
   payment_id: l.payment_id,
 });
 
+/**
+ * The records of a CSV text (RFC 4180, read by csv-parse: quoted fields may hold commas, line
+ * breaks and doubled quotes; a byte-order mark is dropped; CRLF or LF), each with the line it
+ * starts on, or a 400 naming the line of a malformed quote.
+ */
+function csvRecords(text: string): { line: number; fields: string[] }[] {
+  try {
+    const rows = parse(text, {
+      bom: true,
+      relax_column_count: true,
+      skip_empty_lines: false,
+      record_delimiter: ['\r\n', '\n'],
+      info: true,
+      raw: true,
+    }) as unknown as { record: string[]; info: { lines: number }; raw: string }[];
+    // info.lines is the line a record ends on: less the line breaks inside its quoted fields
+    return rows.map((r) => ({
+      line: r.info.lines - (r.raw.replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0),
+      fields: r.record,
+    }));
+  } catch (err) {
+    if (err instanceof CsvError)
+      throw invalid('/file', `not a valid CSV file: ${err.message.replace(/^[^:]*: /, '').slice(0, 200)}`);
+    throw err;
+  }
+}
+
 /** The file's lines, checked for shape only (the header, the column count, the size). */
 export function readImportFile(text: string): NewImportLine[] {
-  const parsed = parseCsv(text);
-  if ('error' in parsed) throw invalid('/file', `not a valid CSV file: ${parsed.error}`);
-  const records = parsed.records.filter((r) => r.fields.some((f) => f.trim() !== ''));
+  const records = csvRecords(text).filter((r) => r.fields.some((f) => f.trim() !== ''));
   const header = records.shift();
   if (!header)
     throw invalid('/file', `the file is empty: its first line names the columns ${IMPORT_COLUMNS.join(', ')}`);
