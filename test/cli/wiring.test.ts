@@ -7,13 +7,22 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
 
-test('the server starts the accrual schedule, the file sweep, the statistics, the idempotency sweep and the webhook delivery', async () => {
+test('the server starts the accrual schedule, the file sweep, the statistics, the idempotency sweep, the webhook and mail deliveries and the payment imports', async () => {
   const { serve } = await import('../../src/server.ts');
   const { JOBS } = await import('../../src/jobs/index.ts');
   assert.equal(typeof serve, 'function');
   assert.deepEqual(
     JOBS.map((j) => j.name),
-    ['accrual', 'file_sweep', 'statistics', 'idempotency_sweep', 'session_sweep', 'webhooks'],
+    [
+      'accrual',
+      'file_sweep',
+      'statistics',
+      'idempotency_sweep',
+      'session_sweep',
+      'webhooks',
+      'mail',
+      'payment_imports',
+    ],
   );
 });
 
