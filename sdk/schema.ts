@@ -5871,7 +5871,8 @@ export interface operations {
                      *         "tna": 1.164123,
                      *         "tea": 2.037584,
                      *         "cft_tea": 1.208452
-                     *       }
+                     *       },
+                     *       "guarantors": []
                      *     }
                      */
                     "application/json": {
@@ -5896,6 +5897,8 @@ export interface operations {
                             outstanding: number;
                         };
                         cost: components["schemas"]["Cost"];
+                        /** @description the clients who back the credit, oldest first */
+                        guarantors: components["schemas"]["Guarantor"][];
                     };
                 };
             };
@@ -8619,7 +8622,8 @@ export interface operations {
                      *         "tna": 1.164123,
                      *         "tea": 2.037584,
                      *         "cft_tea": 1.208452
-                     *       }
+                     *       },
+                     *       "guarantors": []
                      *     }
                      */
                     "application/json": {
@@ -8644,6 +8648,8 @@ export interface operations {
                             outstanding: number;
                         };
                         cost: components["schemas"]["Cost"];
+                        /** @description the clients who back the credit, oldest first */
+                        guarantors: components["schemas"]["Guarantor"][];
                     };
                 };
             };
@@ -9013,7 +9019,8 @@ export interface operations {
                      *         "tna": 1.164123,
                      *         "tea": 2.037584,
                      *         "cft_tea": 1.274803
-                     *       }
+                     *       },
+                     *       "guarantors": []
                      *     }
                      */
                     "application/json": {
@@ -9038,6 +9045,8 @@ export interface operations {
                             outstanding: number;
                         };
                         cost: components["schemas"]["Cost"];
+                        /** @description the clients who back the credit, oldest first */
+                        guarantors: components["schemas"]["Guarantor"][];
                     };
                 };
             };

@@ -86,6 +86,8 @@ export interface CreditDetailRows {
   credit: CreditRow;
   installments: InstallmentRow[];
   ledgerEntries: LedgerRow[];
+  /** the clients who back the credit, as records (none for a credit just made) */
+  guarantors?: { id: string; credit_id: string; client_id: string; role: string; created_at: Date | string }[];
 }
 
 /** How money is written: a JSON number (the API), or the database's numeric text as stored ("1234.50": a CSV file, no float on the way). */
@@ -235,6 +237,7 @@ export function presentDetail(
     ledgerEntries: entries.map(presentLedgerEntry),
     balance: presentCreditBalance(d.installments, [...owed.values()]),
     cost: presentCost(d.credit, d.installments),
+    guarantors: d.guarantors ?? [],
   };
 }
 

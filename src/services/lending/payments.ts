@@ -22,6 +22,8 @@ import {
   stageReversal,
   stageSlices,
 } from './engine/book.ts';
+import { guarantorsOfCredit } from '../../db/repositories/guarantors.ts';
+import { presentGuarantor } from '../guarantors.ts';
 import { flush, loadLocked, type CreditDetailRows, type LendingContext, type RowBook } from './store.ts';
 
 export interface PaymentReference {
@@ -248,6 +250,8 @@ export async function reversePayment(
     stageCorrections(ctx, l, replay(ctx, l, rest), paymentId);
     postPunitory(ctx, l, l.postedThrough!);
     await flush(trx, ctx, l);
-    return { credit: l.credit, installments: l.installments, ledgerEntries: l.ledger };
+    // the answer is the credit read: with the clients who back it
+    const guarantors = (await guarantorsOfCredit(trx, ctx.businessId, creditId)).map(presentGuarantor);
+    return { credit: l.credit, installments: l.installments, ledgerEntries: l.ledger, guarantors };
   });
 }

@@ -115,18 +115,17 @@ const RefinanceBody = example(
 
 const IdParams = idParams(ex.ids.credit);
 
+/** A credit with its installments, ledger, balance, cost and the clients who back it (API.md: CreditDetail). */
 const CreditDetail = Type.Object({
   credit: ref(Credit),
   installments: Type.Array(ref(Installment)),
   ledgerEntries: Type.Array(ref(LedgerEntry)),
   balance: CreditBalance,
   cost: ref(Cost),
-});
-/** The credit read (and a disbursement's answer): the detail with the clients who back the credit. */
-export const CreditRead = Type.Object({
-  ...CreditDetail.properties,
   guarantors: Type.Array(ref(Guarantor), { description: 'the clients who back the credit, oldest first' }),
 });
+/** The credit read (and a disbursement's answer). */
+export const CreditRead = CreditDetail;
 const PaymentResult = Type.Object({
   credit: ref(Credit),
   installments: Type.Array(ref(Installment)),
@@ -217,7 +216,7 @@ export default async function creditRoutes(app: App) {
           201: documented(
             CreditDetail,
             'The credit created, with its installments and the ledger entries of its schedule',
-            ex.creditCreated,
+            { ...ex.creditCreated, guarantors: [] },
           ),
           ...errors(409, 422),
         },
@@ -386,7 +385,7 @@ export default async function creditRoutes(app: App) {
         params: PaymentParams,
         body: ReverseBody,
         response: {
-          200: documented(CreditDetail, 'The credit after the reversal', ex.creditDetail),
+          200: documented(CreditDetail, 'The credit after the reversal', { ...ex.creditDetail, guarantors: [] }),
           ...errors(409),
         },
       },
@@ -470,7 +469,10 @@ export default async function creditRoutes(app: App) {
         params: IdParams,
         body: RefinanceBody,
         response: {
-          201: documented(CreditDetail, 'The new credit, with its installments and schedule entries', ex.refinanced),
+          201: documented(CreditDetail, 'The new credit, with its installments and schedule entries', {
+            ...ex.refinanced,
+            guarantors: [],
+          }),
           ...errors(409, 422),
         },
       },
