@@ -139,11 +139,13 @@ function resources(doc: Doc) {
     }
   }
   const out: string[] = [];
+  const types: string[] = [];
   for (const [resource, ops] of groups) {
     // two operations that would share a name keep their operationIds
     const counts = new Map<string, number>();
     for (const o of ops) counts.set(o.name, (counts.get(o.name) ?? 0) + 1);
     out.push(`    ${resource}: {`);
+    types.push(`  ${resource}: {`);
     for (const o of ops) {
       const name = counts.get(o.name)! > 1 ? o.operationId : o.name;
       out.push(`      /** ${o.doc} */`);
@@ -152,14 +154,28 @@ function resources(doc: Doc) {
           ? `      ${name}: paged(ops.${o.operationId}, ${JSON.stringify(o.paging)}),`
           : `      ${name}: ops.${o.operationId},`,
       );
+      types.push(`    /** ${o.doc} */`);
+      types.push(
+        o.paging
+          ? `    ${name}: (...init: Parameters<Operations[${JSON.stringify(o.operationId)}]>) => Paged<Operations[${JSON.stringify(o.operationId)}]>;`
+          : `    ${name}: Operations[${JSON.stringify(o.operationId)}];`,
+      );
     }
     out.push('    },');
+    types.push('  };');
   }
+  // the types are written out (not inferred): a declaration file names them instead of expanding
+  // every operation's types inline, which grows past what the compiler will write
   return `import type { Operations } from './operations.ts';
-import { paged } from './pagination.ts';
+import { type Paged, paged } from './pagination.ts';
+
+/** The operations under /api by resource. */
+export interface Resources {
+${types.join('\n')}
+}
 
 /** The operations under /api by resource; a paged list is awaited for one page or iterated for every item. */
-export function resources(ops: Operations) {
+export function resources(ops: Operations): Resources {
   return {
 ${out.join('\n')}
   };
@@ -170,26 +186,34 @@ ${out.join('\n')}
 /** One method per operation, named by its operationId: openapi-fetch's call of that path and method. */
 function operations(doc: Doc) {
   const lines: string[] = [];
+  const types: string[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       if (!op.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
       const summary = String(op.summary ?? '').replace(/\*\//g, '*\\/');
-      lines.push(`    /** ${summary} (${method.toUpperCase()} ${path}) */`);
       lines.push(`    ${op.operationId}: p[${JSON.stringify(path)}].${method.toUpperCase()},`);
+      types.push(`  /** ${summary} (${method.toUpperCase()} ${path}) */`);
+      types.push(`  ${op.operationId}: P[${JSON.stringify(path)}][${JSON.stringify(method.toUpperCase())}];`);
     }
   }
+  // the type is written out (not inferred): a declaration file names each operation's type
+  // instead of expanding it inline, which grows past what the compiler will write
   return `import { type Client, type PathBasedClient, wrapAsPathBasedClient } from 'openapi-fetch';
 import type { paths } from './schema.ts';
 
+type P = PathBasedClient<paths, 'application/json'>;
+
 /** The API's operations by operationId, each typed from the document (parameters, body, answers). */
-export function operations(client: Client<paths, 'application/json'>) {
-  const p: PathBasedClient<paths, 'application/json'> = wrapAsPathBasedClient(client);
+export interface Operations {
+${types.join('\n')}
+}
+
+export function operations(client: Client<paths, 'application/json'>): Operations {
+  const p: P = wrapAsPathBasedClient(client);
   return {
 ${lines.join('\n')}
   };
 }
-
-export type Operations = ReturnType<typeof operations>;
 `;
 }
 

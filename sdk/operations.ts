@@ -2,205 +2,305 @@
 import { type Client, type PathBasedClient, wrapAsPathBasedClient } from 'openapi-fetch';
 import type { paths } from './schema.ts';
 
+type P = PathBasedClient<paths, 'application/json'>;
+
 /** The API's operations by operationId, each typed from the document (parameters, body, answers). */
-export function operations(client: Client<paths, 'application/json'>) {
-  const p: PathBasedClient<paths, 'application/json'> = wrapAsPathBasedClient(client);
+export interface Operations {
+  /** The process is up (GET /healthz) */
+  checkHealth: P["/healthz"]["GET"];
+  /** The database answers (GET /readyz) */
+  checkReadiness: P["/readyz"]["GET"];
+  /** Upload a file through an upload link (public: the token is the credential; multipart, field "file") (POST /upload/{token}) */
+  uploadFileThroughLink: P["/upload/{token}"]["POST"];
+  /** Sign in with email and password: sets the session cookie and the csrf cookie (POST /auth/login) */
+  signIn: P["/auth/login"]["POST"];
+  /** Choose a password with a one-time set-password link (at least 12 characters) (POST /auth/set-password) */
+  setPassword: P["/auth/set-password"]["POST"];
+  /** Ask a business for a credit (public: no API key; limited per address) (POST /public/{business_slug}/leads) */
+  submitLead: P["/public/{business_slug}/leads"]["POST"];
+  /** Sign out: the session ends and both cookies are dropped (X-CSRF-Token required with a session) (POST /auth/logout) */
+  signOut: P["/auth/logout"]["POST"];
+  /** The current user: the session’s user and business, or the operator, and who acts as whom (GET /auth/me) */
+  getCurrentUser: P["/auth/me"]["GET"];
+  /** The businesses of the platform, oldest first (operators) (GET /admin/businesses) */
+  listBusinesses: P["/admin/businesses"]["GET"];
+  /** A business's users, oldest first, to choose whom to act as (operators) (GET /admin/businesses/{id}/users) */
+  listBusinessUsers: P["/admin/businesses/{id}/users"]["GET"];
+  /** Act as a user of a business: the session becomes theirs, naming the operator (operators) (POST /admin/impersonate) */
+  startImpersonation: P["/admin/impersonate"]["POST"];
+  /** Stop acting as a user: back to the operator’s own session (operators) (POST /admin/impersonate/stop) */
+  stopImpersonation: P["/admin/impersonate/stop"]["POST"];
+  /** List clients (newest first); q matches a dni or cuit prefix or a name or email fragment; updated_since lists the changed ones, oldest change first (GET /api/clients) */
+  listClients: P["/api/clients"]["GET"];
+  /** Create a client (POST /api/clients) */
+  createClient: P["/api/clients"]["POST"];
+  /** Read a client with its credits, installments, ledger entries and files (contract 1) (GET /api/clients/{id}) */
+  getClient: P["/api/clients/{id}"]["GET"];
+  /** Edit a client (partial update: only the fields sent change) (PUT /api/clients/{id}) */
+  updateClient: P["/api/clients/{id}"]["PUT"];
+  /** List a client's credits (contract 2) (GET /api/clients/{clientId}/credits) */
+  listClientCredits: P["/api/clients/{clientId}/credits"]["GET"];
+  /** Grant a credit to the client on a plan: the schedule is built, the plan's terms are kept on the credit (POST /api/clients/{clientId}/credits) */
+  createCredit: P["/api/clients/{clientId}/credits"]["POST"];
+  /** List a client's files, oldest first (GET /api/clients/{id}/files) */
+  listClientFiles: P["/api/clients/{id}/files"]["GET"];
+  /** Upload a file for a client (multipart, field "file") (POST /api/clients/{id}/files) */
+  uploadClientFile: P["/api/clients/{id}/files"]["POST"];
+  /** Delete a client file: its record and its bytes (contract 9); answers the deleted record (DELETE /api/clients/{id}/files/{fileId}) */
+  deleteClientFile: P["/api/clients/{id}/files/{fileId}"]["DELETE"];
+  /** Download a client file by client id and file name (contract 11) (GET /api/files/{clientId}/{filename}) */
+  downloadClientFile: P["/api/files/{clientId}/{filename}"]["GET"];
+  /** Create an upload link for a client; the token is shown once (POST /api/clients/{id}/upload-sessions) */
+  createUploadSession: P["/api/clients/{id}/upload-sessions"]["POST"];
+  /** List a client's upload links, oldest first (never their tokens) (GET /api/clients/{id}/upload-sessions) */
+  listUploadSessions: P["/api/clients/{id}/upload-sessions"]["GET"];
+  /** Revoke an upload link (contract 10); revoking again answers the same record, with the first revoked_at (DELETE /api/clients/{id}/upload-sessions/{sessionId}) */
+  revokeUploadSession: P["/api/clients/{id}/upload-sessions/{sessionId}"]["DELETE"];
+  /** List the credit plans (contract 4) (GET /api/credit-configs) */
+  listCreditConfigs: P["/api/credit-configs"]["GET"];
+  /** Create a credit plan (contract 5); omitted fields take the defaults (POST /api/credit-configs) */
+  createCreditConfig: P["/api/credit-configs"]["POST"];
+  /** Read a credit plan (GET /api/credit-configs/{id}) */
+  getCreditConfig: P["/api/credit-configs/{id}"]["GET"];
+  /** Edit a credit plan (contract 6): only the fields sent change; credits already created keep their terms (PUT /api/credit-configs/{id}) */
+  updateCreditConfig: P["/api/credit-configs/{id}"]["PUT"];
+  /** The schedule a credit of this amount would get; nothing is stored (POST /api/credit-configs/{id}/simulate) */
+  simulateCredit: P["/api/credit-configs/{id}/simulate"]["POST"];
+  /** List the branches, deleted ones included with deleted_at (contract 8) (GET /api/branches) */
+  listBranches: P["/api/branches"]["GET"];
+  /** Create a branch (POST /api/branches) */
+  createBranch: P["/api/branches"]["POST"];
+  /** Edit a branch (partial update); a deleted branch cannot be edited (PUT /api/branches/{id}) */
+  updateBranch: P["/api/branches/{id}"]["PUT"];
+  /** Soft-delete a branch: it stays in the list with deleted_at and takes no new credits or payments (DELETE /api/branches/{id}) */
+  deleteBranch: P["/api/branches/{id}"]["DELETE"];
+  /** The audit log, newest first (contract 7) (GET /api/logs) */
+  listAuditLog: P["/api/logs"]["GET"];
+  /** Portfolio figures as of a date (default: the business today), optionally for one branch (GET /api/reports/summary) */
+  getPortfolioSummary: P["/api/reports/summary"]["GET"];
+  /** Payments dated from..to (both included; default: this month to today) grouped by day, method, channel or branch, with what was reversed since (GET /api/reports/collections) */
+  collectionsReport: P["/api/reports/collections"]["GET"];
+  /** A dataset as CSV (RFC 4180, header row first), streamed; from/to filter on created_at (changed_at for logs) (GET /api/reports/exports/{dataset}.csv) */
+  exportDataset: P["/api/reports/exports/{dataset}.csv"]["GET"];
+  /** The ledger entries of all the credit's installments, oldest first (contract 3) (GET /api/credits/{id}/ledger) */
+  listCreditLedger: P["/api/credits/{id}/ledger"]["GET"];
+  /** List credits, newest first, optionally by status, client or branch; updated_since lists the changed ones, oldest change first (GET /api/credits) */
+  listCredits: P["/api/credits"]["GET"];
+  /** Read a credit with its installments (delinquency as of the business’s today) and ledger entries (GET /api/credits/{id}) */
+  getCredit: P["/api/credits/{id}"]["GET"];
+  /** Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount (POST /api/credits/{id}/payments) */
+  registerPayment: P["/api/credits/{id}/payments"]["POST"];
+  /** The payments of a credit in the order they apply (by paid_on, then as made), reversed ones included (GET /api/credits/{id}/payments) */
+  listCreditPayments: P["/api/credits/{id}/payments"]["GET"];
+  /** Reverse a payment (a bounced transfer, a payment on the wrong credit): its slices are cancelled by new entries and every later payment is allocated again (POST /api/credits/{id}/payments/{paymentId}/reverse) */
+  reversePayment: P["/api/credits/{id}/payments/{paymentId}/reverse"]["POST"];
+  /** What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period (GET /api/credits/{id}/payoff) */
+  getPayoff: P["/api/credits/{id}/payoff"]["GET"];
+  /** Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries) (POST /api/credits/{id}/write-off) */
+  writeOffCredit: P["/api/credits/{id}/write-off"]["POST"];
+  /** Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created (POST /api/credits/{id}/refinance) */
+  refinanceCredit: P["/api/credits/{id}/refinance"]["POST"];
+  /** Cancel an active credit with no payment: status inactive; its installments stay as history and leave every outstanding figure (POST /api/credits/{id}/cancel) */
+  cancelCredit: P["/api/credits/{id}/cancel"]["POST"];
+  /** Record a promise to pay: an amount by a day (today to today + 60 days) (POST /api/credits/{id}/promises) */
+  createPromise: P["/api/credits/{id}/promises"]["POST"];
+  /** The credit's promises to pay, newest first, each with its status as of today (GET /api/credits/{id}/promises) */
+  listPromises: P["/api/credits/{id}/promises"]["GET"];
+  /** Cancel a pending promise (a kept, broken or cancelled one is 409) (POST /api/credits/{id}/promises/{pid}/cancel) */
+  cancelPromise: P["/api/credits/{id}/promises/{pid}/cancel"]["POST"];
+  /** Name the credit's collector (a user of the business), or none with null (PUT /api/credits/{id}/collector) */
+  setCreditCollector: P["/api/credits/{id}/collector"]["PUT"];
+  /** Record a contact with the client (a call, a visit, a message) and its outcome (POST /api/clients/{id}/notes) */
+  createNote: P["/api/clients/{id}/notes"]["POST"];
+  /** The client's contact notes, newest first (GET /api/clients/{id}/notes) */
+  listNotes: P["/api/clients/{id}/notes"]["GET"];
+  /** Import payments from a CSV file (text/csv or multipart field "file"); paid in the background (POST /api/payment-imports) */
+  createPaymentImport: P["/api/payment-imports"]["POST"];
+  /** Read an import: its status and how many lines were accepted, rejected and duplicates so far (GET /api/payment-imports/{id}) */
+  getPaymentImport: P["/api/payment-imports/{id}"]["GET"];
+  /** An import's lines in file order with their outcome; status narrows (GET /api/payment-imports/{id}/lines) */
+  listPaymentImportLines: P["/api/payment-imports/{id}/lines"]["GET"];
+  /** The collections worklist: installments, most days late first, each with its client and credit number (GET /api/installments) */
+  listInstallments: P["/api/installments"]["GET"];
+  /** The credit's statement as of today: client, schedule with each installment's parts and status, payments, and what is owed (JSON, or PDF with Accept: application/pdf) (GET /api/credits/{id}/statement) */
+  getCreditStatement: P["/api/credits/{id}/statement"]["GET"];
+  /** A payment's receipt: its amount and date, how it was applied to the installments, and the credit's balance after it (JSON, or PDF with Accept: application/pdf) (GET /api/credits/{id}/payments/{paymentId}/receipt) */
+  getPaymentReceipt: P["/api/credits/{id}/payments/{paymentId}/receipt"]["GET"];
+  /** List the business's holidays by date; from and to (both included) narrow the list (GET /api/holidays) */
+  listHolidays: P["/api/holidays"]["GET"];
+  /** Add a holiday: the date is no longer a business day (409 when it is a holiday already) (POST /api/holidays) */
+  createHoliday: P["/api/holidays"]["POST"];
+  /** Delete the holiday of a date: it is a business day again unless a Saturday or Sunday (DELETE /api/holidays/{date}) */
+  deleteHoliday: P["/api/holidays/{date}"]["DELETE"];
+  /** List leads (newest first); status narrows, q matches a dni or phone fragment or a name or email fragment (GET /api/leads) */
+  listLeads: P["/api/leads"]["GET"];
+  /** Read a lead (GET /api/leads/{id}) */
+  getLead: P["/api/leads/{id}"]["GET"];
+  /** Create a client from a lead; the lead becomes converted (409 when it was, or when a client has its dni) (POST /api/leads/{id}/convert) */
+  convertLead: P["/api/leads/{id}/convert"]["POST"];
+  /** List the e-mails sent or queued (newest first): payment reminders to clients and, for admins and full keys, set-password links to users (GET /api/notifications) */
+  listNotifications: P["/api/notifications"]["GET"];
+  /** Check a client's CUIT in the central bank's debtor registry or the tax authority's register (POST /api/clients/{id}/verifications) */
+  verifyClient: P["/api/clients/{id}/verifications"]["POST"];
+  /** List a client's verifications, newest first; source narrows them (GET /api/clients/{id}/verifications) */
+  listClientVerifications: P["/api/clients/{id}/verifications"]["GET"];
+  /** The business's events after a sequence, oldest first (GET /api/events) */
+  listEvents: P["/api/events"]["GET"];
+  /** The business's webhook endpoints, oldest first (never their secrets) (GET /api/webhook-endpoints) */
+  listWebhookEndpoints: P["/api/webhook-endpoints"]["GET"];
+  /** Register a webhook endpoint: it receives the events that happen from now on; the secret is shown once (POST /api/webhook-endpoints) */
+  createWebhookEndpoint: P["/api/webhook-endpoints"]["POST"];
+  /** A webhook endpoint (never its secret) (GET /api/webhook-endpoints/{id}) */
+  getWebhookEndpoint: P["/api/webhook-endpoints/{id}"]["GET"];
+  /** Change an endpoint (partial): url, events, description, enabled (PUT /api/webhook-endpoints/{id}) */
+  updateWebhookEndpoint: P["/api/webhook-endpoints/{id}"]["PUT"];
+  /** Delete an endpoint with its deliveries; answers it as it was (DELETE /api/webhook-endpoints/{id}) */
+  deleteWebhookEndpoint: P["/api/webhook-endpoints/{id}"]["DELETE"];
+  /** An endpoint's deliveries, newest event first, with their last attempt (GET /api/webhook-endpoints/{id}/deliveries) */
+  listWebhookDeliveries: P["/api/webhook-endpoints/{id}/deliveries"]["GET"];
+  /** Send a delivery again now, whatever its status, with a new 3-day window (POST /api/webhook-endpoints/{id}/deliveries/{deliveryId}/retry) */
+  retryWebhookDelivery: P["/api/webhook-endpoints/{id}/deliveries/{deliveryId}/retry"]["POST"];
+  /** The business's users, oldest first (admins) (GET /api/users) */
+  listUsers: P["/api/users"]["GET"];
+  /** Invite a user: created without a password, with a one-time link to set one (admins) (POST /api/users) */
+  createUser: P["/api/users"]["POST"];
+  /** A user of the business (admins) (GET /api/users/{id}) */
+  getUser: P["/api/users/{id}"]["GET"];
+  /** Edit a user: email, name, role, branch, disabled (admins; partial update) (PUT /api/users/{id}) */
+  updateUser: P["/api/users/{id}"]["PUT"];
+  /** Disable a user: they can no longer sign in and their sessions end (admins) (DELETE /api/users/{id}) */
+  deleteUser: P["/api/users/{id}"]["DELETE"];
+  /** A new one-time set-password link for a user (signed-in admins); older links stop working (POST /api/users/{id}/password-link) */
+  createPasswordLink: P["/api/users/{id}/password-link"]["POST"];
+  /** The business's API keys, revoked ones included (signed-in admins; never the secrets) (GET /api/keys) */
+  listApiKeys: P["/api/keys"]["GET"];
+  /** Create an API key (signed-in admins); the secret is in this answer only (POST /api/keys) */
+  createApiKey: P["/api/keys"]["POST"];
+  /** Revoke an API key: refused from the next request on, by every server process (signed-in admins) (DELETE /api/keys/{id}) */
+  revokeApiKey: P["/api/keys/{id}"]["DELETE"];
+  /** The business's settings: approval of credits, payment reminders, locale and time zone (GET /api/settings) */
+  getSettings: P["/api/settings"]["GET"];
+  /** Replace the settings (admins): send the whole record, as GET shows it (PUT /api/settings) */
+  updateSettings: P["/api/settings"]["PUT"];
+  /** Submit a credit application for the client (POST /api/clients/{id}/applications) */
+  submitApplication: P["/api/clients/{id}/applications"]["POST"];
+  /** List applications, newest first; status, branch_id and client_id narrow them (GET /api/applications) */
+  listApplications: P["/api/applications"]["GET"];
+  /** Read an application (GET /api/applications/{id}) */
+  getApplication: P["/api/applications/{id}"]["GET"];
+  /** Approve a submitted application (POST /api/applications/{id}/approve) */
+  approveApplication: P["/api/applications/{id}/approve"]["POST"];
+  /** Reject a submitted application, saying why (POST /api/applications/{id}/reject) */
+  rejectApplication: P["/api/applications/{id}/reject"]["POST"];
+  /** Withdraw a submitted application (its submitter, an admin or a full key), before it is decided (POST /api/applications/{id}/withdraw) */
+  withdrawApplication: P["/api/applications/{id}/withdraw"]["POST"];
+  /** Disburse an approved application: its credit is granted with the application's terms (POST /api/applications/{id}/disburse) */
+  disburseApplication: P["/api/applications/{id}/disburse"]["POST"];
+  /** Add a guarantor or co-borrower to a credit (POST /api/credits/{id}/guarantors) */
+  addGuarantor: P["/api/credits/{id}/guarantors"]["POST"];
+  /** Remove a guarantor or co-borrower from a credit (DELETE /api/credits/{id}/guarantors/{guarantorId}) */
+  removeGuarantor: P["/api/credits/{id}/guarantors/{guarantorId}"]["DELETE"];
+}
+
+export function operations(client: Client<paths, 'application/json'>): Operations {
+  const p: P = wrapAsPathBasedClient(client);
   return {
-    /** The process is up (GET /healthz) */
     checkHealth: p["/healthz"].GET,
-    /** The database answers (GET /readyz) */
     checkReadiness: p["/readyz"].GET,
-    /** Upload a file through an upload link (public: the token is the credential; multipart, field "file") (POST /upload/{token}) */
     uploadFileThroughLink: p["/upload/{token}"].POST,
-    /** Sign in with email and password: sets the session cookie and the csrf cookie (POST /auth/login) */
     signIn: p["/auth/login"].POST,
-    /** Choose a password with a one-time set-password link (at least 12 characters) (POST /auth/set-password) */
     setPassword: p["/auth/set-password"].POST,
-    /** Ask a business for a credit (public: no API key; limited per address) (POST /public/{business_slug}/leads) */
     submitLead: p["/public/{business_slug}/leads"].POST,
-    /** Sign out: the session ends and both cookies are dropped (X-CSRF-Token required with a session) (POST /auth/logout) */
     signOut: p["/auth/logout"].POST,
-    /** The current user: the session’s user and business, or the operator, and who acts as whom (GET /auth/me) */
     getCurrentUser: p["/auth/me"].GET,
-    /** The businesses of the platform, oldest first (operators) (GET /admin/businesses) */
     listBusinesses: p["/admin/businesses"].GET,
-    /** A business's users, oldest first, to choose whom to act as (operators) (GET /admin/businesses/{id}/users) */
     listBusinessUsers: p["/admin/businesses/{id}/users"].GET,
-    /** Act as a user of a business: the session becomes theirs, naming the operator (operators) (POST /admin/impersonate) */
     startImpersonation: p["/admin/impersonate"].POST,
-    /** Stop acting as a user: back to the operator’s own session (operators) (POST /admin/impersonate/stop) */
     stopImpersonation: p["/admin/impersonate/stop"].POST,
-    /** List clients (newest first); q matches a dni or cuit prefix or a name or email fragment; updated_since lists the changed ones, oldest change first (GET /api/clients) */
     listClients: p["/api/clients"].GET,
-    /** Create a client (POST /api/clients) */
     createClient: p["/api/clients"].POST,
-    /** Read a client with its credits, installments, ledger entries and files (contract 1) (GET /api/clients/{id}) */
     getClient: p["/api/clients/{id}"].GET,
-    /** Edit a client (partial update: only the fields sent change) (PUT /api/clients/{id}) */
     updateClient: p["/api/clients/{id}"].PUT,
-    /** List a client's credits (contract 2) (GET /api/clients/{clientId}/credits) */
     listClientCredits: p["/api/clients/{clientId}/credits"].GET,
-    /** Grant a credit to the client on a plan: the schedule is built, the plan's terms are kept on the credit (POST /api/clients/{clientId}/credits) */
     createCredit: p["/api/clients/{clientId}/credits"].POST,
-    /** List a client's files, oldest first (GET /api/clients/{id}/files) */
     listClientFiles: p["/api/clients/{id}/files"].GET,
-    /** Upload a file for a client (multipart, field "file") (POST /api/clients/{id}/files) */
     uploadClientFile: p["/api/clients/{id}/files"].POST,
-    /** Delete a client file: its record and its bytes (contract 9); answers the deleted record (DELETE /api/clients/{id}/files/{fileId}) */
     deleteClientFile: p["/api/clients/{id}/files/{fileId}"].DELETE,
-    /** Download a client file by client id and file name (contract 11) (GET /api/files/{clientId}/{filename}) */
     downloadClientFile: p["/api/files/{clientId}/{filename}"].GET,
-    /** Create an upload link for a client; the token is shown once (POST /api/clients/{id}/upload-sessions) */
     createUploadSession: p["/api/clients/{id}/upload-sessions"].POST,
-    /** List a client's upload links, oldest first (never their tokens) (GET /api/clients/{id}/upload-sessions) */
     listUploadSessions: p["/api/clients/{id}/upload-sessions"].GET,
-    /** Revoke an upload link (contract 10); revoking again answers the same record, with the first revoked_at (DELETE /api/clients/{id}/upload-sessions/{sessionId}) */
     revokeUploadSession: p["/api/clients/{id}/upload-sessions/{sessionId}"].DELETE,
-    /** List the credit plans (contract 4) (GET /api/credit-configs) */
     listCreditConfigs: p["/api/credit-configs"].GET,
-    /** Create a credit plan (contract 5); omitted fields take the defaults (POST /api/credit-configs) */
     createCreditConfig: p["/api/credit-configs"].POST,
-    /** Read a credit plan (GET /api/credit-configs/{id}) */
     getCreditConfig: p["/api/credit-configs/{id}"].GET,
-    /** Edit a credit plan (contract 6): only the fields sent change; credits already created keep their terms (PUT /api/credit-configs/{id}) */
     updateCreditConfig: p["/api/credit-configs/{id}"].PUT,
-    /** The schedule a credit of this amount would get; nothing is stored (POST /api/credit-configs/{id}/simulate) */
     simulateCredit: p["/api/credit-configs/{id}/simulate"].POST,
-    /** List the branches, deleted ones included with deleted_at (contract 8) (GET /api/branches) */
     listBranches: p["/api/branches"].GET,
-    /** Create a branch (POST /api/branches) */
     createBranch: p["/api/branches"].POST,
-    /** Edit a branch (partial update); a deleted branch cannot be edited (PUT /api/branches/{id}) */
     updateBranch: p["/api/branches/{id}"].PUT,
-    /** Soft-delete a branch: it stays in the list with deleted_at and takes no new credits or payments (DELETE /api/branches/{id}) */
     deleteBranch: p["/api/branches/{id}"].DELETE,
-    /** The audit log, newest first (contract 7) (GET /api/logs) */
     listAuditLog: p["/api/logs"].GET,
-    /** Portfolio figures as of a date (default: the business today), optionally for one branch (GET /api/reports/summary) */
     getPortfolioSummary: p["/api/reports/summary"].GET,
-    /** Payments dated from..to (both included; default: this month to today) grouped by day, method, channel or branch, with what was reversed since (GET /api/reports/collections) */
     collectionsReport: p["/api/reports/collections"].GET,
-    /** A dataset as CSV (RFC 4180, header row first), streamed; from/to filter on created_at (changed_at for logs) (GET /api/reports/exports/{dataset}.csv) */
     exportDataset: p["/api/reports/exports/{dataset}.csv"].GET,
-    /** The ledger entries of all the credit's installments, oldest first (contract 3) (GET /api/credits/{id}/ledger) */
     listCreditLedger: p["/api/credits/{id}/ledger"].GET,
-    /** List credits, newest first, optionally by status, client or branch; updated_since lists the changed ones, oldest change first (GET /api/credits) */
     listCredits: p["/api/credits"].GET,
-    /** Read a credit with its installments (delinquency as of the business’s today) and ledger entries (GET /api/credits/{id}) */
     getCredit: p["/api/credits/{id}"].GET,
-    /** Register a payment: punitory is posted up to paid_on, then the amount is allocated oldest installment first, punitory before amount (POST /api/credits/{id}/payments) */
     registerPayment: p["/api/credits/{id}/payments"].POST,
-    /** The payments of a credit in the order they apply (by paid_on, then as made), reversed ones included (GET /api/credits/{id}/payments) */
     listCreditPayments: p["/api/credits/{id}/payments"].GET,
-    /** Reverse a payment (a bounced transfer, a payment on the wrong credit): its slices are cancelled by new entries and every later payment is allocated again (POST /api/credits/{id}/payments/{paymentId}/reverse) */
     reversePayment: p["/api/credits/{id}/payments/{paymentId}/reverse"].POST,
-    /** What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period (GET /api/credits/{id}/payoff) */
     getPayoff: p["/api/credits/{id}/payoff"].GET,
-    /** Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries) (POST /api/credits/{id}/write-off) */
     writeOffCredit: p["/api/credits/{id}/write-off"].POST,
-    /** Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created (POST /api/credits/{id}/refinance) */
     refinanceCredit: p["/api/credits/{id}/refinance"].POST,
-    /** Cancel an active credit with no payment: status inactive; its installments stay as history and leave every outstanding figure (POST /api/credits/{id}/cancel) */
     cancelCredit: p["/api/credits/{id}/cancel"].POST,
-    /** Record a promise to pay: an amount by a day (today to today + 60 days) (POST /api/credits/{id}/promises) */
     createPromise: p["/api/credits/{id}/promises"].POST,
-    /** The credit's promises to pay, newest first, each with its status as of today (GET /api/credits/{id}/promises) */
     listPromises: p["/api/credits/{id}/promises"].GET,
-    /** Cancel a pending promise (a kept, broken or cancelled one is 409) (POST /api/credits/{id}/promises/{pid}/cancel) */
     cancelPromise: p["/api/credits/{id}/promises/{pid}/cancel"].POST,
-    /** Name the credit's collector (a user of the business), or none with null (PUT /api/credits/{id}/collector) */
     setCreditCollector: p["/api/credits/{id}/collector"].PUT,
-    /** Record a contact with the client (a call, a visit, a message) and its outcome (POST /api/clients/{id}/notes) */
     createNote: p["/api/clients/{id}/notes"].POST,
-    /** The client's contact notes, newest first (GET /api/clients/{id}/notes) */
     listNotes: p["/api/clients/{id}/notes"].GET,
-    /** Import payments from a CSV file (text/csv or multipart field "file"); paid in the background (POST /api/payment-imports) */
     createPaymentImport: p["/api/payment-imports"].POST,
-    /** Read an import: its status and how many lines were accepted, rejected and duplicates so far (GET /api/payment-imports/{id}) */
     getPaymentImport: p["/api/payment-imports/{id}"].GET,
-    /** An import's lines in file order with their outcome; status narrows (GET /api/payment-imports/{id}/lines) */
     listPaymentImportLines: p["/api/payment-imports/{id}/lines"].GET,
-    /** The collections worklist: installments, most days late first, each with its client and credit number (GET /api/installments) */
     listInstallments: p["/api/installments"].GET,
-    /** The credit's statement as of today: client, schedule with each installment's parts and status, payments, and what is owed (JSON, or PDF with Accept: application/pdf) (GET /api/credits/{id}/statement) */
     getCreditStatement: p["/api/credits/{id}/statement"].GET,
-    /** A payment's receipt: its amount and date, how it was applied to the installments, and the credit's balance after it (JSON, or PDF with Accept: application/pdf) (GET /api/credits/{id}/payments/{paymentId}/receipt) */
     getPaymentReceipt: p["/api/credits/{id}/payments/{paymentId}/receipt"].GET,
-    /** List the business's holidays by date; from and to (both included) narrow the list (GET /api/holidays) */
     listHolidays: p["/api/holidays"].GET,
-    /** Add a holiday: the date is no longer a business day (409 when it is a holiday already) (POST /api/holidays) */
     createHoliday: p["/api/holidays"].POST,
-    /** Delete the holiday of a date: it is a business day again unless a Saturday or Sunday (DELETE /api/holidays/{date}) */
     deleteHoliday: p["/api/holidays/{date}"].DELETE,
-    /** List leads (newest first); status narrows, q matches a dni or phone fragment or a name or email fragment (GET /api/leads) */
     listLeads: p["/api/leads"].GET,
-    /** Read a lead (GET /api/leads/{id}) */
     getLead: p["/api/leads/{id}"].GET,
-    /** Create a client from a lead; the lead becomes converted (409 when it was, or when a client has its dni) (POST /api/leads/{id}/convert) */
     convertLead: p["/api/leads/{id}/convert"].POST,
-    /** List the e-mails sent or queued (newest first): payment reminders to clients and, for admins and full keys, set-password links to users (GET /api/notifications) */
     listNotifications: p["/api/notifications"].GET,
-    /** Check a client's CUIT in the central bank's debtor registry or the tax authority's register (POST /api/clients/{id}/verifications) */
     verifyClient: p["/api/clients/{id}/verifications"].POST,
-    /** List a client's verifications, newest first; source narrows them (GET /api/clients/{id}/verifications) */
     listClientVerifications: p["/api/clients/{id}/verifications"].GET,
-    /** The business's events after a sequence, oldest first (GET /api/events) */
     listEvents: p["/api/events"].GET,
-    /** The business's webhook endpoints, oldest first (never their secrets) (GET /api/webhook-endpoints) */
     listWebhookEndpoints: p["/api/webhook-endpoints"].GET,
-    /** Register a webhook endpoint: it receives the events that happen from now on; the secret is shown once (POST /api/webhook-endpoints) */
     createWebhookEndpoint: p["/api/webhook-endpoints"].POST,
-    /** A webhook endpoint (never its secret) (GET /api/webhook-endpoints/{id}) */
     getWebhookEndpoint: p["/api/webhook-endpoints/{id}"].GET,
-    /** Change an endpoint (partial): url, events, description, enabled (PUT /api/webhook-endpoints/{id}) */
     updateWebhookEndpoint: p["/api/webhook-endpoints/{id}"].PUT,
-    /** Delete an endpoint with its deliveries; answers it as it was (DELETE /api/webhook-endpoints/{id}) */
     deleteWebhookEndpoint: p["/api/webhook-endpoints/{id}"].DELETE,
-    /** An endpoint's deliveries, newest event first, with their last attempt (GET /api/webhook-endpoints/{id}/deliveries) */
     listWebhookDeliveries: p["/api/webhook-endpoints/{id}/deliveries"].GET,
-    /** Send a delivery again now, whatever its status, with a new 3-day window (POST /api/webhook-endpoints/{id}/deliveries/{deliveryId}/retry) */
     retryWebhookDelivery: p["/api/webhook-endpoints/{id}/deliveries/{deliveryId}/retry"].POST,
-    /** The business's users, oldest first (admins) (GET /api/users) */
     listUsers: p["/api/users"].GET,
-    /** Invite a user: created without a password, with a one-time link to set one (admins) (POST /api/users) */
     createUser: p["/api/users"].POST,
-    /** A user of the business (admins) (GET /api/users/{id}) */
     getUser: p["/api/users/{id}"].GET,
-    /** Edit a user: email, name, role, branch, disabled (admins; partial update) (PUT /api/users/{id}) */
     updateUser: p["/api/users/{id}"].PUT,
-    /** Disable a user: they can no longer sign in and their sessions end (admins) (DELETE /api/users/{id}) */
     deleteUser: p["/api/users/{id}"].DELETE,
-    /** A new one-time set-password link for a user (signed-in admins); older links stop working (POST /api/users/{id}/password-link) */
     createPasswordLink: p["/api/users/{id}/password-link"].POST,
-    /** The business's API keys, revoked ones included (signed-in admins; never the secrets) (GET /api/keys) */
     listApiKeys: p["/api/keys"].GET,
-    /** Create an API key (signed-in admins); the secret is in this answer only (POST /api/keys) */
     createApiKey: p["/api/keys"].POST,
-    /** Revoke an API key: refused from the next request on, by every server process (signed-in admins) (DELETE /api/keys/{id}) */
     revokeApiKey: p["/api/keys/{id}"].DELETE,
-    /** The business's settings: approval of credits, payment reminders, locale and time zone (GET /api/settings) */
     getSettings: p["/api/settings"].GET,
-    /** Replace the settings (admins): send the whole record, as GET shows it (PUT /api/settings) */
     updateSettings: p["/api/settings"].PUT,
-    /** Submit a credit application for the client (POST /api/clients/{id}/applications) */
     submitApplication: p["/api/clients/{id}/applications"].POST,
-    /** List applications, newest first; status, branch_id and client_id narrow them (GET /api/applications) */
     listApplications: p["/api/applications"].GET,
-    /** Read an application (GET /api/applications/{id}) */
     getApplication: p["/api/applications/{id}"].GET,
-    /** Approve a submitted application (POST /api/applications/{id}/approve) */
     approveApplication: p["/api/applications/{id}/approve"].POST,
-    /** Reject a submitted application, saying why (POST /api/applications/{id}/reject) */
     rejectApplication: p["/api/applications/{id}/reject"].POST,
-    /** Withdraw a submitted application (its submitter, an admin or a full key), before it is decided (POST /api/applications/{id}/withdraw) */
     withdrawApplication: p["/api/applications/{id}/withdraw"].POST,
-    /** Disburse an approved application: its credit is granted with the application's terms (POST /api/applications/{id}/disburse) */
     disburseApplication: p["/api/applications/{id}/disburse"].POST,
-    /** Add a guarantor or co-borrower to a credit (POST /api/credits/{id}/guarantors) */
     addGuarantor: p["/api/credits/{id}/guarantors"].POST,
-    /** Remove a guarantor or co-borrower from a credit (DELETE /api/credits/{id}/guarantors/{guarantorId}) */
     removeGuarantor: p["/api/credits/{id}/guarantors/{guarantorId}"].DELETE,
   };
 }
-
-export type Operations = ReturnType<typeof operations>;

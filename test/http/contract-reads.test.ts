@@ -66,9 +66,16 @@ test('client read: the client with empty lists; 404 for other businesses, unknow
   const res = await h.get(`/api/clients/${c.id}`, h.tenant.readKey);
   assert.equal(res.statusCode, 200);
   const d = json(res);
-  assert.deepEqual(Object.keys(d).sort(), ['client', 'credits', 'files', 'installments', 'ledgerEntries']);
-  // the contract's fields and the extension cuit (second batch)
-  assert.deepEqual(Object.keys(d.client).sort(), [...CLIENT_FIELDS, 'cuit'].sort());
+  assert.deepEqual(Object.keys(d).sort(), [
+    'client',
+    'credits',
+    'files',
+    'guarantees',
+    'installments',
+    'ledgerEntries',
+  ]);
+  // the contract's fields and the extensions cuit (second batch) and notifications_opt_out (docs/notifications.md)
+  assert.deepEqual(Object.keys(d.client).sort(), [...CLIENT_FIELDS, 'cuit', 'notifications_opt_out'].sort());
   assert.equal(d.client.email, 'eva@example.com');
   assert.deepEqual(json(await h.get(`/api/clients/${c.id}/credits`)), []);
 

@@ -25,6 +25,8 @@ const DEFAULTS = {
   business_day_rule: 'none',
   // docs/applications.md: no credit policy
   policy: {},
+  // docs/domain.md "Fees and charges": no fee
+  fees: [],
 };
 const FIELDS = ['id', 'business_id', 'name', ...Object.keys(DEFAULTS), 'created_at', 'updated_at'].sort();
 

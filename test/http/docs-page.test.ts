@@ -18,7 +18,11 @@ test('/docs renders in headless Chromium and lists every operation by its operat
   const h = await build(t);
   await h.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = h.app.server.address() as { port: number };
-  const operations = Object.values(h.app.swagger().paths ?? {}).flatMap((item) => Object.keys(item ?? {})).length;
+  // the operations of the paths, and the webhooks section's (one per event type)
+  const doc = h.app.swagger() as { paths?: Record<string, object>; webhooks?: Record<string, object> };
+  const operations = [...Object.values(doc.paths ?? {}), ...Object.values(doc.webhooks ?? {})].flatMap((item) =>
+    Object.keys(item ?? {}),
+  ).length;
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
   t.after(() => browser.close());

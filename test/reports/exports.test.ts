@@ -41,6 +41,7 @@ const COLUMNS = {
     'created_at',
     'updated_at',
     'cuit',
+    'notifications_opt_out',
   ],
   credits: [
     'id',
@@ -61,6 +62,7 @@ const COLUMNS = {
     'start_date',
     'amortization',
     'vat_rate',
+    'collector_id',
     'application_id',
     'disbursed',
   ],

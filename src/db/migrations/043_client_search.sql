@@ -14,8 +14,15 @@ CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
 CREATE INDEX clients_dni_prefix ON clients (business_id, dni text_pattern_ops);
 CREATE INDEX clients_cuit_prefix ON clients (business_id, cuit text_pattern_ops) WHERE cuit IS NOT NULL;
-CREATE INDEX clients_search_trgm ON clients USING gin (
-  translate(lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(first_name, '') || chr(1) || coalesce(email, '')),
-            'áàâäéèêëíìîïóòôöúùûüñç', 'aaaaeeeeiiiioooouuuunc')
-  gin_trgm_ops
-);
+-- the operator class is named with the extension's schema: a database whose pg_trgm lives in
+-- another schema than the search_path's (a schema per tenant or per test) still finds it
+DO $$
+DECLARE
+  ext_schema text := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                       WHERE e.extname = 'pg_trgm');
+BEGIN
+  EXECUTE format($sql$CREATE INDEX clients_search_trgm ON clients USING gin (
+    translate(lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(first_name, '') || chr(1) || coalesce(email, '')),
+              'áàâäéèêëíìîïóòôöúùûüñç', 'aaaaeeeeiiiioooouuuunc')
+    %I.gin_trgm_ops)$sql$, ext_schema);
+END $$;
