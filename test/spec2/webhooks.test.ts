@@ -302,10 +302,11 @@ test('retries back off exponentially for 3 days, then the endpoint is disabled',
   const DAY = 86_400_000;
   assert.ok(disabledAt - start >= 3 * DAY - 60_000, `not before 3 days: after ${(disabledAt - start) / DAY} days`);
   assert.ok(gaps.length >= 4, `several retries: ${gaps.length}`);
-  // exponential: the waits grow, the later ones many times the first
+  // exponential: the waits grow, the longest many times the first (the last one is cut short at
+  // the 3-day deadline, so it can be any length)
   for (let i = 1; i < Math.min(gaps.length, 5); i++)
     assert.ok(gaps[i]! > gaps[i - 1]!, `wait ${i + 1} (${gaps[i]! / 1000} s) > wait ${i} (${gaps[i - 1]! / 1000} s)`);
-  assert.ok(gaps.at(-1)! >= 8 * gaps[0]!, `the waits grow exponentially: ${gaps.map((g) => g / 1000)} s`);
+  assert.ok(Math.max(...gaps) >= 8 * gaps[0]!, `the waits grow exponentially: ${gaps.map((g) => g / 1000)} s`);
 
   // attempts counted up, one listing per event
   const ds = await deliveries(h, ep.id);
