@@ -270,6 +270,7 @@ const ES: Record<string, string> = {
   'The channel {channel} already has a payment with reference {reference}: it is not paid twice.':
     'El canal {channel} ya tiene un pago con la referencia {reference}: no se cobra dos veces.',
   payment: 'pago',
+  'the payment of {amount} on {date}, listed below': 'el pago de {amount} del {date}, en la lista de abajo',
   method_cash: 'Efectivo',
   method_transfer: 'Transferencia',
   method_debit: 'Débito',
@@ -322,7 +323,7 @@ const ES: Record<string, string> = {
   'Guarantors and co-borrowers': 'Garantes y codeudores',
   role_guarantor: 'Garante',
   role_co_borrower: 'Codeudor',
-  Since: 'Desde',
+  Added: 'Agregado',
   Remove: 'Quitar',
   'Remove this guarantor': 'Quitar este garante',
   'The client stops backing this credit. Nothing else changes.':

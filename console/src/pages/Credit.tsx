@@ -162,7 +162,9 @@ export function CreditPage() {
           ]}
         />
       </section>
-      {canWrite && open && <PaymentForm creditId={id} installments={installments} onDone={refresh} />}
+      {canWrite && open && (
+        <PaymentForm creditId={id} installments={installments} payments={payments.data ?? []} onDone={refresh} />
+      )}
       <section aria-labelledby="payments">
         <h2 id="payments">{t('Payments')}</h2>
         <ErrorNote error={payments.error} />
@@ -285,10 +287,12 @@ export function CreditPage() {
 function PaymentForm({
   creditId,
   installments,
+  payments,
   onDone,
 }: {
   creditId: string;
   installments: Installment[];
+  payments: Payment[];
   onDone: () => Promise<void>;
 }) {
   const me = useMe().data;
@@ -330,6 +334,7 @@ function PaymentForm({
   // holds it, and the reference field marked in Spanish rather than with the API's own words
   const duplicate = refused?.code === 'duplicate_payment' ? refused : null;
   const holder = duplicate?.fieldError('external_reference')?.match(/[0-9a-f-]{36}/)?.[0];
+  const heldBy = payments.find((p) => p.id === holder);
   const error = duplicate
     ? new ApiError(duplicate.status, duplicate.code, duplicate.message, [
         { path: '/external_reference', message: t('already used by another payment') },
@@ -404,7 +409,9 @@ function PaymentForm({
               channel: channel.trim() || '—',
               reference: reference.trim(),
             })}
-            {holder ? ` (${t('payment')} ${holder})` : ''}
+            {holder
+              ? ` (${heldBy ? t('the payment of {amount} on {date}, listed below', { amount: fmtMoney(heldBy.amount), date: fmtDate(heldBy.paid_on) }) : `${t('payment')} ${holder}`})`
+              : ''}
           </div>
         ) : (
           <ErrorNote error={pay.error} />

@@ -5,7 +5,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiError, type Page, api, newKey, qs } from '../api.ts';
-import { fmtDate, t } from '../i18n.ts';
+import { fmtInstant, t } from '../i18n.ts';
 import { ConfirmButton, ErrorNote, Field, Money, Status, Table } from '../ui.tsx';
 import { type Client, type Credit, clientName } from './Clients.tsx';
 
@@ -75,7 +75,7 @@ export function GuarantorsSection({
         columns={[
           { header: t('Client'), cell: (g) => <ClientLink id={g.client_id} /> },
           { header: t('Role'), cell: (g) => t(`role_${g.role}`) },
-          { header: t('Since'), cell: (g) => fmtDate(g.created_at) },
+          { header: t('Added'), cell: (g) => fmtInstant(g.created_at) },
           ...(canWrite
             ? [
                 {
