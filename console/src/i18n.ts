@@ -316,6 +316,7 @@ const ES: Record<string, string> = {
   Collected: 'Cobrado',
   'Reversed payments': 'Pagos anulados',
   'Reversed amount': 'Monto anulado',
+  'Net of reversals': 'Neto de anulaciones',
   'Collections by {what}': 'Cobranzas por {what}',
   'No channel': 'Sin canal',
   'No branch': 'Sin sucursal',

@@ -71,8 +71,9 @@ test('payments, imports, the collections report, guarantors and fees in the cons
 
     // the same channel and reference: the API's 409, said beside the form, the field marked
     await form.getByLabel('Monto *').fill('700');
+    // with the keyboard only: Enter in the field sends the form
     await form.getByLabel('Referencia').fill('TR-0001');
-    await form.getByRole('button', { name: 'Cobrar' }).click();
+    await form.getByLabel('Referencia').press('Enter');
     const alert = form.getByRole('alert');
     await alert.getByText('Este pago ya estaba registrado.').waitFor();
     // the payment that holds it is on this page: named by its amount and date
@@ -82,6 +83,25 @@ test('payments, imports, the collections report, guarantors and fees in the cons
     await axe(page, 'credit page with a duplicate payment');
     await form.scrollIntoViewIfNeeded();
     await shot(page, 'payment-duplicate');
+    // the right reference: the same form pays (the refused request did not use up its key)
+    await form.getByLabel('Referencia').fill('TR-0002');
+    await form.getByRole('button', { name: 'Cobrar' }).click();
+    await page.getByRole('cell', { name: 'Banco Nación · TR-0002' }).waitFor();
+    assert.equal(await form.getByRole('alert').count(), 0);
+    const both = await payments();
+    assert.deepEqual(
+      both.map((x: any) => [x.amount, x.external_reference]),
+      [
+        [1000, 'TR-0001'],
+        [700, 'TR-0002'],
+      ],
+    );
+    // reversed at once: the report below counts it among the reversed
+    await page.getByRole('row').filter({ hasText: 'TR-0002' }).getByRole('button', { name: 'Anular' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Anular este pago' });
+    await dialog.getByLabel('Motivo *').fill('referencia equivocada');
+    await dialog.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByText('Anulado: referencia equivocada').waitFor();
   });
 
   await t.test('a guarantor added on the credit, shown on both pages, and removed', async () => {
@@ -170,23 +190,33 @@ test('payments, imports, the collections report, guarantors and fees in the cons
   await t.test('the collections report: its totals are the payments made', async () => {
     await page.getByRole('link', { name: 'Reporte de cobranzas' }).click();
     await page.getByRole('heading', { name: 'Reporte de cobranzas' }).waitFor();
-    const made = (await payments()).filter((p: any) => !p.reversed_at);
-    assert.equal(made.length, 2, 'the counter payment and the imported one');
+    // every payment dated in the period counts, reversed ones too, which are also counted apart
+    const made = await payments();
+    assert.equal(made.length, 3, 'two at the counter (one reversed) and the imported one');
     const sum = made.reduce((s: number, p: any) => s + p.amount, 0);
+    const reversed = made.filter((p: any) => p.reversed_at);
     const money = (v: number) => new Intl.NumberFormat('es-AR', { style: 'currency', currency: 'ARS' }).format(v);
     const card = (label: string) => page.locator('.card', { has: page.getByText(label, { exact: true }) });
     await card('Cobrado').getByText(money(sum)).waitFor();
     assert.equal((await card('Pagos').locator('.card-value').innerText()).trim(), String(made.length));
+    assert.equal((await card('Pagos anulados').locator('.card-value').innerText()).trim(), String(reversed.length));
+    await card('Monto anulado').getByText(money(700)).waitFor();
+    await card('Neto de anulaciones')
+      .getByText(money(sum - 700))
+      .waitFor();
     await page.getByLabel('Agrupar por').selectOption({ label: 'Medio' });
     const table = page.getByRole('table', { name: 'Cobranzas por medio' });
-    await table.getByRole('row').filter({ hasText: 'Transferencia' }).getByText(money(1000)).waitFor();
+    await table.getByRole('row').filter({ hasText: 'Transferencia' }).getByText(money(1700)).waitFor();
     await table.getByRole('row').filter({ hasText: 'Red de cobranza' }).getByText(money(500)).waitFor();
     await page.getByLabel('Agrupar por').selectOption({ label: 'Canal' });
     await page.getByRole('table', { name: 'Cobranzas por canal' }).getByRole('cell', { name: 'Rapipago' }).waitFor();
     await axe(page, 'collections report');
     await shot(page, 'collections-report');
     const api = json(await h.get('/api/reports/collections?group_by=channel'));
-    assert.deepEqual([api.totals.payments, api.totals.amount], [made.length, sum]);
+    assert.deepEqual(
+      [api.totals.payments, api.totals.amount, api.totals.reversed_payments, api.totals.reversed_amount],
+      [made.length, sum, 1, 700],
+    );
   });
 
   await t.test('the grant simulation shows the origination fee and the cash handed over', async () => {

@@ -5,7 +5,7 @@
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
-import { type Page, api, newKey, qs } from '../api.ts';
+import { ApiError, type Page, api, newKey, qs } from '../api.ts';
 import { fmtDate, fmtInstant, fmtMoney, fmtNumber, t } from '../i18n.ts';
 import { useCan } from '../session.tsx';
 import { Bars, Card, ErrorNote, Field, Money, Pager, Table } from '../ui.tsx';
@@ -295,7 +295,14 @@ export function CollectionsReport() {
     <>
       <h1>{t('Collections report')}</h1>
       <div className="filters">
-        <Field label={t('From')} name="from" type="date" value={from} onChange={setFrom} />
+        <Field
+          label={t('From')}
+          name="from"
+          type="date"
+          value={from}
+          onChange={setFrom}
+          error={q.error instanceof ApiError ? q.error : null}
+        />
         <Field label={t('To')} name="to" type="date" value={to} onChange={setTo} />
         <Field
           label={t('Group by')}
@@ -322,6 +329,9 @@ export function CollectionsReport() {
             <Card label={t('Reversed payments')}>{fmtNumber(d.totals.reversed_payments)}</Card>
             <Card label={t('Reversed amount')}>
               <Money value={d.totals.reversed_amount} />
+            </Card>
+            <Card label={t('Net of reversals')}>
+              <Money value={Math.round((d.totals.amount - d.totals.reversed_amount) * 100) / 100} />
             </Card>
           </div>
           <Table
