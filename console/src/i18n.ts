@@ -298,7 +298,7 @@ const ES: Record<string, string> = {
   Duplicates: 'Duplicadas',
   Finished: 'Terminó',
   Outcome: 'Resultado',
-  All: 'Todas',
+  'All lines': 'Todas',
   line_pending: 'pendiente',
   line_accepted: 'aceptada',
   line_rejected: 'rechazada',

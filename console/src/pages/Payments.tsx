@@ -167,7 +167,7 @@ export function ImportPage() {
               setStatus(v);
               setOffset(0);
             }}
-            options={LINE_FILTERS.map((s) => ({ value: s, label: s ? t(`line_${s}`) : t('All') }))}
+            options={LINE_FILTERS.map((s) => ({ value: s, label: s ? t(`line_${s}`) : t('All lines') }))}
           />
         </div>
         <ErrorNote error={lines.error} />
