@@ -212,6 +212,11 @@ test('payments, imports, the collections report, guarantors and fees in the cons
     await page.getByRole('table', { name: 'Cobranzas por canal' }).getByRole('cell', { name: 'Rapipago' }).waitFor();
     await axe(page, 'collections report');
     await shot(page, 'collections-report');
+    // a phone's width: the filters and cards flow into one column, the table scrolls in its box
+    await page.setViewportSize({ width: 375, height: 740 });
+    await axe(page, 'collections report at 375 px');
+    await shot(page, 'collections-report-375');
+    await page.setViewportSize({ width: 1366, height: 768 });
     const api = json(await h.get('/api/reports/collections?group_by=channel'));
     assert.deepEqual(
       [api.totals.payments, api.totals.amount, api.totals.reversed_payments, api.totals.reversed_amount],
