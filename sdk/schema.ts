@@ -6940,7 +6940,9 @@ export interface operations {
                      *         "tna": 1.164123,
                      *         "tea": 2.037584,
                      *         "cft_tea": 1.208452
-                     *       }
+                     *       },
+                     *       "fees": [],
+                     *       "disbursed": 100000
                      *     }
                      */
                     "application/json": {
@@ -6958,6 +6960,18 @@ export interface operations {
                         }[];
                         total: number;
                         cost: components["schemas"]["Cost"];
+                        /** @description the plan's fees on this amount; empty when it has none */
+                        fees: {
+                            type: "origination";
+                            /** @description the fee, VAT aside */
+                            amount: number;
+                            /** @description the fee's VAT */
+                            vat: number;
+                            /** @description true: added to the principal the schedule is built on; false: deducted from the cash handed over */
+                            financed: boolean;
+                        }[];
+                        /** @description the cash the client would be handed: the amount, less a deducted fee and its VAT */
+                        disbursed: number;
                     };
                 };
             };

@@ -7,6 +7,7 @@ import { ClientEdit, ClientPage, Clients } from './pages/Clients.tsx';
 import { Grant } from './pages/Grant.tsx';
 import { CreditPage } from './pages/Credit.tsx';
 import { Collections } from './pages/Collections.tsx';
+import { CollectionsReport, ImportPage, Imports } from './pages/Payments.tsx';
 import { Audit, Branches, Holidays, Keys, Leads, Plans, Users, Webhooks } from './pages/Admin.tsx';
 
 export interface PageDef {
@@ -27,6 +28,15 @@ export const PAGES: PageDef[] = [
   { path: '/clients/:id/grant', title: 'Grant a credit', component: Grant, role: 'employee' },
   { path: '/credits/:id', title: 'Credit', component: CreditPage, role: 'viewer' },
   { path: '/collections', title: 'Collections', component: Collections, role: 'viewer', nav: true },
+  {
+    path: '/reports/collections',
+    title: 'Collections report',
+    component: CollectionsReport,
+    role: 'viewer',
+    nav: true,
+  },
+  { path: '/imports', title: 'Payment imports', component: Imports, role: 'employee', nav: true },
+  { path: '/imports/:id', title: 'Payment import', component: ImportPage, role: 'viewer' },
   { path: '/plans', title: 'Plans', component: Plans, role: 'viewer', nav: true },
   { path: '/branches', title: 'Branches', component: Branches, role: 'viewer', nav: true },
   { path: '/holidays', title: 'Holidays', component: Holidays, role: 'viewer', nav: true },
