@@ -94,6 +94,8 @@ const OPERATION_HEADERS: Record<string, string[]> = {
   exportDataset: ['Content-Disposition', 'Cache-Control'],
   getCreditStatement: ['Content-Disposition', 'Cache-Control', 'Vary'],
   getPaymentReceipt: ['Content-Disposition', 'Cache-Control', 'Vary'],
+  getCreditContract: ['Content-Disposition', 'Cache-Control'],
+  getCreditPromissoryNote: ['Content-Disposition', 'Cache-Control'],
 };
 
 /** Declares, on every response of every operation, the headers it is sent with. */
