@@ -200,6 +200,10 @@ export interface Operations {
   addGuarantor: P["/api/credits/{id}/guarantors"]["POST"];
   /** Remove a guarantor or co-borrower from a credit (DELETE /api/credits/{id}/guarantors/{guarantorId}) */
   removeGuarantor: P["/api/credits/{id}/guarantors/{guarantorId}"]["DELETE"];
+  /** The credit's loan contract as a PDF (Spanish): parties, amount and cash handed over, the schedule with each installment's parts, fees, TNA, TEA and the CFT with and without VAT (GET /api/credits/{id}/documents/contract) */
+  getCreditContract: P["/api/credits/{id}/documents/contract"]["GET"];
+  /** The credit's promissory note (pagaré) as a PDF (Spanish): a sight note without protest for the total to repay, in figures and in words (GET /api/credits/{id}/documents/promissory-note) */
+  getCreditPromissoryNote: P["/api/credits/{id}/documents/promissory-note"]["GET"];
 }
 
 export function operations(client: Client<paths, 'application/json'>): Operations {
@@ -302,5 +306,7 @@ export function operations(client: Client<paths, 'application/json'>): Operation
     disburseApplication: p["/api/applications/{id}/disburse"].POST,
     addGuarantor: p["/api/credits/{id}/guarantors"].POST,
     removeGuarantor: p["/api/credits/{id}/guarantors/{guarantorId}"].DELETE,
+    getCreditContract: p["/api/credits/{id}/documents/contract"].GET,
+    getCreditPromissoryNote: p["/api/credits/{id}/documents/promissory-note"].GET,
   };
 }

@@ -113,6 +113,10 @@ export interface Resources {
     addGuarantor: Operations["addGuarantor"];
     /** Remove a guarantor or co-borrower from a credit (DELETE /api/credits/{id}/guarantors/{guarantorId}) */
     removeGuarantor: Operations["removeGuarantor"];
+    /** The credit's loan contract as a PDF (Spanish): parties, amount and cash handed over, the schedule with each installment's parts, fees, TNA, TEA and the CFT with and without VAT (GET /api/credits/{id}/documents/contract) */
+    getContract: Operations["getCreditContract"];
+    /** The credit's promissory note (pagaré) as a PDF (Spanish): a sight note without protest for the total to repay, in figures and in words (GET /api/credits/{id}/documents/promissory-note) */
+    getPromissoryNote: Operations["getCreditPromissoryNote"];
   };
   paymentImports: {
     /** Import payments from a CSV file (text/csv or multipart field "file"); paid in the background (POST /api/payment-imports) */
@@ -322,6 +326,10 @@ export function resources(ops: Operations): Resources {
       addGuarantor: ops.addGuarantor,
       /** Remove a guarantor or co-borrower from a credit (DELETE /api/credits/{id}/guarantors/{guarantorId}) */
       removeGuarantor: ops.removeGuarantor,
+      /** The credit's loan contract as a PDF (Spanish): parties, amount and cash handed over, the schedule with each installment's parts, fees, TNA, TEA and the CFT with and without VAT (GET /api/credits/{id}/documents/contract) */
+      getContract: ops.getCreditContract,
+      /** The credit's promissory note (pagaré) as a PDF (Spanish): a sight note without protest for the total to repay, in figures and in words (GET /api/credits/{id}/documents/promissory-note) */
+      getPromissoryNote: ops.getCreditPromissoryNote,
     },
     paymentImports: {
       /** Import payments from a CSV file (text/csv or multipart field "file"); paid in the background (POST /api/payment-imports) */

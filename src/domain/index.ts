@@ -51,3 +51,4 @@ export { cuitCheckDigit, isValidCuit, parseCuit, withCheckDigit } from './cuit.t
 export { datesReaching, isBusinessDay, isWeekend, nextBusinessDay, toleranceDays } from './businessDays.ts';
 export { originationOf, financedPrincipal, disbursedOf } from './fees.ts';
 export type { PlanFee, Origination } from './fees.ts';
+export { numberInWords, pesosInWords, MAX_IN_WORDS } from './words.ts';

@@ -105,6 +105,8 @@ const OPERATION_HEADERS: Record<string, string[]> = {
   exportDataset: ['Content-Disposition', 'Cache-Control'],
   getCreditStatement: ['Content-Disposition', 'Cache-Control', 'Vary'],
   getPaymentReceipt: ['Content-Disposition', 'Cache-Control', 'Vary'],
+  getCreditContract: ['Content-Disposition', 'Cache-Control'],
+  getCreditPromissoryNote: ['Content-Disposition', 'Cache-Control'],
 };
 
 /** The request header of read-your-writes across the service's processes, taken by every read under /api. */

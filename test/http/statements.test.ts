@@ -396,7 +396,7 @@ test('the PDFs, rendered by poppler, show the business, the client, the schedule
     '$ 4.200,00 $ 35.800,00 Pago parcial',
     '3 10/05/2026 $ 40.000,00',
     'Pagos registrados',
-    '20/03/2026 $ 45.000,00 Sucursal Córdoba',
+    '20/03/2026 $ 45.000,00 Efectivo Sucursal Córdoba',
     'Saldo adeudado $ 75.800,00',
     'Página 1 de 1',
   ])
@@ -532,7 +532,7 @@ test('the renderer: CUIT formatted, a reversed payment marked ANULADO with its r
   const pdf = await renderStatementPdf({ ...ex.statement, client, payments }, at);
   const text = pdfText(pdf);
   assert.ok(text.includes('Página 1 de 2') && text.includes('Página 2 de 2'), text);
-  assert.equal(text.match(/Fecha Importe Sucursal Observaciones/g)?.length, 2, 'the header on both pages');
+  assert.equal(text.match(/Fecha Importe Medio Sucursal Observaciones/g)?.length, 2, 'the header on both pages');
   assert.ok(text.includes('$ 159,00'), 'the last payment');
   checkImage(pdf, 'long statement');
 });

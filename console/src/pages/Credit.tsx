@@ -111,6 +111,13 @@ export function CreditPage() {
           <button type="button" onClick={() => openPdf(`/api/credits/${id}/statement`)}>
             {t('Statement')} (PDF)
           </button>
+          {/* plain links: the session cookie goes with them, and the server names the file it saves */}
+          <a className="button" href={`/api/credits/${id}/documents/contract`} download>
+            {t('Contract')} (PDF)
+          </a>
+          <a className="button" href={`/api/credits/${id}/documents/promissory-note`} download>
+            {t('Promissory note')} (PDF)
+          </a>
         </div>
       </div>
       <div className="cards">

@@ -6,20 +6,31 @@
 import PDFDocument from 'pdfkit';
 import { Dec, money } from '../../domain/index.ts';
 import type { ReceiptDocument, StatementDocument } from '../../services/statements.ts';
-import { CREDIT_STATUS, cuit, dni, fecha, fechaDe, fullName, installmentState, pesos, winAnsi } from './format.ts';
+import {
+  CREDIT_STATUS,
+  PAYMENT_METHOD,
+  cuit,
+  dni,
+  fecha,
+  fechaDe,
+  fullName,
+  installmentState,
+  pesos,
+  winAnsi,
+} from './format.ts';
 
-const MARGIN = 40;
+export const MARGIN = 40;
 const PAGE = { width: 595.28, height: 841.89 }; // A4 in points
-const WIDTH = PAGE.width - 2 * MARGIN;
+export const WIDTH = PAGE.width - 2 * MARGIN;
 const FOOTER = 28; // room kept at the bottom of each page for its footer
-const INK = '#1a1a1a';
-const MUTED = '#555555';
+export const INK = '#1a1a1a';
+export const MUTED = '#555555';
 const RULE = '#b0b0b0';
 const SHADE = '#eeeeee';
-const ALERT = '#b00020';
+export const ALERT = '#b00020';
 
 type Align = 'left' | 'right';
-interface Column {
+export interface Column {
   title: string;
   width: number;
   align?: Align;
@@ -28,7 +39,7 @@ interface Column {
 }
 
 /** A PDF being written top to bottom: a cursor, text that never spills out of its box, tables that break across pages. */
-class Sheet {
+export class Sheet {
   readonly doc: PDFKit.PDFDocument;
   y = MARGIN;
 
@@ -232,6 +243,13 @@ function top(s: Sheet, h: Header, title: string, date: string) {
 const sum = (xs: (number | null)[]) => xs.reduce<Dec>((t, x) => t.plus(money(x ?? 0)), new Dec(0)).toFixed(2);
 const part = (x: number | null) => (x === null ? '—' : pesos(x));
 
+/** "Canal: Red Link · Referencia: 000123" (what the payment carries of the two). */
+function channelAndReference(p: { channel: string | null; external_reference: string | null }): string {
+  return [p.channel ? `Canal: ${p.channel}` : '', p.external_reference ? `Referencia: ${p.external_reference}` : '']
+    .filter(Boolean)
+    .join(' · ');
+}
+
 /** The statement as PDF. `timezone`: the business's, for the instants shown as dates (a reversal). */
 export function renderStatementPdf(st: StatementDocument, o: { timezone: string; now: Date }): Promise<Buffer> {
   const c = st.credit;
@@ -290,17 +308,20 @@ export function renderStatementPdf(st: StatementDocument, o: { timezone: string;
     const counted = st.payments.filter((p) => p.reversed_at === null);
     s.table(
       [
-        { title: 'Fecha', width: 70 },
-        { title: 'Importe', width: 90, align: 'right' },
-        { title: 'Sucursal', width: 150, indent: 16 },
-        { title: 'Observaciones', width: WIDTH - 310 },
+        { title: 'Fecha', width: 62 },
+        { title: 'Importe', width: 80, align: 'right' },
+        { title: 'Medio', width: 82, indent: 12 },
+        { title: 'Sucursal', width: 100 },
+        { title: 'Observaciones', width: WIDTH - 324 },
       ],
       st.payments.map((p) => [
         fecha(p.paid_on),
         pesos(p.amount),
+        p.origin === 'refinance' ? '—' : (PAYMENT_METHOD[p.method] ?? p.method),
         p.branch_name ?? '—',
         [
           p.origin === 'refinance' ? 'Cancelación por refinanciación (sin movimiento de dinero)' : '',
+          channelAndReference(p),
           p.reversed_at === null ? '' : `ANULADO el ${fechaDe(p.reversed_at, o.timezone)}`,
         ]
           .filter(Boolean)
@@ -309,6 +330,7 @@ export function renderStatementPdf(st: StatementDocument, o: { timezone: string;
       [
         'Total',
         pesos(sum(counted.map((p) => p.amount))),
+        '',
         '',
         st.payments.length > counted.length ? 'sin los anulados' : '',
       ],
@@ -390,6 +412,11 @@ export function renderReceiptPdf(r: ReceiptDocument, o: { timezone: string; now:
       : `Recibimos de ${who} la suma de ${pesos(p.amount)} en pago del crédito Nº ${c.sequential_id}, el ${fecha(p.paid_on)}${where}.`,
     { size: 10, gap: 8 },
   );
+  if (p.origin !== 'refinance')
+    s.para(
+      [`Medio de pago: ${PAYMENT_METHOD[p.method] ?? p.method}`, channelAndReference(p)].filter(Boolean).join(' · '),
+      { size: 9, gap: 6 },
+    );
   s.y += 6;
   s.cell('Importe', MARGIN, 100, { size: 10, color: MUTED });
   s.y -= 6;
@@ -556,6 +583,11 @@ function drawRoll(target: PDFKit.PDFDocument | null, r: ReceiptDocument, o: { ti
   line('Crédito Nº', String(c.sequential_id));
   line('Fecha de pago', fecha(p.paid_on));
   if (p.branch_name) line('Sucursal', p.branch_name);
+  if (p.origin !== 'refinance') {
+    line('Medio de pago', PAYMENT_METHOD[p.method] ?? p.method);
+    if (p.channel) line('Canal', p.channel);
+    if (p.external_reference) text(`Referencia: ${p.external_reference}`);
+  }
   if (p.origin === 'refinance')
     text('Cancelación del saldo por refinanciación (sin movimiento de dinero: el saldo pasó al crédito nuevo).', {
       size: 7.5,

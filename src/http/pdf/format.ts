@@ -97,3 +97,52 @@ export function fileName(...parts: (string | number)[]): string {
     )
     .join('-')}.pdf`;
 }
+
+const PERCENT = new Intl.NumberFormat('es-AR', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const PERCENT_TERMS = new Intl.NumberFormat('es-AR', { minimumFractionDigits: 0, maximumFractionDigits: 4 });
+
+/**
+ * A rate given as a fraction ("0.268242") as a percentage: "26,82 %" (two decimals, rounded half
+ * away from zero as a decimal, never through a float); `terms`: as a plan states it, only the
+ * decimals it has ("0,2 %", "5 %").
+ */
+export function porcentaje(fraction: string | number, o: { terms?: boolean } = {}): string {
+  const pct = money(fraction).times(100);
+  const text = (o.terms ? pct.toDecimalPlaces(4) : pct.toDecimalPlaces(2)).toFixed();
+  return `${(o.terms ? PERCENT_TERMS : PERCENT).format(text as `${number}`)} %`;
+}
+
+/** An address from its stored parts: "Av. Colón 1234, piso 3, dto. B, Córdoba (5000), Córdoba"; null when none is stored. */
+export function domicilio(a: {
+  street: string | null;
+  street_number: string | null;
+  floor: string | null;
+  apartment: string | null;
+  city: string | null;
+  state: string | null;
+  zip_code: string | null;
+  country: string | null;
+}): string | null {
+  const t = (s: string | null) => s?.trim() || null;
+  const street = [t(a.street), t(a.street_number)].filter(Boolean).join(' ');
+  const city = [t(a.city), t(a.zip_code) ? `(${t(a.zip_code)})` : null].filter(Boolean).join(' ');
+  const parts = [
+    street,
+    t(a.floor) ? `piso ${t(a.floor)}` : null,
+    t(a.apartment) ? `dto. ${t(a.apartment)}` : null,
+    city,
+    t(a.state),
+    t(a.country),
+  ].filter((p): p is string => Boolean(p));
+  return parts.length ? parts.join(', ') : null;
+}
+
+/** How a payment was made, as the client reads it. */
+export const PAYMENT_METHOD: Record<string, string> = {
+  cash: 'Efectivo',
+  transfer: 'Transferencia',
+  debit: 'Débito',
+  card: 'Tarjeta',
+  collection_network: 'Red de cobranza',
+  other: 'Otro',
+};

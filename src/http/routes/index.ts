@@ -32,6 +32,7 @@ import { sessionRoutes, signInRoutes } from './auth/index.ts';
 import adminRoutes from './admin/index.ts';
 import consoleRoutes from './console.ts';
 import notificationRoutes from './notifications/index.ts';
+import documentRoutes from './documents/index.ts';
 
 export async function apiRoutes(app: App) {
   await app.register(clientRoutes);
@@ -57,6 +58,7 @@ export async function apiRoutes(app: App) {
   await app.register(settingsRoutes);
   await app.register(applicationRoutes);
   await app.register(guarantorRoutes);
+  await app.register(documentRoutes);
 }
 
 export async function publicRoutes(app: App) {
