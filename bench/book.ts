@@ -526,7 +526,7 @@ await step(`indexes built again (${aside.length}, ${jobs} jobs)`, async () => {
 });
 // what a grant stores (migration 045), filled as `lending backfill-cost` fills old credits: the
 // payments' answers read it, as the service's own credits do
-await step('the disclosed cost of every credit (src/services/lending/costBackfill.ts)', () =>
+await step('disclosed cost (as lending backfill-cost)', () =>
   backfillCosts(db, { businessId: bid, batch: 1000, actor: 'bench' }),
 );
 await step('drop bench_build', () => tx('DROP SCHEMA bench_build CASCADE'));
