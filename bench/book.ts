@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { openPostgres } from '../src/db/connection.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { backfillCosts } from '../src/services/lending/costBackfill.ts';
 import { createApiKey } from '../src/db/repositories/apiKeys.ts';
 import { todayIn } from '../src/domain/index.ts';
 import {
@@ -523,6 +524,11 @@ await step(`indexes built again (${aside.length}, ${jobs} jobs)`, async () => {
       .join(';\n'),
   );
 });
+// what a grant stores (migration 045), filled as `lending backfill-cost` fills old credits: the
+// payments' answers read it, as the service's own credits do
+await step('disclosed cost (as lending backfill-cost)', () =>
+  backfillCosts(db, { businessId: bid, batch: 1000, actor: 'bench' }),
+);
 await step('drop bench_build', () => tx('DROP SCHEMA bench_build CASCADE'));
 await pool.end();
 await db.close();

@@ -75,6 +75,11 @@ const COMMANDS: {
     load: async () => (await import('./commands/accrue.ts')).registerAccrue,
   },
   {
+    name: 'backfill-cost',
+    description: 'store the disclosed cost (TNA, TEA, CFT) of credits granted before it was stored at grant',
+    load: async () => (await import('./commands/backfill.ts')).registerBackfillCost,
+  },
+  {
     name: 'report',
     description: 'portfolio reports',
     load: async () => (await import('./commands/report.ts')).registerReport,

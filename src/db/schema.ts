@@ -157,6 +157,13 @@ export interface CreditsTable {
   collector_id: Generated<string | null>;
   /** the application disbursed into this credit (migration 037) */
   application_id: ColumnType<string | null, string | null | undefined, never>;
+  /**
+   * the disclosed cost as granted (migration 045), rates as numeric text: null tna = not stored (a
+   * credit granted before it, until the backfill), computed on read; cft_tea is also null when no rate solves it
+   */
+  tna: ColumnType<string | null, string | null | undefined, string | null>;
+  tea: ColumnType<string | null, string | null | undefined, string | null>;
+  cft_tea: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** How far punitory has been posted on a credit (migration 002; not audited: derived from the ledger). */

@@ -43,6 +43,7 @@ test('the program built by main.ts has every command', async () => {
     'holidays',
     'demo',
     'accrue',
+    'backfill-cost',
     'report',
     'export',
     'files',

@@ -259,3 +259,52 @@ export async function markWrittenOff(db: Executor, businessId: string, ids: stri
      RETURNING c.*`.execute(db);
   return r.rows;
 }
+
+/** A credit without its disclosed cost stored, with what the cost is computed from (the backfill's batch). */
+export interface CostlessCredit {
+  id: string;
+  amount: string;
+  disbursed: string;
+  start_date: string;
+  amortization: Credit['amortization'];
+  interest_rate: string;
+  installments: { due_date: string; amount: string; principal: string; interest: string; vat: string }[];
+}
+
+/**
+ * Up to `limit` credits of the business granted before migration 045 and not backfilled yet, in
+ * id order after `afterId`, each with its schedule (by number), in one statement.
+ */
+export async function creditsWithoutCost(
+  db: Executor,
+  businessId: string,
+  afterId: string | null,
+  limit: number,
+): Promise<CostlessCredit[]> {
+  const r = await sql<CostlessCredit>`
+    SELECT c.id, c.amount::text AS amount, c.disbursed::text AS disbursed, c.start_date, c.amortization,
+           c.interest_rate::text AS interest_rate,
+           (SELECT coalesce(json_agg(json_build_object('due_date', i.due_date, 'amount', i.amount::text,
+                      'principal', i.principal::text, 'interest', i.interest::text, 'vat', i.vat::text)
+                    ORDER BY i.number), '[]')
+              FROM installments i WHERE i.business_id = c.business_id AND i.credit_id = c.id) AS installments
+      FROM credits c
+     WHERE c.business_id = ${businessId} AND c.tna IS NULL AND (${afterId}::uuid IS NULL OR c.id > ${afterId}::uuid)
+     ORDER BY c.id
+     LIMIT ${limit}`.execute(db);
+  return r.rows;
+}
+
+/** Stores the disclosed cost of credits that have none yet (one statement); returns how many it filled. */
+export async function storeCosts(
+  db: Executor,
+  businessId: string,
+  costs: { id: string; tna: string; tea: string; cft_tea: string | null }[],
+): Promise<number> {
+  if (costs.length === 0) return 0;
+  const r = await sql`
+    UPDATE credits c SET tna = v.tna::numeric, tea = v.tea::numeric, cft_tea = v.cft_tea::numeric
+      FROM json_to_recordset(${JSON.stringify(costs)}::json) AS v(id uuid, tna text, tea text, cft_tea text)
+     WHERE c.business_id = ${businessId} AND c.id = v.id AND c.tna IS NULL`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+}

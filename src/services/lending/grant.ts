@@ -25,7 +25,7 @@ import type { Database } from '../context.ts';
 import { actingBranch, usableBranch } from '../branches.ts';
 import { holidaySet } from '../holidays.ts';
 import { emit } from '../events.ts';
-import { presentCredit } from '../present.ts';
+import { computeCost, costColumns, presentCredit } from '../present.ts';
 import { positiveAmount } from './engine/book.ts';
 import type { CreditDetailRows, LendingContext } from './store.ts';
 
@@ -99,6 +99,18 @@ export async function createCreditIn(
       [{ path: '/amount', message: `more than ${toMoneyString(origination.total)}` }],
     );
   const { schedule, rows } = plannedSchedule(plan, financedPrincipal(amount, origination), startDate, holidays);
+  // the disclosed cost, solved once from the schedule as granted and kept with the credit: every
+  // answer with the credit's detail reads it (docs/lending-engine.md, "The disclosed cost")
+  const cost = computeCost(
+    {
+      amount: toMoneyString(amount),
+      disbursed: toMoneyString(disbursedOf(amount, origination)),
+      start_date: startDate,
+      amortization: plan.amortization,
+      interest_rate: plan.interest_rate,
+    },
+    rows,
+  );
 
   const credit = await insertNumberedCredit(trx, bid, {
     client_id: input.clientId,
@@ -129,6 +141,7 @@ export async function createCreditIn(
     fees: plan.fees,
     origination_fee: toMoneyString(origination.total),
     origination_financed: origination.financed,
+    ...costColumns(cost),
   });
   const { installments, entries: ledgerEntries } = await insertSchedule(trx, bid, credit.id, rows, {
     effective_date: startDate,
