@@ -92,24 +92,27 @@ SELECT w.*, t.now AS tx_now, (SELECT created_at FROM pay) AS payment_created_at
   LEFT JOIN (SELECT ins.*, v.ord FROM ins JOIN v ON v.id = ins.id) w ON true
  ORDER BY w.ord`;
 
+/** An entry as the statements read it from JSON (numerics as text, absent parts 0). */
+function entryRow(e: StagedEntry, ord: number) {
+  return {
+    ord,
+    id: e.id,
+    installment_id: e.installment_id,
+    type: e.type,
+    origin: e.origin,
+    amount: String(e.amount),
+    punitory_part: e.punitory_part === undefined ? '0' : String(e.punitory_part),
+    vat_part: e.vat_part === undefined ? '0' : String(e.vat_part),
+    interest_part: e.interest_part === undefined ? '0' : String(e.interest_part),
+    effective_date: e.effective_date,
+    payment_id: e.payment_id ?? null,
+    branch_id: e.branch_id ?? null,
+    created_by: e.created_by,
+  };
+}
+
 export async function applyCreditChanges(db: Executor, businessId: string, ch: CreditChanges): Promise<AppliedChanges> {
-  const entries = JSON.stringify(
-    ch.entries.map((e, ord) => ({
-      ord,
-      id: e.id,
-      installment_id: e.installment_id,
-      type: e.type,
-      origin: e.origin,
-      amount: String(e.amount),
-      punitory_part: e.punitory_part === undefined ? '0' : String(e.punitory_part),
-      vat_part: e.vat_part === undefined ? '0' : String(e.vat_part),
-      interest_part: e.interest_part === undefined ? '0' : String(e.interest_part),
-      effective_date: e.effective_date,
-      payment_id: e.payment_id ?? null,
-      branch_id: e.branch_id ?? null,
-      created_by: e.created_by,
-    })),
-  );
+  const entries = JSON.stringify(ch.entries.map((e, ord) => entryRow(e, ord)));
   const states = JSON.stringify(ch.installments);
   const r = await db.executeQuery<LedgerEntry & { ord: number | null; tx_now: Date; payment_created_at: Date | null }>(
     CompiledQuery.raw(CREDIT_CHANGES, [
@@ -206,23 +209,7 @@ export async function applyManyCreditChanges(
   for (const ch of changes) {
     if (ch.reversal) throw new Error('applyManyCreditChanges: a reversal is written alone (applyCreditChanges)');
     if (ch.payment) payments.push({ ...ch.payment, credit_id: ch.creditId });
-    for (const e of ch.entries)
-      entries.push({
-        ord: entries.length,
-        id: e.id,
-        credit_id: ch.creditId,
-        installment_id: e.installment_id,
-        type: e.type,
-        origin: e.origin,
-        amount: String(e.amount),
-        punitory_part: e.punitory_part === undefined ? '0' : String(e.punitory_part),
-        vat_part: e.vat_part === undefined ? '0' : String(e.vat_part),
-        interest_part: e.interest_part === undefined ? '0' : String(e.interest_part),
-        effective_date: e.effective_date,
-        payment_id: e.payment_id ?? null,
-        branch_id: e.branch_id ?? null,
-        created_by: e.created_by,
-      });
+    for (const e of ch.entries) entries.push({ ...entryRow(e, entries.length), credit_id: ch.creditId });
     if (ch.accruedThrough !== null) {
       const before = watermarks.get(ch.creditId);
       if (before === undefined || ch.accruedThrough > before) watermarks.set(ch.creditId, ch.accruedThrough);
