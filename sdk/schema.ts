@@ -678,7 +678,7 @@ export interface paths {
         put?: never;
         /**
          * Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created
-         * @description amount defaults to the balance and may not be less (422). The new credit keeps the client; its branch is branch_id when given (an unknown or deleted branch is 422), none when branch_id is null, otherwise the old credit's branch (unless deleted since).
+         * @description amount defaults to the balance and may not be less (422). The new credit keeps the client; its branch is branch_id when given (an unknown or deleted branch is 422), none when branch_id is null, otherwise the old credit's branch (unless deleted since). When the settings require approval, an employee may not refinance (409 approval_required), as they may not grant a credit directly.
          */
         post: operations["refinanceCredit"];
         delete?: never;

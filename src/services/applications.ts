@@ -16,7 +16,8 @@ import { getClient } from '../db/repositories/clients.ts';
 import { getCreditConfig } from '../db/repositories/creditConfigs.ts';
 import { latestVerification } from '../db/repositories/verifications.ts';
 import type { PageRequest } from '../db/repositories/page.ts';
-import type { ApplicationStatus } from '../db/schema.ts';
+import type { Transaction } from 'kysely';
+import type { ApplicationStatus, DB } from '../db/schema.ts';
 import type { Role } from '../domain/access.ts';
 import { type SeenVerification, approvalLimitProblem, policyChecks } from '../domain/applications.ts';
 import { AppError, conflict, notFound, unprocessable } from '../domain/errors.ts';
@@ -157,10 +158,7 @@ export async function approveApplication(
   id: string,
   input: { note?: string | null },
 ): Promise<ApplicationRecord> {
-  return withActor(db.kysely, ctx, async (trx) => {
-    const a = await lockedApplication(trx, ctx, id);
-    if (a.status !== 'submitted') throw notSubmitted(a, 'approved');
-    notTheSubmitter(a, ctx);
+  return decide(db, ctx, id, 'approved', async (trx, a) => {
     const { employee_limit } = await approvalSettings(trx, ctx.businessId);
     const problem = approvalLimitProblem(
       { kind: role === 'employee' ? 'employee' : 'admin' },
@@ -174,15 +172,7 @@ export async function approveApplication(
       throw unprocessable(`the application failed ${failed.join(', ')}: approving it anyway needs a note saying why`, [
         { path: '/note', message: 'required to approve over a failed check' },
       ]);
-    const row = await updateApplication(trx, ctx.businessId, a.id, {
-      status: 'approved',
-      decided_by: ctx.actor,
-      decision_note: note,
-      decided_at: ctx.now,
-    });
-    const record = presentApplication(row);
-    emit(trx, ctx.businessId, 'application.decided', record);
-    return record;
+    return note;
   });
 }
 
@@ -192,14 +182,30 @@ export async function rejectApplication(
   id: string,
   input: { reason: string },
 ): Promise<ApplicationRecord> {
+  return decide(db, ctx, id, 'rejected', async () => input.reason.trim());
+}
+
+/**
+ * A decision (approve or reject): the application locked, still submitted, decided by someone
+ * other than its submitter; `rule` checks what else the decision needs and gives its note.
+ * Announced as application.decided.
+ */
+async function decide(
+  db: Database,
+  ctx: ActorContext,
+  id: string,
+  status: 'approved' | 'rejected',
+  rule: (trx: Transaction<DB>, a: ApplicationRow) => Promise<string | null>,
+): Promise<ApplicationRecord> {
   return withActor(db.kysely, ctx, async (trx) => {
     const a = await lockedApplication(trx, ctx, id);
-    if (a.status !== 'submitted') throw notSubmitted(a, 'rejected');
+    if (a.status !== 'submitted') throw notSubmitted(a, status);
     notTheSubmitter(a, ctx);
+    const note = await rule(trx, a);
     const row = await updateApplication(trx, ctx.businessId, a.id, {
-      status: 'rejected',
+      status,
       decided_by: ctx.actor,
-      decision_note: input.reason.trim(),
+      decision_note: note,
       decided_at: ctx.now,
     });
     const record = presentApplication(row);

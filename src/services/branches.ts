@@ -3,7 +3,14 @@
 import type { Transaction } from 'kysely';
 import { withActor } from '../db/connection.ts';
 import type { Credit, DB } from '../db/schema.ts';
-import { getBranch, insertBranch, shareBranch, softDeleteBranch, updateBranch } from '../db/repositories/branches.ts';
+import {
+  getBranch,
+  insertBranch,
+  shareBranch,
+  shareBranches,
+  softDeleteBranch,
+  updateBranch,
+} from '../db/repositories/branches.ts';
 import { conflict, notFound, unprocessable } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
 import { branchesDocument } from '../db/repositories/documents.ts';
@@ -81,6 +88,12 @@ export async function inheritedBranch(trx: Transaction<DB>, credit: Credit): Pro
   if (!credit.branch_id) return null;
   const b = await shareBranch(trx, credit.business_id, credit.branch_id);
   return b && !b.deleted_at ? b.id : null;
+}
+
+/** Of these branches, those that exist and are not deleted, share-locked as usableBranch locks one (a batch's). */
+export async function usableBranches(trx: Transaction<DB>, businessId: string, ids: string[]): Promise<Set<string>> {
+  const rows = await shareBranches(trx, businessId, [...new Set(ids)]);
+  return new Set(rows.filter((b) => !b.deleted_at).map((b) => b.id));
 }
 
 /** The branch of the signed-in user acting (ctx.branchId), unless it has been deleted since. */

@@ -32,8 +32,10 @@ import { PAYMENT_METHODS, PaymentImport as PaymentImportRecord } from '../domain
 import { isUuid } from '../domain/uuid.ts';
 import { actorContext, type ActorContext, type Clock, type Database } from './context.ts';
 import { emit } from './events.ts';
-import { loadLocked, type RowBook } from './lending/store.ts';
-import { isReferenceTaken, payOnBook, paymentReference } from './lending/payments.ts';
+import { flushBatch, loadLockedMany, setAside, type SetAside } from './lending/store.ts';
+import { nothingStaged } from './lending/engine/book.ts';
+import { usableBranches } from './branches.ts';
+import { checkPayment, isReferenceTaken, paymentReference, stagePayment } from './lending/payments.ts';
 import { recordBuilder } from './present.ts';
 import { money } from '../domain/index.ts';
 
@@ -267,9 +269,12 @@ function checkLine(l: PaymentImportLine): AppError | null {
 }
 
 /**
- * Pays a batch of lines in one transaction, in file order, and records their outcomes. A credit
- * is locked once (its first line) and its book kept for its next lines; a refused line drops the
- * book (it may hold what the refused line staged), read again for the credit's next line.
+ * Pays a batch of lines in one transaction, in file order, and records their outcomes. The
+ * batch's credits are locked and read together (two statements); each line is decided on its
+ * credit's book in memory (a refused line leaves the book as it was), its payment set aside as if
+ * written, so the credit's next line sees it; then every payment is written in one statement, its
+ * events announced in file order, and the outcomes recorded. A line is refused before anything of
+ * it is staged for writing, so a bad line never undoes a good one.
  */
 async function payBatch(db: Kysely<DB>, ctx: ActorContext, importId: string, lines: PaymentImportLine[]) {
   await withActor(db, ctx, async (trx) => {
@@ -286,7 +291,14 @@ async function payBatch(db: Kysely<DB>, ctx: ActorContext, importId: string, lin
       creditOf.set(c.id, c.id);
       creditOf.set(String(c.sequential_id), c.id);
     }
-    const books = new Map<string, RowBook>();
+    const books = await loadLockedMany(trx as Transaction<DB>, ctx, [...new Set(found.map((c) => c.id))]);
+    // a line's branch: the acting user's (where the money was taken), else its credit's, unless deleted
+    const branches = await usableBranches(trx as Transaction<DB>, ctx.businessId, [
+      ...(ctx.branchId ? [ctx.branchId] : []),
+      ...[...books.values()].map((b) => b.credit.branch_id).filter((b): b is string => b !== null),
+    ]);
+    const acting = ctx.branchId && branches.has(ctx.branchId) ? ctx.branchId : null;
+    const written: SetAside[] = [];
     for (const line of lines) {
       const bad = checkLine(line);
       if (bad) {
@@ -300,31 +312,33 @@ async function payBatch(db: Kysely<DB>, ctx: ActorContext, importId: string, lin
         continue;
       }
       const creditId = creditOf.get(SEQUENTIAL.test(line.credit) ? String(Number(line.credit)) : line.credit);
-      if (!creditId) {
+      const l = creditId === undefined ? undefined : books.get(creditId);
+      if (!l) {
         outcomes.push(rejected(line.line, notFound('credit')));
         continue;
       }
+      const before = { postedThrough: l.postedThrough, atStorableMax: l.atStorableMax };
       try {
-        let l = books.get(creditId);
-        if (!l) {
-          l = await loadLocked(trx as Transaction<DB>, ctx, creditId);
-          books.set(creditId, l);
-        }
-        const paid = await payOnBook(trx as Transaction<DB>, ctx, l, {
+        const checked = checkPayment(ctx, l, {
           amount: money(line.amount).toFixed(2),
           ...(line.paid_on ? { paidOn: line.paid_on } : {}),
           method: (line.method || 'cash') as PaymentMethod,
           channel: ref.channel,
           externalReference: ref.externalReference,
         });
-        if (key !== null) taken.set(key, paid.paymentId);
-        outcomes.push({ line: line.line, status: 'accepted', code: null, message: null, payment_id: paid.paymentId });
+        const branchId = acting ?? (l.credit.branch_id && branches.has(l.credit.branch_id) ? l.credit.branch_id : null);
+        const paymentId = stagePayment(ctx, l, checked, branchId);
+        written.push(setAside(ctx, l));
+        if (key !== null) taken.set(key, paymentId);
+        outcomes.push({ line: line.line, status: 'accepted', code: null, message: null, payment_id: paymentId });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        books.delete(creditId);
+        // the book as it was before the line: what the refused line staged is dropped
+        Object.assign(l, before, { staged: nothingStaged() });
         outcomes.push(rejected(line.line, err));
       }
     }
+    await flushBatch(trx as Transaction<DB>, ctx, written);
     await recordOutcomes(trx, ctx.businessId, importId, outcomes);
   });
 }

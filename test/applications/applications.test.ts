@@ -264,3 +264,45 @@ test('applications: checks from fresh verifications, maker-checker, limits, note
     ),
   );
 });
+
+test('with approval required an employee cannot refinance either (409 approval_required, nothing changed); an admin and a full key can', async (t) => {
+  const h = await build(t, { timezone: 'UTC' });
+  const admin = await userSession(h, h.tenant.businessId, 'admin');
+  const employee = await userSession(h, h.tenant.businessId, 'employee');
+  const p = await plan(h, { interest_rate: 0.1, installments_count: 1 });
+  const c = await client(h);
+  const grant = async () =>
+    json(await h.post(`/api/clients/${c.id}/credits`, { credit_config_id: p.id, amount: 1000 })).credit;
+  const [a, b, k] = [await grant(), await grant(), await grant()];
+  const settings = (required: boolean) =>
+    as(h, admin).put('/api/settings', {
+      approval: { required, employee_limit: null },
+      reminders: { enabled: false, before_due_days: [3], overdue_days: [1, 7] },
+      locale: 'es-AR',
+      timezone: 'UTC',
+    });
+
+  // without approval the employee refinances
+  assert.equal((await settings(false)).statusCode, 200);
+  const free = await as(h, employee).post(`/api/credits/${a.id}/refinance`, { credit_config_id: p.id });
+  assert.equal(free.statusCode, 201, free.body);
+
+  // with approval: refused as a direct grant is, and the credit is left as it was
+  assert.equal((await settings(true)).statusCode, 200);
+  const refused = await as(h, employee).post(`/api/credits/${b.id}/refinance`, { credit_config_id: p.id });
+  assert.equal(refused.statusCode, 409, refused.body);
+  assert.equal(json(refused).code, 'approval_required');
+  const granted = await as(h, employee).post(`/api/clients/${c.id}/credits`, { credit_config_id: p.id, amount: 5 });
+  assert.equal(json(granted).code, json(refused).code, 'the same refusal as a direct grant');
+  const after = json(await h.get(`/api/credits/${b.id}`));
+  assert.equal(after.credit.status, 'active');
+  const credits = json(await h.get(`/api/clients/${c.id}/credits`));
+  assert.equal((credits.items ?? credits).length, 4, 'the three granted and the one refinance allowed');
+
+  // an admin and a full key still may (the audit shows who)
+  const byAdmin = await as(h, admin).post(`/api/credits/${b.id}/refinance`, { credit_config_id: p.id });
+  assert.equal(byAdmin.statusCode, 201, byAdmin.body);
+  const byKey = await h.post(`/api/credits/${k.id}/refinance`, { credit_config_id: p.id });
+  assert.equal(byKey.statusCode, 201, byKey.body);
+  assert.equal(json(byKey).credit.refinanced_from_id, k.id);
+});

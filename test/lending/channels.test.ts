@@ -120,12 +120,13 @@ test('an import: good, bad and repeated lines, each paid as the API would; the s
     `${seq},10,2024-05-01,,,`, // 8: in the future: 422
     `${closed.credit.sequential_id},10,,,,`, // 9: a closed credit: 409
     `${seq},1,2024-03-01,cheque,,`, // 10: unknown method: 400
+    `${seq},100,2024-04-10,,Banco,R3`, // 11: after the refused lines, on the same credit: installment 3, 10 days late
   ].join('\n');
   const res = await csvPost(h, file);
   assert.equal(res.statusCode, 202, res.body);
   assert.equal(json(res).status, 'running');
   const imp = await finished(h, json(res).id);
-  assert.deepEqual([imp.status, imp.lines, imp.accepted, imp.rejected, imp.duplicates], ['done', 9, 2, 6, 1]);
+  assert.deepEqual([imp.status, imp.lines, imp.accepted, imp.rejected, imp.duplicates], ['done', 10, 3, 6, 1]);
   const all = await lines(h, imp.id);
   assert.deepEqual(
     all.map((l) => [l.line, l.status, l.code]),
@@ -139,6 +140,7 @@ test('an import: good, bad and repeated lines, each paid as the API would; the s
       [8, 'rejected', 'unprocessable'],
       [9, 'rejected', 'conflict'],
       [10, 'rejected', 'validation_failed'],
+      [11, 'accepted', null],
     ],
   );
   assert.equal(all[2].payment_id, all[0].payment_id, 'the duplicate names the payment that holds the reference');
@@ -153,8 +155,19 @@ test('an import: good, bad and repeated lines, each paid as the API would; the s
   // allocated exactly as the same payments posted one by one
   await pay(h, twin.credit.id, { amount: 450, paid_on: '2024-01-31' });
   await pay(h, twin.credit.id, { amount: 450, paid_on: '2024-02-29' });
-  const shape = (entries: any[]) =>
-    entries.map((e) => [e.type, e.origin, e.amount, e.effective_date, e.installment_id ? 'i' : null]);
+  await pay(h, twin.credit.id, { amount: 100, paid_on: '2024-04-10' });
+  // each entry with its installment's number (the order the installments' own entries come in)
+  const shape = (entries: any[]) => {
+    const numbers = [...new Set(entries.filter((e) => e.type === 'installment').map((e) => e.installment_id))];
+    return entries.map((e) => [
+      e.type,
+      e.origin,
+      e.amount,
+      e.punitory_part,
+      e.effective_date,
+      numbers.indexOf(e.installment_id) + 1,
+    ]);
+  };
   assert.deepEqual(shape(await ledger(h, a.credit.id)), shape(await ledger(h, twin.credit.id)));
   const listed = await payments(h, a.credit.id);
   assert.deepEqual(
@@ -162,13 +175,14 @@ test('an import: good, bad and repeated lines, each paid as the API would; the s
     [
       [450, '2024-01-31', 'transfer', 'Banco', 'R1'],
       [450, '2024-02-29', 'cash', 'Banco', 'R2'],
+      [100, '2024-04-10', 'cash', 'Banco', 'R3'],
     ],
   );
 
   // the same file again: the references are duplicates, nothing is paid twice
   const second = await finished(h, json(await csvPost(h, file)).id);
-  assert.deepEqual([second.accepted, second.duplicates, second.rejected], [0, 3, 6]);
-  assert.equal((await payments(h, a.credit.id)).length, 2);
+  assert.deepEqual([second.accepted, second.duplicates, second.rejected], [0, 4, 6]);
+  assert.equal((await payments(h, a.credit.id)).length, 3);
 
   // the event
   const feed = json(await h.get('/api/events?types=payment_import.finished'));

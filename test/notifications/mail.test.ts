@@ -10,6 +10,8 @@ import { build, json, settableClock, type Harness } from '../helpers/app.ts';
 import { userSession } from '../helpers/sessions.ts';
 import { deliverDueNotifications, queueReminders, retryDelayMs } from '../../src/services/notifications.ts';
 import { smtpMailer } from '../../src/mail/transport.ts';
+import { startMailDelivery } from '../../src/jobs/mail.ts';
+import { openTestDb, testDbKind } from '../helpers/db.ts';
 
 interface Inbox {
   url: string;
@@ -308,4 +310,52 @@ test('the daily run queues the reminders the business set (PUT /api/settings), a
   await run(addDaysIso(due, 1));
   assert.equal(inbox.messages.length, 2);
   assert.match(textOf(inbox.messages[1]!.raw), /1 día de atraso/);
+});
+
+test('two mail workers (two app instances on one database, each running the mail job) deliver each queued e-mail exactly once', async (t) => {
+  // the embedded database is one process per data directory: a second instance cannot open it
+  // (the data directory lock), so two workers only meet on PostgreSQL
+  if (testDbKind() !== 'postgres') return t.skip('two processes on one database: PostgreSQL only');
+  const inbox = await smtp(t);
+  // a day long past: the workers claim what is due by their clock, so no other test's e-mails
+  const day = '2020-03-02';
+  const clock = settableClock(day);
+  const h = await build(t, { env: mailEnv(inbox.url), clock });
+  const tag = Math.random().toString(36).slice(2, 8);
+  const credits = [];
+  for (let k = 0; k < 30; k++) credits.push(await creditFor(h, `c${k}.${tag}@cliente.example`, '2020-02-01'));
+  const due = credits[0]!.installments[0].due_date as string;
+  const { name, timezone } = await business(h);
+  const today = addDaysIso(due, -3);
+  clock.set(today);
+  const queued = await queueReminders(
+    h.db,
+    { businessId: h.tenant.businessId, businessName: name, today, timezone, now: clock() },
+    { before_due_days: [3], overdue_days: [] },
+    true,
+  );
+  assert.equal(queued, 30);
+
+  // the second instance: its own connections to the same database, its own mail job
+  const other = await openTestDb();
+  t.after(() => other.close());
+  const stops = [h.db, other].map((db) => startMailDelivery({ db, config: h.config, log: h.app.log, clock }));
+  const pending = () =>
+    h.db.kysely
+      .selectFrom('notifications')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('business_id', '=', h.tenant.businessId)
+      .where('status', '=', 'queued')
+      .executeTakeFirstOrThrow();
+  for (let k = 0; k < 600 && Number((await pending()).n) > 0; k++) await new Promise((ok) => setTimeout(ok, 50));
+  await Promise.all(stops.map((stop) => stop()));
+
+  const mine = inbox.messages.filter((m) => m.to[0]!.endsWith(`.${tag}@cliente.example`)).map((m) => m.to[0]);
+  assert.equal(mine.length, 30, 'every e-mail delivered');
+  assert.equal(new Set(mine).size, 30, 'none twice');
+  const list = await notifications(h, '?limit=100');
+  assert.deepEqual(
+    list.items.map((n) => [n.status, n.attempts]),
+    Array.from({ length: 30 }, () => ['sent', 1]),
+  );
 });

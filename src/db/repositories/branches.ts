@@ -58,6 +58,19 @@ export async function softDeleteBranch(db: Executor, businessId: string, id: str
 }
 
 /** Read with a share lock: the branch cannot be deleted until this transaction ends. */
+/** Several branches read with a share lock (shareBranch for a batch). */
+export function shareBranches(db: Executor, businessId: string, ids: string[]): Promise<Branch[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('branches')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', sql<string>`ANY(${sql.val(ids)}::uuid[])`)
+    .orderBy('id')
+    .forShare()
+    .execute();
+}
+
 export function shareBranch(db: Executor, businessId: string, id: string): Promise<Branch | undefined> {
   return db
     .selectFrom('branches')

@@ -44,14 +44,56 @@ export interface CreditBookRows {
 type Raw = Record<string, unknown>;
 const instant = (v: unknown) => (v === null || v === undefined ? null : new Date(Number(v)));
 
+interface RawBook {
+  installments: Raw[];
+  ledger: Raw[];
+  payments: Raw[];
+  posted_through: string | null;
+}
+
 export async function creditBook(db: Executor, businessId: string, creditId: string): Promise<CreditBookRows> {
-  const { rows } = await db.executeQuery<{
-    installments: Raw[];
-    ledger: Raw[];
-    payments: Raw[];
-    posted_through: string | null;
-  }>(CompiledQuery.raw(CREDIT_BOOK, [businessId, creditId]));
-  const r = rows[0]!;
+  const { rows } = await db.executeQuery<RawBook>(CompiledQuery.raw(CREDIT_BOOK, [businessId, creditId]));
+  return bookRows(rows[0]!);
+}
+
+/**
+ * The books of several credits, each as creditBook reads it, in one statement (a payment import's
+ * batch, after locking them all): credit id → book.
+ */
+export async function creditBooks(
+  db: Executor,
+  businessId: string,
+  creditIds: string[],
+): Promise<Map<string, CreditBookRows>> {
+  if (creditIds.length === 0) return new Map();
+  const { rows } = await db.executeQuery<RawBook & { credit_id: string }>(
+    CompiledQuery.raw(CREDIT_BOOKS, [businessId, creditIds]),
+  );
+  return new Map(rows.map((r) => [r.credit_id, bookRows(r)]));
+}
+
+/** $1 business, $2 the credits (uuid[]): CREDIT_BOOK once a credit, each through its own indexes. */
+const CREDIT_BOOKS = `
+SELECT c.id AS credit_id,
+  (SELECT coalesce(jsonb_agg(to_jsonb(i) || jsonb_build_object('amount', i.amount::text, 'principal', i.principal::text,
+            'interest', i.interest::text, 'vat', i.vat::text, 'created_at', ${ms('i.created_at')},
+            'updated_at', ${ms('i.updated_at')}) ORDER BY i.number), '[]')
+     FROM installments i WHERE i.business_id = $1::uuid AND i.credit_id = c.id) AS installments,
+  (SELECT coalesce(jsonb_agg(to_jsonb(l) || jsonb_build_object('amount', l.amount::text,
+            'punitory_part', l.punitory_part::text, 'vat_part', l.vat_part::text,
+            'interest_part', l.interest_part::text, 'created_at', ${ms('l.created_at')})
+          ORDER BY l.created_at, l.effective_date, CASE l.type WHEN 'installment' THEN 0 WHEN 'punitory' THEN 1 ELSE 2 END,
+                   i.number, l.id), '[]')
+     FROM ledger l JOIN installments i ON i.business_id = $1::uuid AND i.id = l.installment_id
+    WHERE l.business_id = $1::uuid AND l.credit_id = c.id) AS ledger,
+  (SELECT coalesce(jsonb_agg(to_jsonb(p) || jsonb_build_object('amount', p.amount::text,
+            'created_at', ${ms('p.created_at')}, 'reversed_at', ${ms('p.reversed_at')})
+          ORDER BY p.paid_on, p.created_at, p.id), '[]')
+     FROM payments p WHERE p.business_id = $1::uuid AND p.credit_id = c.id) AS payments,
+  (SELECT posted_through FROM credit_accruals a WHERE a.business_id = $1::uuid AND a.credit_id = c.id) AS posted_through
+  FROM credits c WHERE c.business_id = $1::uuid AND c.id = ANY($2::uuid[])`;
+
+function bookRows(r: RawBook): CreditBookRows {
   return {
     installments: r.installments.map(
       (i) => ({ ...i, created_at: instant(i.created_at), updated_at: instant(i.updated_at) }) as unknown as Installment,

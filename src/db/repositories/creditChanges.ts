@@ -92,24 +92,27 @@ SELECT w.*, t.now AS tx_now, (SELECT created_at FROM pay) AS payment_created_at
   LEFT JOIN (SELECT ins.*, v.ord FROM ins JOIN v ON v.id = ins.id) w ON true
  ORDER BY w.ord`;
 
+/** An entry as the statements read it from JSON (numerics as text, absent parts 0). */
+function entryRow(e: StagedEntry, ord: number) {
+  return {
+    ord,
+    id: e.id,
+    installment_id: e.installment_id,
+    type: e.type,
+    origin: e.origin,
+    amount: String(e.amount),
+    punitory_part: e.punitory_part === undefined ? '0' : String(e.punitory_part),
+    vat_part: e.vat_part === undefined ? '0' : String(e.vat_part),
+    interest_part: e.interest_part === undefined ? '0' : String(e.interest_part),
+    effective_date: e.effective_date,
+    payment_id: e.payment_id ?? null,
+    branch_id: e.branch_id ?? null,
+    created_by: e.created_by,
+  };
+}
+
 export async function applyCreditChanges(db: Executor, businessId: string, ch: CreditChanges): Promise<AppliedChanges> {
-  const entries = JSON.stringify(
-    ch.entries.map((e, ord) => ({
-      ord,
-      id: e.id,
-      installment_id: e.installment_id,
-      type: e.type,
-      origin: e.origin,
-      amount: String(e.amount),
-      punitory_part: e.punitory_part === undefined ? '0' : String(e.punitory_part),
-      vat_part: e.vat_part === undefined ? '0' : String(e.vat_part),
-      interest_part: e.interest_part === undefined ? '0' : String(e.interest_part),
-      effective_date: e.effective_date,
-      payment_id: e.payment_id ?? null,
-      branch_id: e.branch_id ?? null,
-      created_by: e.created_by,
-    })),
-  );
+  const entries = JSON.stringify(ch.entries.map((e, ord) => entryRow(e, ord)));
   const states = JSON.stringify(ch.installments);
   const r = await db.executeQuery<LedgerEntry & { ord: number | null; tx_now: Date; payment_created_at: Date | null }>(
     CompiledQuery.raw(CREDIT_CHANGES, [
@@ -131,5 +134,108 @@ export async function applyCreditChanges(db: Executor, businessId: string, ch: C
     now,
     paymentCreatedAt: r.rows[0]!.payment_created_at,
     entries: written.map(({ ord: _o, tx_now: _n, payment_created_at: _p, ...e }) => e as LedgerEntry),
+  };
+}
+
+/**
+ * $1 business, $2 the payments (JSON array, with credit_id), $3 the entries (JSON array, with ord
+ * and credit_id), $4 the watermarks (credit_id, posted_through), $5 the installments' new statuses,
+ * $6 the credits' new statuses (id, status). CREDIT_CHANGES for several credits at once: each
+ * installment, credit and watermark appears at most once (the caller keeps the last change).
+ */
+const MANY_CREDIT_CHANGES = `
+WITH pay AS (
+  INSERT INTO payments (business_id, id, credit_id, amount, paid_on, branch_id, created_by, method, channel,
+                        external_reference)
+  SELECT $1::uuid, p.id, p.credit_id, p.amount, p.paid_on, p.branch_id, p.created_by, coalesce(p.method, 'cash'), p.channel,
+         p.external_reference
+    FROM json_to_recordset($2::json) AS p(id uuid, credit_id uuid, amount numeric, paid_on date, branch_id uuid,
+                                          created_by text, method text, channel text, external_reference text)
+  RETURNING id, created_at),
+v AS (
+  SELECT * FROM json_to_recordset($3::json) AS r(ord int, id uuid, credit_id uuid, installment_id uuid, type text,
+    origin text, amount numeric, punitory_part numeric, vat_part numeric, interest_part numeric, effective_date date,
+    payment_id uuid, branch_id uuid, created_by text)),
+ins AS (
+  INSERT INTO ledger (id, business_id, credit_id, installment_id, type, origin, amount, punitory_part, vat_part,
+                      interest_part, effective_date, payment_id, branch_id, created_by)
+  SELECT v.id, $1::uuid, v.credit_id, v.installment_id, v.type, v.origin, v.amount, v.punitory_part, v.vat_part,
+         v.interest_part, v.effective_date, v.payment_id, v.branch_id, v.created_by
+    FROM v ORDER BY v.ord
+  RETURNING *),
+acc AS (
+  INSERT INTO credit_accruals (business_id, credit_id, posted_through)
+  SELECT $1::uuid, a.credit_id, a.posted_through FROM json_to_recordset($4::json) AS a(credit_id uuid, posted_through date)
+  ON CONFLICT (business_id, credit_id)
+    DO UPDATE SET posted_through = greatest(credit_accruals.posted_through, excluded.posted_through)),
+st AS (
+  UPDATE installments i SET status = s.status, paid_date = s.paid_date, updated_at = now()
+    FROM json_to_recordset($5::json) AS s(id uuid, status text, paid_date date)
+   WHERE i.business_id = $1::uuid AND i.id = s.id),
+cr AS (
+  UPDATE credits c SET status = s.status, updated_at = now()
+    FROM json_to_recordset($6::json) AS s(id uuid, status text)
+   WHERE c.business_id = $1::uuid AND c.id = s.id)
+SELECT w.*, t.now AS tx_now,
+       (SELECT json_agg(json_build_array(id, floor(extract(epoch FROM created_at) * 1000))) FROM pay) AS payments_created
+  FROM (SELECT now() AS now) t
+  LEFT JOIN (SELECT ins.*, v.ord FROM ins JOIN v ON v.id = ins.id) w ON true
+ ORDER BY w.ord`;
+
+export interface AppliedManyChanges {
+  /** the entries as written, by id */
+  entries: Map<string, LedgerEntry>;
+  now: Date;
+  /** each recorded payment's created_at, by id */
+  paymentCreatedAt: Map<string, Date>;
+}
+
+/**
+ * What several use cases changed on several locked credits, written in one statement, in the order
+ * given: the entries in that order (created_at ascending along it), a watermark, installment or
+ * credit changed twice keeps its last value (its audit row shows the change from before the first
+ * to after the last).
+ */
+export async function applyManyCreditChanges(
+  db: Executor,
+  businessId: string,
+  changes: CreditChanges[],
+): Promise<AppliedManyChanges> {
+  const payments: (NonNullable<CreditChanges['payment']> & { credit_id: string })[] = [];
+  const entries: Record<string, unknown>[] = [];
+  const watermarks = new Map<string, string>();
+  const installments = new Map<string, { id: string; status: InstallmentStatus; paid_date: string | null }>();
+  const credits = new Map<string, CreditStatus>();
+  for (const ch of changes) {
+    if (ch.reversal) throw new Error('applyManyCreditChanges: a reversal is written alone (applyCreditChanges)');
+    if (ch.payment) payments.push({ ...ch.payment, credit_id: ch.creditId });
+    for (const e of ch.entries) entries.push({ ...entryRow(e, entries.length), credit_id: ch.creditId });
+    if (ch.accruedThrough !== null) {
+      const before = watermarks.get(ch.creditId);
+      if (before === undefined || ch.accruedThrough > before) watermarks.set(ch.creditId, ch.accruedThrough);
+    }
+    for (const i of ch.installments) installments.set(i.id, i);
+    if (ch.creditStatus) credits.set(ch.creditId, ch.creditStatus);
+  }
+  const r = await db.executeQuery<
+    LedgerEntry & { ord: number | null; tx_now: Date; payments_created: [string, number][] | null }
+  >(
+    CompiledQuery.raw(MANY_CREDIT_CHANGES, [
+      businessId,
+      JSON.stringify(payments),
+      JSON.stringify(entries),
+      JSON.stringify([...watermarks].map(([credit_id, posted_through]) => ({ credit_id, posted_through }))),
+      JSON.stringify([...installments.values()]),
+      JSON.stringify([...credits].map(([id, status]) => ({ id, status }))),
+    ]),
+  );
+  const first = r.rows[0]!;
+  const written = first.ord === null ? [] : r.rows;
+  return {
+    now: first.tx_now,
+    paymentCreatedAt: new Map((first.payments_created ?? []).map(([id, at]) => [id, new Date(Number(at))])),
+    entries: new Map(
+      written.map(({ ord: _o, tx_now: _n, payments_created: _p, ...e }) => [e.id, e as LedgerEntry] as const),
+    ),
   };
 }

@@ -31,6 +31,19 @@ export function lockCredit(db: Executor, businessId: string, id: string): Promis
     .executeTakeFirst();
 }
 
+/** Several credits locked (FOR UPDATE) in the order of their ids, so two such batches never deadlock. */
+export function lockCredits(db: Executor, businessId: string, ids: string[]): Promise<Credit[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('credits')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', sql<string>`ANY(${sql.val(ids)}::uuid[])`)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
 // The share locks a new credit takes on what it names. They read other tables (credit_configs,
 // branches) but belong to granting a credit: the plan and branch services own those tables' rules.
 

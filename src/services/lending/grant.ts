@@ -153,6 +153,23 @@ export async function createCreditIn(
 }
 
 /**
+ * With approval.required, an employee grants credits only through applications: a credit granted
+ * directly, or a refinance (which grants a new credit), is 409 approval_required. Admins, keys and
+ * the CLI (`actingRole` not employee) may still grant directly; the audit shows who.
+ */
+export async function refuseWithoutApproval(
+  trx: Transaction<DB>,
+  ctx: LendingContext,
+  actingRole: Role | null | undefined,
+): Promise<void> {
+  if (actingRole === 'employee' && (await approvalSettings(trx, ctx.businessId)).required)
+    throw new AppError(
+      'approval_required',
+      'credits of this business need an approved application: submit one (POST /api/clients/{id}/applications) and disburse it once approved',
+    );
+}
+
+/**
  * A credit granted directly. `actingRole`: the signed-in user's role (null for a key or the CLI);
  * with approval.required, an employee grants only through applications (409 approval_required).
  */
@@ -163,11 +180,7 @@ export async function createCredit(
   opts: { actingRole?: Role | null } = {},
 ): Promise<CreditDetailRows> {
   return withActor(db.kysely, ctx, async (trx) => {
-    if (opts.actingRole === 'employee' && (await approvalSettings(trx, ctx.businessId)).required)
-      throw new AppError(
-        'approval_required',
-        'credits of this business need an approved application: submit one (POST /api/clients/{id}/applications) and disburse it once approved',
-      );
+    await refuseWithoutApproval(trx, ctx, opts.actingRole);
     // before any row lock: a holiday change holds the business's holiday lock while it updates installments
     const holidays = await holidaySet(trx, ctx.businessId);
     const client = await getClient(trx, ctx.businessId, input.clientId);

@@ -11,7 +11,8 @@ import { inheritedBranch } from '../branches.ts';
 import { holidaySet } from '../holidays.ts';
 import { positiveAmount, postThrough, stageSlices, statesOf } from './engine/book.ts';
 import { balanceOf } from './engine/state.ts';
-import { createCreditIn } from './grant.ts';
+import { createCreditIn, refuseWithoutApproval } from './grant.ts';
+import type { Role } from '../../domain/access.ts';
 import { announceStatus, flush, loadLocked, type CreditDetailRows, type LendingContext } from './store.ts';
 
 export async function writeOffCredit(
@@ -81,8 +82,11 @@ export async function refinanceCredit(
   ctx: LendingContext,
   creditId: string,
   input: RefinanceInput,
+  opts: { actingRole?: Role | null } = {},
 ): Promise<CreditDetailRows> {
   return withActor(db.kysely, ctx, async (trx) => {
+    // a refinance grants a new credit: under approval, as a credit granted directly
+    await refuseWithoutApproval(trx, ctx, opts.actingRole);
     // before the credit's lock: a holiday change holds the business's holiday lock while it updates installments
     const holidays = await holidaySet(trx, ctx.businessId);
     const l = await loadLocked(trx, ctx, creditId);

@@ -7,7 +7,7 @@ import type { Executor } from '../../db/connection.ts';
 import type { DB, LedgerEntry, Payment, PaymentMethod } from '../../db/schema.ts';
 import { getCredit } from '../../db/repositories/credits.ts';
 import { paymentByReference, paymentsOfCredit } from '../../db/repositories/payments.ts';
-import { compareDates, toMoneyString } from '../../domain/index.ts';
+import { compareDates, toMoneyString, type Decimal } from '../../domain/index.ts';
 import { AppError, conflict, notFound, unprocessable } from '../../domain/errors.ts';
 import { readsOf, type Database } from '../context.ts';
 import { chosenBranch } from '../branches.ts';
@@ -129,9 +129,8 @@ export function duplicatePayment(existingId: string | null, ref: PaymentReferenc
 
 /**
  * Validates and stages one payment on a credit already locked and read, then writes it (one
- * statement): what registerPayment does inside its transaction, and what an import does for each
- * line. On a refusal (an AppError) nothing was written, but `l` may hold staged entries: read the
- * credit again before using it.
+ * statement): what registerPayment does inside its transaction. On a refusal (an AppError) nothing
+ * was written, but `l` may hold staged entries: read the credit again before using it.
  */
 export async function payOnBook(
   trx: Transaction<DB>,
@@ -139,80 +138,101 @@ export async function payOnBook(
   l: RowBook,
   input: PaymentInput,
 ): Promise<{ created: LedgerEntry[]; paymentId: string; punitoryAtStorableMax: boolean }> {
-  {
-    const { credit } = l;
-    const ref = paymentReference(input);
-    const why = STATUS_FORBIDS_PAYMENT[credit.status];
-    if (why) throw conflict(`payment refused: ${why}`);
+  const checked = checkPayment(ctx, l, input);
+  const branchId = await chosenBranch(trx, ctx, l.credit, input.branchId);
+  const paymentId = stagePayment(ctx, l, checked, branchId);
+  const created = await flush(trx, ctx, l);
+  return { created, paymentId, punitoryAtStorableMax: l.atStorableMax };
+}
 
-    const amount = positiveAmount(input.amount);
-    const paidOn = input.paidOn ?? ctx.today;
-    if (compareDates(paidOn, ctx.today) > 0)
-      throw unprocessable(`paid_on ${paidOn} is in the future (today is ${ctx.today})`, [
-        { path: '/paid_on', message: 'in the future' },
-      ]);
-    if (compareDates(paidOn, credit.start_date) < 0)
-      throw unprocessable(`paid_on ${paidOn} is before the credit's start date ${credit.start_date}`, [
-        { path: '/paid_on', message: 'before start_date' },
-      ]);
-    const branchId = await chosenBranch(trx, ctx, credit, input.branchId);
-    const paymentId = crypto.randomUUID();
-    // 0. punitory up to the payment's date, before anything is allocated (a payment counts from
-    //    the next day, so this does not depend on it)
-    if (l.postedThrough === null || compareDates(paidOn, l.postedThrough) > 0) postPunitory(ctx, l, paidOn);
-    const active = activePayments(l);
-    const latest = active.every((p) => compareDates(p.paidOn, paidOn) <= 0);
+/** A payment checked against its credit (the refusals that need no query), ready to stage. */
+export interface CheckedPayment {
+  amount: Decimal;
+  paidOn: string;
+  method: PaymentMethod;
+  ref: PaymentReference;
+}
 
-    // 1. an early payoff: a payment of exactly the payoff amount, dated on or after every other,
-    //    first writes off the interest not owed (the rebate)
-    if (latest) {
-      const quote = payoffOf(ctx, l, paidOn);
-      if (quote.breakdown.rebate.gt(0) && amount.eq(quote.amount))
-        stageSlices(ctx, l, quote.rebates, { origin: 'rebate', paymentId, paidOn, branchId });
-    }
+/** The refusals of a payment on a credit read under its lock: the credit's status, the amount, the date. */
+export function checkPayment(ctx: LendingContext, l: RowBook, input: PaymentInput): CheckedPayment {
+  const { credit } = l;
+  const why = STATUS_FORBIDS_PAYMENT[credit.status];
+  if (why) throw conflict(`payment refused: ${why}`);
+  const amount = positiveAmount(input.amount);
+  const paidOn = input.paidOn ?? ctx.today;
+  if (compareDates(paidOn, ctx.today) > 0)
+    throw unprocessable(`paid_on ${paidOn} is in the future (today is ${ctx.today})`, [
+      { path: '/paid_on', message: 'in the future' },
+    ]);
+  if (compareDates(paidOn, credit.start_date) < 0)
+    throw unprocessable(`paid_on ${paidOn} is before the credit's start date ${credit.start_date}`, [
+      { path: '/paid_on', message: 'before start_date' },
+    ]);
+  return { amount, paidOn, method: input.method ?? 'cash', ref: paymentReference(input) };
+}
 
-    // 2. every active payment and this one allocated in date order (this one after those of its
-    //    date); unchanged earlier payments give no entry
-    const list = [...active, { id: paymentId, amount, paidOn, isNew: true }].sort(
-      (a, b) => compareDates(a.paidOn, b.paidOn) || Number(a.isNew) - Number(b.isNew),
-    );
-    const replayed = replay(ctx, l, list);
-    stageCorrections(ctx, l, replayed, null);
-    // an early payoff may take back what a prepayment paid beyond an installment's amount once its
-    // rebate is written (negative slices) and pay it toward the installments still owing: those
-    // slices are corrections, the rest the payment's own
-    const own = replayed.get(paymentId)!;
-    stageSlices(
-      ctx,
-      l,
-      own.filter((s) => s.amount.gt(0)),
-      { origin: 'payment', paymentId, paidOn, branchId },
-    );
-    stageSlices(
-      ctx,
-      l,
-      own.filter((s) => s.amount.lt(0)),
-      { origin: 'correction', paymentId, paidOn, branchId },
-    );
-    l.staged.payment = {
-      id: paymentId,
-      amount: toMoneyString(amount),
-      paid_on: paidOn,
-      branch_id: branchId,
-      created_by: ctx.actor,
-      method: input.method ?? 'cash',
-      channel: ref.channel,
-      external_reference: ref.externalReference,
-    };
+/**
+ * Stages a checked payment on the book (nothing written): punitory up to its date, an early
+ * payoff's rebate, every active payment allocated again, corrections. Returns the payment's id.
+ * Throws an AppError when the allocation refuses it (more than is owed), `l` then holding what was
+ * staged so far.
+ */
+export function stagePayment(ctx: LendingContext, l: RowBook, p: CheckedPayment, branchId: string | null): string {
+  const { amount, paidOn } = p;
+  const paymentId = crypto.randomUUID();
+  // 0. punitory up to the payment's date, before anything is allocated (a payment counts from
+  //    the next day, so this does not depend on it)
+  if (l.postedThrough === null || compareDates(paidOn, l.postedThrough) > 0) postPunitory(ctx, l, paidOn);
+  const active = activePayments(l);
+  const latest = active.every((x) => compareDates(x.paidOn, paidOn) <= 0);
 
-    // 3. a payment dated before punitory already posted changed the history: the punitory up to
-    //    the latest posting, computed again, and the difference posted (negative when too much had
-    //    been charged); nothing otherwise
-    postPunitory(ctx, l, l.postedThrough!);
-
-    const created = await flush(trx, ctx, l);
-    return { created, paymentId, punitoryAtStorableMax: l.atStorableMax };
+  // 1. an early payoff: a payment of exactly the payoff amount, dated on or after every other,
+  //    first writes off the interest not owed (the rebate)
+  if (latest) {
+    const quote = payoffOf(ctx, l, paidOn);
+    if (quote.breakdown.rebate.gt(0) && amount.eq(quote.amount))
+      stageSlices(ctx, l, quote.rebates, { origin: 'rebate', paymentId, paidOn, branchId });
   }
+
+  // 2. every active payment and this one allocated in date order (this one after those of its
+  //    date); unchanged earlier payments give no entry
+  const list = [...active, { id: paymentId, amount, paidOn, isNew: true }].sort(
+    (a, b) => compareDates(a.paidOn, b.paidOn) || Number(a.isNew) - Number(b.isNew),
+  );
+  const replayed = replay(ctx, l, list);
+  stageCorrections(ctx, l, replayed, null);
+  // an early payoff may take back what a prepayment paid beyond an installment's amount once its
+  // rebate is written (negative slices) and pay it toward the installments still owing: those
+  // slices are corrections, the rest the payment's own
+  const own = replayed.get(paymentId)!;
+  stageSlices(
+    ctx,
+    l,
+    own.filter((s) => s.amount.gt(0)),
+    { origin: 'payment', paymentId, paidOn, branchId },
+  );
+  stageSlices(
+    ctx,
+    l,
+    own.filter((s) => s.amount.lt(0)),
+    { origin: 'correction', paymentId, paidOn, branchId },
+  );
+  l.staged.payment = {
+    id: paymentId,
+    amount: toMoneyString(amount),
+    paid_on: paidOn,
+    branch_id: branchId,
+    created_by: ctx.actor,
+    method: p.method,
+    channel: p.ref.channel,
+    external_reference: p.ref.externalReference,
+  };
+
+  // 3. a payment dated before punitory already posted changed the history: the punitory up to
+  //    the latest posting, computed again, and the difference posted (negative when too much had
+  //    been charged); nothing otherwise
+  postPunitory(ctx, l, l.postedThrough!);
+  return paymentId;
 }
 
 /** A credit's payments, reversed ones included, in the order they apply. */

@@ -5,11 +5,11 @@
 import type { Transaction } from 'kysely';
 import type { Executor } from '../../db/connection.ts';
 import type { Credit, DB, Installment, LedgerEntry, Payment } from '../../db/schema.ts';
-import { lockCredit } from '../../db/repositories/credits.ts';
+import { lockCredit, lockCredits } from '../../db/repositories/credits.ts';
 import { installmentsOfCredit } from '../../db/repositories/installments.ts';
 import { ledgerOfCredit } from '../../db/repositories/ledger.ts';
-import { creditBook } from '../../db/repositories/creditBook.ts';
-import { applyCreditChanges } from '../../db/repositories/creditChanges.ts';
+import { creditBook, creditBooks } from '../../db/repositories/creditBook.ts';
+import { applyCreditChanges, applyManyCreditChanges, type CreditChanges } from '../../db/repositories/creditChanges.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ActorContext } from '../context.ts';
 import { emit } from '../events.ts';
@@ -45,6 +45,29 @@ export async function loadLocked(trx: Transaction<DB>, ctx: LendingContext, cred
 }
 
 /**
+ * Several credits locked (in the order of their ids) and their books read, two statements for all:
+ * a payment import's batch. A credit not found is not in the map.
+ */
+export async function loadLockedMany(
+  trx: Transaction<DB>,
+  ctx: LendingContext,
+  creditIds: string[],
+): Promise<Map<string, RowBook>> {
+  const credits = await lockCredits(trx, ctx.businessId, creditIds);
+  const books = await creditBooks(
+    trx,
+    ctx.businessId,
+    credits.map((c) => c.id),
+  );
+  return new Map(
+    credits.map((c) => {
+      const b = books.get(c.id)!;
+      return [c.id, openBook(c, b.installments, b.ledger, b.payments, b.postedThrough)] as const;
+    }),
+  );
+}
+
+/**
  * Writes what is staged in one statement, with every installment's status and paid_date brought in
  * line with its sums, a fully paid active credit closed and a closed one that owes again reopened;
  * `l` then holds the rows as written. Returns the entries written (what the use case created).
@@ -60,7 +83,17 @@ export async function flush(trx: Transaction<DB>, ctx: LendingContext, l: RowBoo
     payment: l.staged.payment,
     reversal: l.staged.reversal,
   });
-  announceChanges(trx, ctx, l, { entries, now, paymentCreatedAt, creditStatus });
+  const { reversal } = l.staged;
+  announceChanges(
+    trx,
+    ctx,
+    {
+      credit: l.credit,
+      payment: l.staged.payment,
+      reversal: reversal && { payment: l.payments.find((p) => p.id === reversal.paymentId)!, reason: reversal.reason },
+    },
+    { entries, now, paymentCreatedAt, creditStatus },
+  );
   l.staged = nothingStaged();
   // the rows as a re-read would give them, without the re-read
   const byId = new Map(moved.map((m) => [m.id, m]));
@@ -73,15 +106,116 @@ export async function flush(trx: Transaction<DB>, ctx: LendingContext, l: RowBoo
   return entries;
 }
 
-/** The events of what flush wrote: the payment, its reversal, punitory posted, the credit's status. */
+/**
+ * A payment staged on a book and taken as written (setAside), to be written with the others of a
+ * batch (flushBatch).
+ */
+export interface SetAside {
+  changes: CreditChanges;
+  /** the credit before the change */
+  credit: Credit;
+}
+
+/** Far in the future, before the staged entries' own (book.ts statesOf): what is set aside sorts after what was read. */
+const SET_ASIDE_AT = 8.64e15 - 1e12;
+
+/**
+ * Takes what is staged on `l` as written without writing it (several payments of one batch, one
+ * statement for all: flushBatch): the book then holds the rows a re-read would give (the entries,
+ * the payment, statuses, the watermark), so the credit's next payment of the batch is decided on
+ * them. No reversal (written alone, by flush).
+ */
+export function setAside(ctx: LendingContext, l: RowBook): SetAside {
+  const { moved, creditStatus } = settle(l);
+  const { staged, credit } = l;
+  const changes: CreditChanges = {
+    creditId: credit.id,
+    entries: staged.entries,
+    accruedThrough: staged.accruedThrough,
+    installments: moved,
+    creditStatus,
+    payment: staged.payment,
+    reversal: null,
+  };
+  const at = (k: number) => new Date(SET_ASIDE_AT + l.ledger.length + k);
+  l.ledger = [
+    ...l.ledger,
+    ...staged.entries.map(
+      (e, k) =>
+        ({
+          ...e,
+          business_id: ctx.businessId,
+          credit_id: credit.id,
+          punitory_part: e.punitory_part ?? '0.00',
+          vat_part: e.vat_part ?? '0.00',
+          interest_part: e.interest_part ?? '0.00',
+          payment_id: e.payment_id ?? null,
+          created_at: at(k),
+        }) satisfies LedgerEntry,
+    ),
+  ];
+  if (staged.payment) {
+    const p = staged.payment;
+    const row: Payment = {
+      ...p,
+      method: p.method as Payment['method'],
+      business_id: ctx.businessId,
+      credit_id: credit.id,
+      created_at: at(staged.entries.length),
+      reversed_at: null,
+      reversal_reason: null,
+      reversed_by: null,
+    };
+    // in the order they apply: after every payment of its date or earlier
+    const k = l.payments.findIndex((x) => x.paid_on > p.paid_on);
+    l.payments = k < 0 ? [...l.payments, row] : [...l.payments.slice(0, k), row, ...l.payments.slice(k)];
+  }
+  const byId = new Map(moved.map((m) => [m.id, m]));
+  l.installments = l.installments.map((i) => {
+    const m = byId.get(i.id);
+    return m ? { ...i, status: m.status, paid_date: m.paid_date } : i;
+  });
+  if (creditStatus) l.credit = { ...credit, status: creditStatus };
+  l.staged = nothingStaged();
+  return { changes, credit };
+}
+
+/** Writes what a batch set aside, in one statement, and announces each change in the order given. */
+export async function flushBatch(trx: Transaction<DB>, ctx: LendingContext, batch: SetAside[]): Promise<void> {
+  if (batch.length === 0) return;
+  const applied = await applyManyCreditChanges(
+    trx,
+    ctx.businessId,
+    batch.map((b) => b.changes),
+  );
+  for (const { changes, credit } of batch)
+    announceChanges(
+      trx,
+      ctx,
+      { credit, payment: changes.payment ?? null, reversal: null },
+      {
+        entries: changes.entries.map((e) => applied.entries.get(e.id)!),
+        now: applied.now,
+        paymentCreatedAt: changes.payment ? (applied.paymentCreatedAt.get(changes.payment.id) ?? null) : null,
+        creditStatus: changes.creditStatus,
+      },
+    );
+}
+
+/** The events of what was written: the payment, its reversal, punitory posted, the credit's status. */
 function announceChanges(
   trx: Transaction<DB>,
   ctx: LendingContext,
-  l: RowBook,
+  what: {
+    /** the credit before the change */
+    credit: Credit;
+    payment: CreditChanges['payment'];
+    reversal: { payment: Payment; reason: string } | null;
+  },
   written: { entries: LedgerEntry[]; now: Date; paymentCreatedAt: Date | null; creditStatus: Credit['status'] | null },
 ): void {
-  const creditId = l.credit.id;
-  const { payment, reversal } = l.staged;
+  const creditId = what.credit.id;
+  const { payment, reversal } = what;
   // the punitory posted up to the payment's date comes before the payment, as in the ledger
   for (const e of written.entries)
     if (e.type === 'punitory') emit(trx, ctx.businessId, 'punitory.posted', presentLedgerEntry(e), { creditId });
@@ -102,22 +236,20 @@ function announceChanges(
       }),
       { creditId },
     );
-  if (reversal) {
-    const reversed = l.payments.find((p) => p.id === reversal.paymentId)!;
+  if (reversal)
     emit(
       trx,
       ctx.businessId,
       'payment.reversed',
-      presentPayment({ ...reversed, reversed_at: written.now, reversal_reason: reversal.reason }),
+      presentPayment({ ...reversal.payment, reversed_at: written.now, reversal_reason: reversal.reason }),
       { creditId },
     );
-  }
   if (written.creditStatus)
     announceStatus(
       trx,
       ctx.businessId,
-      { ...l.credit, status: written.creditStatus, updated_at: written.now },
-      l.credit.status,
+      { ...what.credit, status: written.creditStatus, updated_at: written.now },
+      what.credit.status,
     );
 }
 

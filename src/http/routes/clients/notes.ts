@@ -17,6 +17,7 @@ import {
 import * as ex from '../../examples.ts';
 import { addNote, listNotes } from '../../../services/collections.ts';
 import { write } from '../../idempotency.ts';
+import { pageRequest } from '../../helpers.ts';
 
 const IdParams = idParams(ex.ids.client);
 
@@ -75,10 +76,8 @@ export default async function clientNoteRoutes(app: App) {
       },
     },
     async (req) => {
-      const limit = req.query.limit ?? 50;
-      const offset = req.query.offset ?? 0;
-      const page = await listNotes(app.db, req.auth, req.params.id, { limit, offset });
-      return { ...page, limit, offset };
+      const at = pageRequest(req.query);
+      return { ...(await listNotes(app.db, req.auth, req.params.id, at)), ...at };
     },
   );
 }

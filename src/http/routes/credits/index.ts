@@ -465,7 +465,8 @@ export default async function creditRoutes(app: App) {
           'Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created',
         description:
           'amount defaults to the balance and may not be less (422). The new credit keeps the client; its branch is branch_id when given ' +
-          "(an unknown or deleted branch is 422), none when branch_id is null, otherwise the old credit's branch (unless deleted since).",
+          "(an unknown or deleted branch is 422), none when branch_id is null, otherwise the old credit's branch (unless deleted since). " +
+          'When the settings require approval, an employee may not refinance (409 approval_required), as they may not grant a credit directly.',
         params: IdParams,
         body: RefinanceBody,
         response: {
@@ -485,13 +486,19 @@ export default async function creditRoutes(app: App) {
         reply,
         201,
         (ctx) =>
-          refinanceCredit(app.db, ctx, req.params.id, {
-            creditConfigId: b.credit_config_id,
-            amount: b.amount,
-            startDate: b.start_date,
-            branchId: b.branch_id,
-            originTransactionReference: ref ? ref : null,
-          }),
+          refinanceCredit(
+            app.db,
+            ctx,
+            req.params.id,
+            {
+              creditConfigId: b.credit_config_id,
+              amount: b.amount,
+              startDate: b.start_date,
+              branchId: b.branch_id,
+              originTransactionReference: ref ? ref : null,
+            },
+            { actingRole: req.auth.role },
+          ),
         (d) => presentDetail(d, req.auth),
       );
     },
