@@ -8,6 +8,8 @@ import { Grant } from './pages/Grant.tsx';
 import { CreditPage } from './pages/Credit.tsx';
 import { Collections } from './pages/Collections.tsx';
 import { Audit, Branches, Holidays, Keys, Leads, Plans, Users, Webhooks } from './pages/Admin.tsx';
+import { ApplicationNew, ApplicationPage, Applications } from './pages/Applications.tsx';
+import { Notifications, Settings } from './pages/Settings.tsx';
 
 export interface PageDef {
   path: string;
@@ -26,7 +28,11 @@ export const PAGES: PageDef[] = [
   { path: '/clients/:id/edit', title: 'Edit', component: ClientEdit, role: 'employee' },
   { path: '/clients/:id/grant', title: 'Grant a credit', component: Grant, role: 'employee' },
   { path: '/credits/:id', title: 'Credit', component: CreditPage, role: 'viewer' },
+  { path: '/applications', title: 'Applications', component: Applications, role: 'viewer', nav: true },
+  { path: '/applications/new', title: 'New application', component: ApplicationNew, role: 'employee' },
+  { path: '/applications/:id', title: 'Application', component: ApplicationPage, role: 'viewer' },
   { path: '/collections', title: 'Collections', component: Collections, role: 'viewer', nav: true },
+  { path: '/notifications', title: 'Notifications', component: Notifications, role: 'viewer', nav: true },
   { path: '/plans', title: 'Plans', component: Plans, role: 'viewer', nav: true },
   { path: '/branches', title: 'Branches', component: Branches, role: 'viewer', nav: true },
   { path: '/holidays', title: 'Holidays', component: Holidays, role: 'viewer', nav: true },
@@ -35,4 +41,5 @@ export const PAGES: PageDef[] = [
   { path: '/users', title: 'Users', component: Users, role: 'admin', nav: true },
   { path: '/keys', title: 'API keys', component: Keys, role: 'admin', nav: true },
   { path: '/webhooks', title: 'Webhooks', component: Webhooks, role: 'admin', nav: true },
+  { path: '/settings', title: 'Settings', component: Settings, role: 'admin', nav: true },
 ];

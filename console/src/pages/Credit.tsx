@@ -10,6 +10,7 @@ import { type Me, useCan, useMe } from '../session.tsx';
 import { Card, ConfirmButton, ErrorNote, Field, Money, Status, Table } from '../ui.tsx';
 import type { Credit } from './Clients.tsx';
 import { usePlans } from './shared.ts';
+import { CreditCollections } from './CollectionActions.tsx';
 
 interface Installment {
   id: string;
@@ -157,6 +158,7 @@ export function CreditPage() {
         />
       </section>
       {canWrite && open && <PaymentForm creditId={id} installments={installments} onDone={refresh} />}
+      <CreditCollections credit={credit} />
       <section aria-labelledby="payments">
         <h2 id="payments">{t('Payments')}</h2>
         <ErrorNote error={payments.error} />
