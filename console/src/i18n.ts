@@ -252,6 +252,7 @@ const ES: Record<string, string> = {
   Assign: 'Asignar',
   Nobody: 'Nadie',
   'Other credit': 'Otro crédito',
+  'Submit as an application': 'Presentar como solicitud',
   'Installment {n}': 'Cuota {n}',
   'by {who}': 'por {who}',
   Promised: 'Prometido',
@@ -476,6 +477,10 @@ const API_ES: [RegExp, (m: RegExpExecArray) => string][] = [
   [
     /^the application is (\w+): only a submitted application can be/,
     (m) => `La solicitud ya está ${t(m[1] ?? '')}: solo se decide o retira una solicitud presentada.`,
+  ],
+  [
+    /^credits of this business need an approved application/,
+    () => 'Este negocio otorga créditos solo con una solicitud aprobada por otra persona: presentala como solicitud.',
   ],
   [/^the application was disbursed already/, () => 'La solicitud ya fue desembolsada.'],
   [

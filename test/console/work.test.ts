@@ -191,10 +191,24 @@ test('applications, collections, settings and notifications in Chromium', {
       await maker.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
 
+      // with approval required, the grant page turns the same figures into an application
+      await maker.goto(`${w.base}/app/clients/${w.clientId}/grant`);
+      await maker.getByLabel('Plan').selectOption({ label: 'Plan solicitudes 3 cuotas' });
+      await maker.getByLabel('Monto').fill('20000');
+      await maker.getByText('CFT (costo financiero total').waitFor();
+      await maker.getByRole('button', { name: 'Otorgar', exact: true }).click();
+      await maker.getByText('Este negocio otorga créditos solo con una solicitud aprobada').waitFor();
+      await maker.getByRole('button', { name: 'Presentar como solicitud' }).click();
+      await maker
+        .getByRole('heading', { name: /Solicitud/ })
+        .getByText('presentada')
+        .waitFor();
+      assert.equal(json(await h.get(`/api/applications/${maker.url().split('/').pop()}`)).amount, 20000);
+
       // another employee: over the employee limit
       const checker = await person(t, w.browser, w.base, w.checker.email);
       await go(checker, 'Solicitudes de crédito', 'Solicitudes de crédito');
-      await checker.getByRole('table', { name: 'Solicitudes de crédito' }).getByText('Morales, Ana').waitFor();
+      await checker.getByRole('table', { name: 'Solicitudes de crédito' }).getByText('Morales, Ana').first().waitFor();
       await axe(checker, 'applications');
       await shot(checker, 'applications');
       await checker.goto(applicationUrl);

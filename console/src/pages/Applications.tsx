@@ -181,7 +181,7 @@ export function ClientPicker({
         name="client_search"
         type="search"
         inputMode="search"
-        hint={t('DNI, CUIT, name or email')}
+        hint={anyLabel === undefined ? t('DNI, CUIT, name or email') : undefined}
         value={text}
         onChange={setText}
       />

@@ -283,7 +283,6 @@ export function CreditCollections({
           {t('Collector')}: <strong>{collectorName(credit.collector_id, me, users)}</strong>
         </p>
       )}
-      <h3>{t('Promises')}</h3>
       <ErrorNote error={promises.error} />
       <Table
         rows={promises.data ?? []}
@@ -316,7 +315,6 @@ export function CreditCollections({
             : []),
         ]}
       />
-      <h3>{t('Notes')}</h3>
       <ErrorNote error={notes.error} />
       <Table
         rows={notes.data?.items ?? []}

@@ -151,9 +151,15 @@ export function Collections() {
             columns={[
               {
                 header: t('Client'),
-                cell: (i) => <Link href={`/clients/${i.client_id}`}>{i.client_name || '—'}</Link>,
+                cell: (i) => (
+                  <>
+                    <Link href={`/clients/${i.client_id}`}>{i.client_name || '—'}</Link>
+                    <small className="cell-note">
+                      <Link href={`/credits/${i.credit_id}`}>{credit(i)}</Link>
+                    </small>
+                  </>
+                ),
               },
-              { header: t('Credit'), cell: (i) => <Link href={`/credits/${i.credit_id}`}>{credit(i)}</Link> },
               {
                 header: t('Due date'),
                 cell: (i) => (
