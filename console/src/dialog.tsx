@@ -36,8 +36,13 @@ export function FormDialog({
     return () => d?.close();
   }, []);
   const apiError = error instanceof ApiError ? error : null;
-  // a refusal about a field is written under it; any other under the form
-  const aboutAField = apiError !== null && apiError.details.length > 0 && apiError.status === 422;
+  // a refusal about one of the dialog's fields is written under it; any other under the form
+  const aboutAField =
+    apiError !== null &&
+    apiError.details.some((d) => {
+      const name = d.path.split('/')[1];
+      return !!name && !!ref.current?.querySelector(`[name="${CSS.escape(name)}"]`);
+    });
   return (
     <dialog
       ref={ref}
