@@ -4,7 +4,7 @@
 // method per operationId over openapi-fetch (sdk/operations.ts), the operations grouped by
 // resource with their kind of paging (sdk/resources.ts), a type per schema (sdk/types.ts) and the
 // package's manifest (sdk/package.json: the root's version and openapi-fetch range). The runtime
-// (sdk/index.ts, client.ts, retry.ts, pagination.ts, webhooks.ts) is written by hand; `npm run
+// (sdk/index.ts, retry.ts, pagination.ts, webhooks.ts, consistency.ts) is written by hand; `npm run
 // build` in sdk/ (or the root build) compiles it all into sdk/dist.
 // `npm run sdk -- --check` writes nothing and fails when a committed file differs from what would
 // be generated now (test/http/sdk.test.ts checks the same on every test run).

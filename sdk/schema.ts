@@ -3119,7 +3119,10 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+        ConsistencyToken: string;
+    };
     requestBodies: never;
     headers: {
         /** @description The request's id: the caller's own X-Request-Id when it is a plain token (letters, digits, `.`, `_`, `-`, at most 128), else a new uuid. The same value is an Error body's `request_id` and every log line of the request. */
@@ -3136,6 +3139,8 @@ export interface components {
         "Retry-After": number;
         /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key: nothing was written this time. */
         "Idempotent-Replayed": "true";
+        /** @description Only when the service reads from a replica (DATABASE_READ_URL): the write's position in the primary's log. Send it back as the Consistency-Token request header and a list, report or feed read on any process of the service waits for this write on the replica, or reads the primary. */
+        "Consistency-Token": string;
         /** @description The session cookie (HttpOnly) and the csrf cookie a browser sends back as X-CSRF-Token; `__Host-` prefixed and Secure over https. Sign-out sets both expired. */
         "Set-Cookie": string;
         /** @description The file name to save or show the document under (`attachment` or `inline`). */
@@ -5093,7 +5098,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5225,6 +5233,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5273,7 +5282,10 @@ export interface operations {
     getClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
                 id: string;
@@ -5566,6 +5578,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5614,7 +5627,10 @@ export interface operations {
     listClientCredits: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
                 clientId: string;
@@ -5730,6 +5746,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5920,7 +5937,10 @@ export interface operations {
     listClientFiles: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
                 id: string;
@@ -6009,6 +6029,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6063,6 +6084,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6096,7 +6118,10 @@ export interface operations {
     downloadClientFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
                 clientId: string;
@@ -6139,7 +6164,10 @@ export interface operations {
     listUploadSessions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
                 id: string;
@@ -6228,6 +6256,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6314,6 +6343,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6350,7 +6380,10 @@ export interface operations {
     listCreditConfigs: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6528,6 +6561,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6599,7 +6633,10 @@ export interface operations {
     getCreditConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 0e5dd6fd-5823-49a5-a280-d455f8c471c3 */
                 id: string;
@@ -6769,6 +6806,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6865,6 +6903,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6901,7 +6940,9 @@ export interface operations {
                      *         "tna": 1.164123,
                      *         "tea": 2.037584,
                      *         "cft_tea": 1.208452
-                     *       }
+                     *       },
+                     *       "fees": [],
+                     *       "disbursed": 100000
                      *     }
                      */
                     "application/json": {
@@ -6919,6 +6960,18 @@ export interface operations {
                         }[];
                         total: number;
                         cost: components["schemas"]["Cost"];
+                        /** @description the plan's fees on this amount; empty when it has none */
+                        fees: {
+                            type: "origination";
+                            /** @description the fee, VAT aside */
+                            amount: number;
+                            /** @description the fee's VAT */
+                            vat: number;
+                            /** @description true: added to the principal the schedule is built on; false: deducted from the cash handed over */
+                            financed: boolean;
+                        }[];
+                        /** @description the cash the client would be handed: the amount, less a deducted fee and its VAT */
+                        disbursed: number;
                     };
                 };
             };
@@ -6939,7 +6992,10 @@ export interface operations {
     listBranches: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7028,6 +7084,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7118,6 +7175,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7171,6 +7229,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7216,7 +7275,10 @@ export interface operations {
                 /** @description next_cursor of the previous page, as it came */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7306,7 +7368,10 @@ export interface operations {
                 as_of?: string;
                 branch_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7520,7 +7585,10 @@ export interface operations {
                 /** @description default day */
                 group_by?: "day" | "method" | "channel" | "branch";
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7621,7 +7689,10 @@ export interface operations {
                 /** @description YYYY-MM-DD (a whole day in the business time zone) or an RFC 3339 date-time with offset */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example credits */
                 dataset: "clients" | "credits" | "installments" | "ledger" | "payments" | "logs";
@@ -7664,7 +7735,10 @@ export interface operations {
     listCreditLedger: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
                 id: string;
@@ -7794,7 +7868,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7866,7 +7943,10 @@ export interface operations {
     getCredit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
                 id: string;
@@ -8108,7 +8188,10 @@ export interface operations {
     listCreditPayments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
                 id: string;
@@ -8217,6 +8300,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8442,6 +8526,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8673,7 +8758,10 @@ export interface operations {
                 /** @description YYYY-MM-DD; default today, not before the start date nor after today */
                 as_of?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
                 id: string;
@@ -8779,6 +8867,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8878,6 +8967,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9092,6 +9182,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9140,7 +9231,10 @@ export interface operations {
     listPromises: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
                 id: string;
@@ -9238,6 +9332,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9300,6 +9395,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9365,6 +9461,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9416,7 +9513,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
                 id: string;
@@ -9517,6 +9617,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9612,6 +9713,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9667,7 +9769,10 @@ export interface operations {
     getPaymentImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 5b0f6c1e-8a8e-4c39-9a43-3f4d0f1f6a10 */
                 id: string;
@@ -9721,7 +9826,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 5b0f6c1e-8a8e-4c39-9a43-3f4d0f1f6a10 */
                 id: string;
@@ -9796,7 +9904,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9942,7 +10053,10 @@ export interface operations {
     getCreditStatement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
                 id: string;
@@ -10090,7 +10204,10 @@ export interface operations {
                 /** @description the PDF's paper: a4 (the default), or 80mm for a counter's roll printer (80 mm wide, 72 mm printed, as tall as the receipt); the JSON answer ignores it */
                 paper?: "a4" | "80mm";
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
                 id: string;
@@ -10214,7 +10331,10 @@ export interface operations {
                 /** @description YYYY-MM-DD: holidays on or before it */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10309,6 +10429,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10360,6 +10481,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10396,7 +10518,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10461,7 +10586,10 @@ export interface operations {
     getLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example c4a1e7d2-5b3f-4c8e-9a61-7f2d0b8e3c45 */
                 id: string;
@@ -10569,6 +10697,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10623,7 +10752,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10694,7 +10826,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 5c705512-bb76-4e74-b3db-e2af6cdd0999 */
                 id: string;
@@ -10944,6 +11079,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11090,6 +11226,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11204,7 +11341,10 @@ export interface operations {
                 types?: string;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11312,7 +11452,10 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11408,6 +11551,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11476,7 +11620,10 @@ export interface operations {
     getWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31 */
                 id: string;
@@ -11572,6 +11719,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11631,6 +11779,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11676,7 +11825,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example c4a1e6f2-5b3d-4e7a-9c12-8f0d2b6a4e31 */
                 id: string;
@@ -11769,6 +11921,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11831,7 +11984,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11939,6 +12095,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12002,7 +12159,10 @@ export interface operations {
     getUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example c7b2e9f4-1a3d-4e5f-8b6c-9d0e1f2a3b4c */
                 id: string;
@@ -12099,6 +12259,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12156,6 +12317,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12218,6 +12380,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12280,7 +12443,10 @@ export interface operations {
     listApiKeys: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12363,6 +12529,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12452,6 +12619,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12486,7 +12654,10 @@ export interface operations {
     getSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12597,6 +12768,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12696,6 +12868,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12780,7 +12953,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12861,7 +13037,10 @@ export interface operations {
     getApplication: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f */
                 id: string;
@@ -12967,6 +13146,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13060,6 +13240,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13141,6 +13322,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13236,6 +13418,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13504,6 +13687,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13557,6 +13741,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {

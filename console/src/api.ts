@@ -55,9 +55,25 @@ export interface CallOptions {
   accept?: string;
 }
 
+/**
+ * The furthest Consistency-Token a write has been answered with (only when the service reads a
+ * replica): sent with every later request, so a list read right after a write shows it whichever
+ * process of the service answers (docs/deployment.md#read-replicas).
+ */
+let consistency: { token: string; at: bigint } | null = null;
+
+function noteConsistency(res: Response): void {
+  const token = res.headers.get('consistency-token');
+  const m = token ? /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/.exec(token) : null;
+  if (!token || !m) return;
+  const at = (BigInt(`0x${m[1]}`) << 32n) + BigInt(`0x${m[2]}`);
+  if (!consistency || at > consistency.at) consistency = { token, at };
+}
+
 async function send(path: string, o: CallOptions): Promise<Response> {
   const method = o.method ?? (o.body === undefined ? 'GET' : 'POST');
   const headers: Record<string, string> = { accept: o.accept ?? 'application/json' };
+  if (consistency && path.startsWith('/api/')) headers['consistency-token'] = consistency.token;
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken();
   if (o.idempotencyKey) headers['idempotency-key'] = o.idempotencyKey;
   let body: BodyInit | undefined;
@@ -72,6 +88,7 @@ async function send(path: string, o: CallOptions): Promise<Response> {
   } catch {
     throw new ApiError(0, 'network', 'network');
   }
+  noteConsistency(res);
   if (!res.ok) {
     let e: { error?: string; code?: string; details?: ErrorDetail[] } = {};
     try {

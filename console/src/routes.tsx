@@ -7,6 +7,7 @@ import { ClientEdit, ClientPage, Clients } from './pages/Clients.tsx';
 import { Grant } from './pages/Grant.tsx';
 import { CreditPage } from './pages/Credit.tsx';
 import { Collections } from './pages/Collections.tsx';
+import { CollectionsReport, ImportPage, Imports } from './pages/Payments.tsx';
 import { Audit, Branches, Holidays, Keys, Leads, Plans, Users, Webhooks } from './pages/Admin.tsx';
 import { ApplicationNew, ApplicationPage, Applications } from './pages/Applications.tsx';
 import { Notifications, Settings } from './pages/Settings.tsx';
@@ -32,6 +33,15 @@ export const PAGES: PageDef[] = [
   { path: '/applications/new', title: 'New application', component: ApplicationNew, role: 'employee' },
   { path: '/applications/:id', title: 'Application', component: ApplicationPage, role: 'viewer' },
   { path: '/collections', title: 'Collections', component: Collections, role: 'viewer', nav: true },
+  {
+    path: '/reports/collections',
+    title: 'Collections report',
+    component: CollectionsReport,
+    role: 'viewer',
+    nav: true,
+  },
+  { path: '/imports', title: 'Payment imports', component: Imports, role: 'employee', nav: true },
+  { path: '/imports/:id', title: 'Payment import', component: ImportPage, role: 'viewer' },
   { path: '/notifications', title: 'Notifications', component: Notifications, role: 'viewer', nav: true },
   { path: '/plans', title: 'Plans', component: Plans, role: 'viewer', nav: true },
   { path: '/branches', title: 'Branches', component: Branches, role: 'viewer', nav: true },

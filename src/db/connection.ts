@@ -11,7 +11,7 @@ import type { DB } from './schema.ts';
 import { lockDataDir } from './lock.ts';
 import { flushEvents } from './repositories/events.ts';
 import { SessionGate, pgliteDialect, type Lane } from './pglite.ts';
-import { ReadRouter, type ReadStats } from './replica.ts';
+import { lsn, lsnText, ReadRouter, type ReadStats } from './replica.ts';
 
 export type { ReadStats } from './replica.ts';
 
@@ -53,15 +53,19 @@ export interface Database {
    * Where a read that may come from the replica goes (the lists, reports, exports, the audit list,
    * the feed: docs/deployment.md#read-replicas): the replica of DATABASE_READ_URL while it is
    * within READ_MAX_LAG_MS and has replayed the caller's last write, else `kysely`. Without a
-   * replica (and always embedded) `kysely`. caller: the actor whose read it is, null for none.
+   * replica (and always embedded) `kysely`. caller: the actor whose read it is, null for none;
+   * after: a consistency token the caller brought (a write's answer carried it): the replica serves
+   * the read only once it has replayed that write.
    */
-  reads(caller: string | null): Promise<Kysely<DB>>;
+  reads(caller: string | null, after?: string | null): Promise<Kysely<DB>>;
   /**
    * Tells the database a caller's write has committed: with a replica, the primary's WAL position
    * is remembered for the caller, and its reads go to the primary until the replica has replayed
-   * it (read-your-writes). Without a replica, nothing.
+   * it (read-your-writes). Returns the consistency token of the write (the WAL position, for the
+   * answer to carry to reads on other processes); without a replica, or when the position could
+   * not be read, null.
    */
-  wrote(caller: string): Promise<void>;
+  wrote(caller: string): Promise<string | null>;
   /** with a replica: where reads went and why, and its last measured lag (for the metrics); else null */
   readStats(): ReadStats | null;
   close(): Promise<void>;
@@ -156,8 +160,11 @@ export async function openPostgres(
     },
     listen: (channel, on) => listenPostgres(connectionString, channel, on),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    reads: (caller) => (router ? router.reader(caller) : Promise.resolve(kysely)),
-    wrote: async (caller) => router?.wrote(caller),
+    reads: (caller, after) => (router ? router.reader(caller, after ? lsn(after) : null) : Promise.resolve(kysely)),
+    wrote: async (caller) => {
+      const position = router ? await router.wrote(caller) : null;
+      return position === null ? null : lsnText(position);
+    },
     readStats: () => router?.stats() ?? null,
     forOperator: () => db,
     close: async () => {
@@ -388,7 +395,7 @@ export async function openEmbedded(dataDir: string | null, opts: { image?: Blob 
       poolStats: () => gate.stats(),
       // one process, one database: nothing lags behind it
       reads: async () => k,
-      wrote: async () => {},
+      wrote: async () => null,
       readStats: () => null,
       forOperator: () => operator,
       close,

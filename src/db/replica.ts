@@ -21,6 +21,16 @@ export function lsn(text: string): bigint {
   return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
 }
 
+/** A WAL position as PostgreSQL writes it: the consistency token a write's answer carries. */
+export function lsnText(position: bigint): string {
+  return `${(position >> 32n).toString(16).toUpperCase()}/${(position & 0xffffffffn).toString(16).toUpperCase()}`;
+}
+
+/** Whether a text is a WAL position ('16/B374D848'): what a consistency token must be. */
+export function isLsn(text: string): boolean {
+  return /^[0-9A-Fa-f]{1,8}\/[0-9A-Fa-f]{1,8}$/.test(text);
+}
+
 interface Status {
   at: number;
   /** the replica's replay position, or null when it could not be read (then the replica is not used) */
@@ -57,7 +67,7 @@ export class ReadRouter {
    * committed, so the position is at or after the write's commit. Its next reads go to the
    * replica only once the replica has replayed that far.
    */
-  async wrote(caller: string): Promise<void> {
+  async wrote(caller: string): Promise<bigint | null> {
     let mark: { lsn: bigint } | { until: number };
     try {
       mark = { lsn: await this.primaryPosition() };
@@ -67,24 +77,33 @@ export class ReadRouter {
     this.writes.delete(caller);
     this.writes.set(caller, mark);
     if (this.writes.size > MAX_CALLERS) this.writes.delete(this.writes.keys().next().value!);
+    return 'lsn' in mark ? mark.lsn : null;
   }
 
-  /** Where a read of the caller (null: no one in particular, e.g. the CLI) goes now. */
-  async reader(caller: string | null): Promise<Kysely<DB>> {
-    const mark = caller === null ? undefined : this.writes.get(caller);
-    if (mark && 'until' in mark) {
-      if (Date.now() < mark.until) return this.toPrimary('own_write');
+  /**
+   * Where a read of the caller (null: no one in particular, e.g. the CLI) goes now. `after`: a WAL
+   * position the caller brought (the consistency token of a write it made, maybe through another
+   * process): the replica serves it only once it has replayed that far.
+   */
+  async reader(caller: string | null, after: bigint | null = null): Promise<Kysely<DB>> {
+    let known = caller === null ? undefined : this.writes.get(caller);
+    if (known && 'until' in known) {
+      if (Date.now() < known.until) return this.toPrimary('own_write');
       this.writes.delete(caller!);
+      known = undefined;
     }
+    // the later of the write this process remembers and the one the caller brought
+    const own = known && 'lsn' in known ? known.lsn : null;
+    const wait = own === null ? after : after === null || own > after ? own : after;
     let s = await this.current();
     if (s.replay === null) return this.toPrimary('unavailable');
-    if (mark && 'lsn' in mark && s.replay < mark.lsn) {
+    if (wait !== null && s.replay < wait) {
       // the write may have been replayed since the last check: look once more
       s = await this.current(true);
       if (s.replay === null) return this.toPrimary('unavailable');
-      if (s.replay < mark.lsn) return this.toPrimary('own_write');
+      if (s.replay < wait) return this.toPrimary('own_write');
     }
-    if (mark) this.writes.delete(caller!); // replayed: from now on the replica has it
+    if (known) this.writes.delete(caller!); // replayed: from now on the replica has it
     if (s.lagMs === null || s.lagMs > this.maxLagMs) return this.toPrimary('lag');
     this.counts.replica++;
     return this.replica;

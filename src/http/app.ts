@@ -3,8 +3,8 @@
 // hook or parser applies to the routes registered after it, in its scope.
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { noteWrite, type Clock, type Database } from '../services/context.ts';
-import { systemClock } from '../domain/index.ts';
+import { isConsistencyToken, noteWrite, type Clock, type Database } from '../services/context.ts';
+import { invalid, systemClock } from '../domain/index.ts';
 import type { Config } from '../config.ts';
 import type { FileStorage } from '../storage/storage.ts';
 import { smtpMailer, type Mailer } from '../mail/transport.ts';
@@ -49,6 +49,8 @@ export interface BuildOptions {
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** the request header of read-your-writes across processes (docs/deployment.md#read-replicas) */
+const CONSISTENCY_TOKEN = 'consistency-token';
 
 export async function buildApp(opts: BuildOptions): Promise<App> {
   const app = Fastify({
@@ -109,9 +111,23 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     async (api) => {
       requireAuth(api as App);
       // read-your-writes on a replica: the caller's write is remembered before its answer leaves,
-      // so its next list or report reads what it wrote (docs/deployment.md#read-replicas)
-      api.addHook('onSend', async (req, _reply, payload) => {
-        if (req.auth && !SAFE_METHODS.has(req.method)) await noteWrite(app.db, req.auth);
+      // so its next list or report reads what it wrote, and the answer carries its consistency
+      // token for reads the caller sends to other processes (docs/deployment.md#read-replicas)
+      api.addHook('onRequest', async (req) => {
+        const token = req.headers[CONSISTENCY_TOKEN];
+        if (token === undefined || !req.auth) return;
+        if (typeof token !== 'string' || !isConsistencyToken(token))
+          throw invalid(
+            '/headers/consistency-token',
+            "must be the Consistency-Token of a write's answer, e.g. 16/B374D848",
+          );
+        req.auth.readAfter = token;
+      });
+      api.addHook('onSend', async (req, reply, payload) => {
+        if (req.auth && !SAFE_METHODS.has(req.method) && reply.statusCode < 400) {
+          const token = await noteWrite(app.db, req.auth);
+          if (token !== null) reply.header('Consistency-Token', token);
+        }
         return payload;
       });
       // every POST registered from here on takes an Idempotency-Key (idempotency.ts)

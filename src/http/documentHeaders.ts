@@ -8,12 +8,18 @@ import type { TSchema } from 'typebox';
 import { EVENT_OBJECTS, EVENT_TYPES } from '../services/events.ts';
 
 type Response = { $ref?: string; headers?: Record<string, unknown>; content?: Record<string, unknown> };
-type Operation = { operationId?: string; responses?: Record<string, Response>; 'x-rate-limited'?: boolean };
+type Operation = {
+  operationId?: string;
+  parameters?: unknown[];
+  responses?: Record<string, Response>;
+  'x-rate-limited'?: boolean;
+};
 export type OpenApiDocument = {
   paths?: Record<string, Record<string, Operation>>;
   components?: {
     responses?: Record<string, unknown>;
     headers?: Record<string, unknown>;
+    parameters?: Record<string, unknown>;
     schemas?: Record<string, unknown>;
   };
   webhooks?: Record<string, unknown>;
@@ -41,6 +47,11 @@ export const RESPONSE_HEADERS: Record<string, { description: string; schema: obj
     description:
       '`true` when this answer is the stored answer of an earlier request with the same Idempotency-Key: nothing was written this time.',
     schema: { type: 'string', const: 'true' },
+  },
+  'Consistency-Token': {
+    description:
+      "Only when the service reads from a replica (DATABASE_READ_URL): the write's position in the primary's log. Send it back as the Consistency-Token request header and a list, report or feed read on any process of the service waits for this write on the replica, or reads the primary.",
+    schema: text,
   },
   'Set-Cookie': {
     description:
@@ -80,7 +91,7 @@ function headersFor(path: string, method: string, status: string, op: Operation)
   if (op['x-rate-limited']) out.push('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
   if (code === 429 || code === 503) out.push('Retry-After');
   const ok = code >= 200 && code < 300;
-  if (ok && path.startsWith('/api/') && !SAFE.has(method)) out.push('Idempotent-Replayed');
+  if (ok && path.startsWith('/api/') && !SAFE.has(method)) out.push('Idempotent-Replayed', 'Consistency-Token');
   if (ok) out.push(...(OPERATION_HEADERS[op.operationId ?? ''] ?? []));
   return out;
 }
@@ -96,14 +107,27 @@ const OPERATION_HEADERS: Record<string, string[]> = {
   getPaymentReceipt: ['Content-Disposition', 'Cache-Control', 'Vary'],
 };
 
-/** Declares, on every response of every operation, the headers it is sent with. */
+/** The request header of read-your-writes across the service's processes, taken by every read under /api. */
+const CONSISTENCY_PARAMETER = {
+  name: 'Consistency-Token',
+  in: 'header',
+  required: false,
+  description:
+    "The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed.",
+  schema: { type: 'string', pattern: '^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$', examples: ['16/B374D848'] },
+};
+
+/** Declares, on every response of every operation, the headers it is sent with (and, on the reads under /api, the Consistency-Token they take). */
 export function declareResponseHeaders(doc: OpenApiDocument): OpenApiDocument {
   doc.components = {
     ...doc.components,
     headers: Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([name, h]) => [name, h])),
+    parameters: { ...doc.components?.parameters, ConsistencyToken: CONSISTENCY_PARAMETER },
   };
   for (const [path, item] of Object.entries(doc.paths ?? {}))
-    for (const [method, op] of Object.entries(item))
+    for (const [method, op] of Object.entries(item)) {
+      if (path.startsWith('/api/') && method === 'get')
+        op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/ConsistencyToken' }];
       for (const [status, response] of Object.entries(op.responses ?? {})) {
         if (response.$ref) continue;
         const names = headersFor(path, method, status, op);
@@ -112,6 +136,7 @@ export function declareResponseHeaders(doc: OpenApiDocument): OpenApiDocument {
           ...Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }])),
         };
       }
+    }
   return doc;
 }
 

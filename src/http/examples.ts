@@ -96,6 +96,8 @@ export const simulation = {
   ],
   total: 120000,
   cost: { tna: 1.164123, tea: 2.037584, cft_tea: 1.208452 },
+  fees: [],
+  disbursed: 100000,
 };
 
 export const clientInput = {

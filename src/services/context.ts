@@ -5,6 +5,7 @@ import { todayIn, type Clock } from '../domain/index.ts';
 import type { Kysely } from 'kysely';
 import type { BeforeCommit, Database } from '../db/connection.ts';
 import type { DB } from '../db/schema.ts';
+import { isLsn } from '../db/replica.ts';
 
 export type { Database } from '../db/connection.ts';
 export type { Clock } from '../domain/index.ts';
@@ -34,6 +35,11 @@ export interface ActorContext {
    * result as it is: the hook sees exactly what the caller will answer from.
    */
   beforeCommit?: BeforeCommit;
+  /**
+   * The consistency token the caller sent (a write's answer carried it, maybe from another
+   * process): its reads off a replica wait for that write (docs/deployment.md#read-replicas).
+   */
+  readAfter?: string | null;
 }
 
 /** The one place a caller's clock becomes a business's now and today. */
@@ -60,15 +66,21 @@ export function actorContext(
  * else the primary (docs/deployment.md#read-replicas); ctx null (the command line): no write to wait for. Everything else reads `db.kysely`, the
  * primary: a read that leads to a write, a hot read, a check before a change.
  */
-export function readsOf(db: Database, ctx: Pick<ActorContext, 'actor'> | null): Promise<Kysely<DB>> {
-  return db.reads(ctx?.actor ?? null);
+export function readsOf(db: Database, ctx: Pick<ActorContext, 'actor' | 'readAfter'> | null): Promise<Kysely<DB>> {
+  return db.reads(ctx?.actor ?? null, ctx?.readAfter ?? null);
+}
+
+/** Whether a text is a consistency token: a WAL position as PostgreSQL writes it ('16/B374D848'). */
+export function isConsistencyToken(text: string): boolean {
+  return isLsn(text);
 }
 
 /**
  * Called once a caller's write has committed (the HTTP layer does it for every write request
- * before its answer leaves): its next reads through readsOf see it.
+ * before its answer leaves): its next reads through readsOf see it. Returns the write's
+ * consistency token with a replica (the answer carries it), else null.
  */
-export function noteWrite(db: Database, ctx: Pick<ActorContext, 'actor'>): Promise<void> {
+export function noteWrite(db: Database, ctx: Pick<ActorContext, 'actor'>): Promise<string | null> {
   return db.wrote(ctx.actor);
 }
 

@@ -136,5 +136,17 @@ export async function simulate(
     })),
     total: toMoneyNumber(schedule.total),
     cost: { tna: cost.tna.toNumber(), tea: cost.tea.toNumber(), cft_tea: cost.cft_tea?.toNumber() ?? null },
+    // what granting would charge and hand over (docs/api.md "Simulate a schedule")
+    fees: origination.total.isZero()
+      ? []
+      : [
+          {
+            type: 'origination' as const,
+            amount: toMoneyNumber(origination.fee),
+            vat: toMoneyNumber(origination.vat),
+            financed: origination.financed,
+          },
+        ],
+    disbursed: toMoneyNumber(disbursed),
   };
 }

@@ -259,7 +259,7 @@ test('the staff console in Chromium', {
       assert.equal(await cuit.getAttribute('aria-invalid'), 'true');
       await axe(page, 'client form with an error');
 
-      await page.getByRole('link', { name: 'Cobranzas' }).click();
+      await page.getByRole('link', { name: 'Cobranzas', exact: true }).click();
       await page.getByRole('heading', { name: 'Lista de cobranza' }).waitFor();
       await axe(page, 'collections');
       await shot(page, 'collections');

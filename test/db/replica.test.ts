@@ -2,7 +2,8 @@
 // real primary and a real hot standby this test starts on the machine (initdb, pg_basebackup -R):
 // the lists read the standby, a caller reads its own writes at once, a standby paused beyond
 // READ_MAX_LAG_MS sends the reads to the primary and the metric counts them, and the feed's read
-// follows its own (writing) sequencer pass. PostgreSQL half of the suite only, like
+// follows its own (writing) sequencer pass; a write's Consistency-Token carries read-your-writes to
+// another process. PostgreSQL half of the suite only, like
 // test/events/parallel.test.ts; skipped when the PostgreSQL 15 server binaries are missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +20,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { loadConfig, ConfigError } from '../../src/config.ts';
 import { DirectoryStorage } from '../../src/storage/directory.ts';
 import { Metrics } from '../../src/metrics.ts';
-import { createTenant, json, type Tenant } from '../helpers/app.ts';
+import { build, createTenant, json, type Tenant } from '../helpers/app.ts';
 import { testDbKind } from '../helpers/db.ts';
 import type { App } from '../../src/http/types.ts';
 
@@ -296,4 +297,109 @@ test('reads go to the standby within the lag bound, a caller reads its own write
   );
   assert.equal(reads().replica, r1 + 3);
   assert.equal(await metric('ok'), reads().replica);
+});
+
+test('without a replica a write answers no Consistency-Token, and a read takes a well-formed one and refuses another', async (t) => {
+  const h = await build(t);
+  const created = await h.post('/api/clients', { dni: String(randomInt(10_000_000, 99_999_999)), first_name: 'Token' });
+  assert.equal(created.statusCode, 201);
+  assert.equal(created.headers['consistency-token'], undefined, 'one database: nothing to wait for');
+  const ok = await h.req({ method: 'GET', url: '/api/clients', headers: { 'consistency-token': '16/B374D848' } });
+  assert.equal(ok.statusCode, 200, ok.body);
+  for (const bad of ['yesterday', '16-B374D848', '123456789/0', '']) {
+    const res = await h.req({ method: 'GET', url: '/api/clients', headers: { 'consistency-token': bad } });
+    assert.equal(res.statusCode, 400, `${JSON.stringify(bad)}: ${res.body}`);
+    assert.equal(json(res).code, 'validation_failed');
+    assert.match(json(res).error, /consistency-token/i);
+  }
+});
+
+test("a write's Consistency-Token makes another process's read wait for it on the standby, or read the primary", {
+  skip,
+  timeout: 60_000,
+}, async (t) => {
+  const cluster = await startCluster();
+  t.after(() => cluster.stop());
+  const primary = new pg.Client({ connectionString: cluster.primaryUrl });
+  const standby = new pg.Client({ connectionString: cluster.standbyUrl });
+  await primary.connect();
+  await standby.connect();
+  t.after(() => Promise.all([primary.end(), standby.end()]));
+
+  // two API processes behind a load balancer: each its own pools and its own memory of writes; a
+  // generous lag bound, so only the token decides where a read goes
+  const opened: Database[] = [];
+  const open = async () => {
+    const db = await openPostgres(cluster.primaryUrl, 4, { readUrl: cluster.standbyUrl, maxLagMs: 60_000 });
+    opened.push(db);
+    return db;
+  };
+  t.after(() => Promise.all(opened.map((d) => d.close())));
+  const dbA = await open();
+  await migrate(dbA);
+  const dbB = await open();
+  const dataDir = mkdtempSync(join(tmpdir(), 'lending-test-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ACCRUAL_SCHEDULE: 'off', WEBHOOKS: 'off' });
+  const appA: App = await buildApp({ db: dbA, config, storage: new DirectoryStorage(config.filesDir) });
+  const appB: App = await buildApp({ db: dbB, config, storage: new DirectoryStorage(config.filesDir) });
+  t.after(() => Promise.all([appA.close(), appB.close()]));
+  const tenant: Tenant = await createTenant(dbA);
+  const auth = { authorization: `Bearer ${tenant.fullKey}` };
+
+  const caughtUp = async () => {
+    const { lsn } = await one<{ lsn: string }>(primary, 'SELECT pg_current_wal_insert_lsn()::text AS lsn');
+    for (let i = 0; i < 500; i++) {
+      const { ok } = await one<{ ok: boolean }>(standby, `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS ok`);
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error('the standby did not catch up in 5 s');
+  };
+  const ids = async (app: App, token?: string) => {
+    const res = await app.inject({
+      method: 'GET',
+      url: '/api/clients?limit=100',
+      headers: token ? { ...auth, 'consistency-token': token } : auth,
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return (json(res).items as { id: string }[]).map((c) => c.id).sort();
+  };
+  const readsB = () => dbB.readStats()!.reads;
+
+  await caughtUp();
+  await standby.query('SELECT pg_wal_replay_pause()');
+  for (let i = 0; i < 500; i++) {
+    if ((await one<{ s: string }>(standby, 'SELECT pg_get_wal_replay_pause_state() AS s')).s === 'paused') break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+
+  // process A takes the write: committed on the primary, not replayed on the paused standby
+  const created = await appA.inject({
+    method: 'POST',
+    url: '/api/clients',
+    headers: auth,
+    payload: { dni: String(randomInt(10_000_000, 99_999_999)), first_name: 'Elsewhere' },
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  const token = created.headers['consistency-token'];
+  assert.equal(typeof token, 'string');
+  assert.match(token as string, /^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/);
+  const id = json(created).id as string;
+
+  // process B has no memory of it: without the token its read comes from the standby, without the write
+  const r0 = readsB();
+  assert.deepEqual(await ids(appB), []);
+  assert.equal(readsB().replica, r0.replica + 1, 'from the standby');
+  // with the token the standby is behind it: the read goes to the primary and shows the write
+  assert.deepEqual(await ids(appB, token as string), [id]);
+  assert.equal(readsB().own_write, r0.own_write + 1, 'to the primary: the standby had not replayed the write');
+
+  // replayed: the same token now reads the standby, which has the write
+  await standby.query('SELECT pg_wal_replay_resume()');
+  await caughtUp();
+  await new Promise((r) => setTimeout(r, 150)); // past the last check's validity
+  const r1 = readsB();
+  assert.deepEqual(await ids(appB, token as string), [id]);
+  assert.equal(readsB().replica, r1.replica + 1, 'from the standby, now that it has the write');
 });

@@ -33,6 +33,9 @@ test("a deducted origination fee with VAT: the schedule is the amount's, disburs
   // the plan's simulation discloses the same cost
   const sim = json(await h.post(`/api/credit-configs/${p.id}/simulate`, { amount: 1000, start_date: '2026-03-01' }));
   assert.equal(sim.cost.cft_tea, d.cost.cft_tea);
+  // and the fee's parts and the cash handed over, as the credit will have them
+  assert.deepEqual(sim.fees, [{ type: 'origination', amount: 50, vat: 10.5, financed: false }]);
+  assert.equal(sim.disbursed, 939.5);
   // the summary counts cash disbursed
   const s = json(await h.get('/api/reports/summary'));
   assert.equal(s.disbursed, 939.5);
@@ -57,6 +60,11 @@ test('a financed origination fee is added to the principal the schedule is built
   // 366.66; interest 128.33, 128.33, 128.34)
   const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2026-03-01' });
   assert.deepEqual([d.credit.amount, d.credit.total, d.credit.disbursed], [1000, 1485, 1000]);
+  const sim = json(await h.post(`/api/credit-configs/${p.id}/simulate`, { amount: 1000, start_date: '2026-03-01' }));
+  assert.deepEqual(
+    [sim.fees, sim.disbursed, sim.total],
+    [[{ type: 'origination', amount: 100, vat: 0, financed: true }], 1000, 1485],
+  );
   assert.deepEqual(
     d.installments.map((i: any) => [i.amount, i.principal, i.interest]),
     [
@@ -69,6 +77,10 @@ test('a financed origination fee is added to the principal the schedule is built
   const bare = await plan(h, P35);
   const b = await credit(h, c.id, { credit_config_id: bare.id, amount: 1000, start_date: '2026-03-01' });
   assert.ok(d.cost.cft_tea > b.cost.cft_tea);
+  const bareSim = json(
+    await h.post(`/api/credit-configs/${bare.id}/simulate`, { amount: 1000, start_date: '2026-03-01' }),
+  );
+  assert.deepEqual([bareSim.fees, bareSim.disbursed], [[], 1000]);
   assert.equal(d.cost.tna, b.cost.tna); // the rate on the principal is the plan's
 });
 

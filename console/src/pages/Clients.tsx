@@ -7,6 +7,7 @@ import { ApiError, api } from '../api.ts';
 import { fmtDate, fmtInstant, fmtMoney, fmtNumber, t } from '../i18n.ts';
 import { useCan } from '../session.tsx';
 import { ConfirmButton, ErrorNote, Field, Money, ServerTable, Status, Table, useValues } from '../ui.tsx';
+import { type Guarantee, GuaranteesSection } from './Guarantors.tsx';
 
 export interface Client {
   id: string;
@@ -195,7 +196,8 @@ export function ClientPage() {
   const canWrite = useCan('employee');
   const q = useQuery({
     queryKey: ['client', id],
-    queryFn: () => api<{ client: Client; credits: Credit[]; files: ClientFile[] }>(`/api/clients/${id}`),
+    queryFn: () =>
+      api<{ client: Client; credits: Credit[]; files: ClientFile[]; guarantees: Guarantee[] }>(`/api/clients/${id}`),
   });
   if (q.error) return <ErrorNote error={q.error} />;
   if (!q.data) return <p aria-busy="true">{t('Loading')}…</p>;
@@ -246,6 +248,7 @@ export function ClientPage() {
           ]}
         />
       </section>
+      <GuaranteesSection guarantees={q.data.guarantees ?? []} />
       <Verifications clientId={id} hasCuit={!!c.cuit} canWrite={canWrite} />
       <Files clientId={id} files={q.data.files} canWrite={canWrite} />
       <UploadLinks clientId={id} canWrite={canWrite} />

@@ -9,6 +9,8 @@ import { fmtDate, fmtInstant, fmtMoney, fmtPct, t } from '../i18n.ts';
 import { type Me, useCan, useMe } from '../session.tsx';
 import { Card, ConfirmButton, ErrorNote, Field, Money, Status, Table } from '../ui.tsx';
 import type { Credit } from './Clients.tsx';
+import { type Guarantor, GuarantorsSection } from './Guarantors.tsx';
+import { METHODS } from './Payments.tsx';
 import { usePlans } from './shared.ts';
 import { CreditCollections } from './CollectionActions.tsx';
 
@@ -48,6 +50,7 @@ interface CreditDetail {
     number
   >;
   cost: { tna: number; tea: number; cft_tea: number };
+  guarantors: Guarantor[];
 }
 
 interface Payment {
@@ -57,6 +60,9 @@ interface Payment {
   created_at: string;
   reversed_at: string | null;
   reversal_reason: string | null;
+  method: string;
+  channel: string | null;
+  external_reference: string | null;
 }
 
 interface Payoff {
@@ -157,7 +163,9 @@ export function CreditPage() {
           ]}
         />
       </section>
-      {canWrite && open && <PaymentForm creditId={id} installments={installments} onDone={refresh} />}
+      {canWrite && open && (
+        <PaymentForm creditId={id} installments={installments} payments={payments.data ?? []} onDone={refresh} />
+      )}
       <CreditCollections credit={credit} />
       <section aria-labelledby="payments">
         <h2 id="payments">{t('Payments')}</h2>
@@ -168,6 +176,11 @@ export function CreditPage() {
           columns={[
             { header: t('Date'), cell: (p) => fmtDate(p.paid_on) },
             { header: t('Amount'), cell: (p) => <Money value={p.amount} />, numeric: true },
+            { header: t('Method'), cell: (p) => t(`method_${p.method}`) },
+            {
+              header: t('Reference'),
+              cell: (p) => [p.channel, p.external_reference].filter(Boolean).join(' · ') || '—',
+            },
             {
               header: t('Status'),
               cell: (p) => (p.reversed_at ? `${t('Reversed')}: ${p.reversal_reason ?? ''}` : t('Paid')),
@@ -216,6 +229,13 @@ export function CreditPage() {
           ]}
         />
       </section>
+      <GuarantorsSection
+        creditId={id}
+        borrowerId={credit.client_id}
+        guarantors={q.data.guarantors ?? []}
+        canWrite={canWrite}
+        onDone={refresh}
+      />
       {open && <PayoffBox creditId={id} canWrite={canWrite} onDone={refresh} />}
       {canWrite && (open || credit.status === 'written_off') && (
         <section aria-labelledby="manage">
@@ -269,10 +289,12 @@ export function CreditPage() {
 function PaymentForm({
   creditId,
   installments,
+  payments,
   onDone,
 }: {
   creditId: string;
   installments: Installment[];
+  payments: Payment[];
   onDone: () => Promise<void>;
 }) {
   const me = useMe().data;
@@ -283,6 +305,9 @@ function PaymentForm({
   const due = Math.round((dueNow || (unpaid[0]?.outstanding ?? 0)) * 100) / 100;
   const [amount, setAmount] = useState(String(due));
   const [paidOn, setPaidOn] = useState(day);
+  const [method, setMethod] = useState('cash');
+  const [channel, setChannel] = useState('');
+  const [reference, setReference] = useState('');
   // one key for this form: a double click or a retry pays once; a new one after each payment
   const [key, setKey] = useState(newKey);
   useEffect(() => setAmount(String(due)), [due]);
@@ -295,14 +320,28 @@ function PaymentForm({
         body: {
           amount: Number(amount),
           paid_on: paidOn,
+          method,
+          ...(channel.trim() ? { channel: channel.trim() } : {}),
+          ...(reference.trim() ? { external_reference: reference.trim() } : {}),
         },
       }),
     onSuccess: async () => {
       setKey(newKey());
+      setReference('');
       await onDone();
     },
   });
-  const error = pay.error instanceof ApiError ? pay.error : null;
+  const refused = pay.error instanceof ApiError ? pay.error : null;
+  // the channel's reference was paid before: said in words beside the form, with the payment that
+  // holds it, and the reference field marked in Spanish rather than with the API's own words
+  const duplicate = refused?.code === 'duplicate_payment' ? refused : null;
+  const holder = duplicate?.fieldError('external_reference')?.match(/[0-9a-f-]{36}/)?.[0];
+  const heldBy = payments.find((p) => p.id === holder);
+  const error = duplicate
+    ? new ApiError(duplicate.status, duplicate.code, duplicate.message, [
+        { path: '/external_reference', message: t('already used by another payment') },
+      ])
+    : refused;
   return (
     <section aria-labelledby="pay">
       <h2 id="pay">{t('Register a payment')}</h2>
@@ -341,7 +380,44 @@ function PaymentForm({
           required
           error={error}
         />
-        <ErrorNote error={pay.error} />
+        <Field
+          label={t('Method')}
+          name="method"
+          value={method}
+          onChange={setMethod}
+          options={METHODS.map((m) => ({ value: m, label: t(`method_${m}`) }))}
+          error={error}
+        />
+        <Field
+          label={t('Channel')}
+          name="channel"
+          value={channel}
+          onChange={setChannel}
+          hint={t('The network or bank it came through, e.g. Rapipago')}
+          error={error}
+        />
+        <Field
+          label={t('Reference')}
+          name="external_reference"
+          value={reference}
+          onChange={setReference}
+          hint={t("The channel's own number for this payment")}
+          error={error}
+        />
+        {duplicate ? (
+          <div className="error duplicate" role="alert">
+            <strong>{t('This payment was already registered.')}</strong>{' '}
+            {t('The channel {channel} already has a payment with reference {reference}: it is not paid twice.', {
+              channel: channel.trim() || '—',
+              reference: reference.trim(),
+            })}
+            {holder
+              ? ` (${heldBy ? t('the payment of {amount} on {date}, listed below', { amount: fmtMoney(heldBy.amount), date: fmtDate(heldBy.paid_on) }) : `${t('payment')} ${holder}`})`
+              : ''}
+          </div>
+        ) : (
+          <ErrorNote error={pay.error} />
+        )}
         <div className="actions">
           <button type="submit" className="primary" disabled={pay.isPending}>
             {t('Pay')}

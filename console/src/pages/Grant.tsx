@@ -20,6 +20,10 @@ export interface Simulation {
   }[];
   total: number;
   cost: { tna: number; tea: number; cft_tea: number };
+  /** the plan's fees on this amount (docs/api.md "Simulate a schedule") */
+  fees?: { type: string; amount: number; vat: number; financed: boolean }[];
+  /** the cash the client is handed */
+  disbursed?: number;
 }
 
 /** The simulation of a plan for an amount, asked again (debounced) as the inputs change. */
@@ -53,7 +57,32 @@ export function SimulationView({ sim }: { sim: Simulation }) {
         <Card label={t('Total')}>
           <Money value={sim.total} />
         </Card>
+        {sim.disbursed !== undefined && (
+          <Card label={t('Disbursed (cash handed over)')}>
+            <strong>
+              <Money value={sim.disbursed} />
+            </strong>
+          </Card>
+        )}
       </div>
+      {sim.fees && sim.fees.length > 0 && (
+        <Table
+          caption={t('Fees')}
+          rows={sim.fees}
+          rowKey={(f) => f.type}
+          columns={[
+            { header: t('Fee'), cell: (f) => t(`fee_${f.type}`) },
+            { header: t('Amount'), cell: (f) => <Money value={f.amount} />, numeric: true },
+            { header: t('VAT'), cell: (f) => <Money value={f.vat} />, numeric: true },
+            { header: t('Total'), cell: (f) => <Money value={f.amount + f.vat} />, numeric: true },
+            {
+              header: t('How it is charged'),
+              cell: (f) =>
+                f.financed ? t('financed: added to the installments') : t('deducted from the cash handed over'),
+            },
+          ]}
+        />
+      )}
       <Table
         caption={t('Installment parts')}
         rows={sim.installments}

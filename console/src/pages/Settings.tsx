@@ -222,7 +222,7 @@ export function Notifications() {
           { header: t('Created'), cell: (n) => fmtInstant(n.created_at) },
           { header: t('Kind'), cell: (n) => t(n.kind) },
           {
-            header: t('To'),
+            header: t('Recipient'),
             cell: (n) => (n.client_id ? <Link href={`/clients/${n.client_id}`}>{n.to}</Link> : n.to),
           },
           { header: t('Subject'), cell: (n) => n.subject },

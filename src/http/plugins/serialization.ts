@@ -4,15 +4,18 @@
 // Compiling them once per route and status took most of an app's start. Sharing is safe because
 // the external schemas (SHARED_SCHEMAS) and the options are this module's constants.
 import fastJson, { type Options, type Schema } from 'fast-json-stringify';
-import { type JsonSchema, MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from '../schemas.ts';
+import { CUIT_FORMAT, INSTANT_FORMAT, type JsonSchema, MONEY_FORMAT, RATE_FORMAT, SHARED_SCHEMAS } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const externals = Object.fromEntries(SHARED_SCHEMAS.map((s) => [(s as JsonSchema).$id as string, s])) as Record<
   string,
   Schema
 >;
-// the records carry the input formats (their limits are the bodies'); the serializer only needs to know their names
-const ajv: Options['ajv'] = { formats: { [MONEY_FORMAT]: true, [RATE_FORMAT]: true } };
+// the records carry the input formats (their limits are the bodies'); the serializer only needs to
+// know their names (it runs Ajv only to pick an anyOf branch; an unknown name is logged as a warning)
+const ajv: Options['ajv'] = {
+  formats: { [MONEY_FORMAT]: true, [RATE_FORMAT]: true, [CUIT_FORMAT]: true, [INSTANT_FORMAT]: true },
+};
 const serializers = new Map<string, (doc: unknown) => string>();
 
 function serializerFor(schema: Schema): (doc: unknown) => string {

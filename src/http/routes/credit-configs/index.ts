@@ -5,6 +5,7 @@ import {
   CalendarDate,
   CreditConfig,
   DateInput,
+  OneOf,
   MoneyInput,
   READ_ONLY_KEYS,
   ReadOnlyFields,
@@ -54,6 +55,20 @@ const Simulation = Type.Object({
   ),
   total: Type.Number(),
   cost: ref(Cost),
+  fees: Type.Array(
+    Type.Object({
+      type: OneOf(['origination']),
+      amount: Type.Number({ description: 'the fee, VAT aside' }),
+      vat: Type.Number({ description: "the fee's VAT" }),
+      financed: Type.Boolean({
+        description: 'true: added to the principal the schedule is built on; false: deducted from the cash handed over',
+      }),
+    }),
+    { description: "the plan's fees on this amount; empty when it has none" },
+  ),
+  disbursed: Type.Number({
+    description: 'the cash the client would be handed: the amount, less a deducted fee and its VAT',
+  }),
 });
 
 export default async function creditConfigRoutes(app: App) {

@@ -1,0 +1,69 @@
+// What the console's browser tests share: a Chromium with a fresh profile whose script errors and
+// CSP refusals fail the test, axe-core on a page (no serious or critical violation), a screenshot
+// and signing in. CONSOLE_SCREENSHOTS=docs/console keeps the screenshots there (the user's
+// guide's pictures); otherwise they go to a temporary directory.
+import type { TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.ts';
+import { PASSWORD } from '../helpers/sessions.ts';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+export const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'lending-console-'));
+mkdirSync(SHOTS, { recursive: true });
+
+/** The reason to skip a browser test, or false when Chromium is there. */
+export const noBrowser = existsSync(CHROMIUM)
+  ? false
+  : `no Chromium at ${CHROMIUM} (apt-get install -y chromium to run this test)`;
+
+/** A browser with a fresh profile (its own --user-data-dir: cookies, storage) and the page's errors collected. */
+export async function openBrowser(t: TestContext, viewport = { width: 1366, height: 768 }) {
+  const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'lending-chromium-')), {
+    executablePath: CHROMIUM,
+    args: [...CHROMIUM_ARGS, '--lang=es-AR'],
+    locale: 'es-AR',
+    viewport,
+    acceptDownloads: true,
+    timeout: 60_000,
+  });
+  t.after(() => context.close());
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    // an API refusal the page shows (a 409 the test provokes) is no script error
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
+  });
+  t.after(() => assert.deepEqual(errors, [], 'no script error or CSP refusal on the pages'));
+  return page;
+}
+
+/** axe-core on the page as it is: no serious or critical violation. */
+export async function axe(page: Page, what: string) {
+  // evaluated through the DevTools protocol: the page's own CSP (no inline script) stays as it is
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const r = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+  });
+  assert.deepEqual(violations, [], `accessibility of ${what}`);
+}
+
+export async function shot(page: Page, name: string) {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+export async function signIn(page: Page, base: string, email: string, password = PASSWORD) {
+  await page.goto(`${base}/`);
+  await page.getByRole('heading', { name: 'Ingresar' }).waitFor();
+  await page.getByLabel('Correo electrónico').fill(email);
+  await page.getByLabel('Contraseña').fill(password);
+  await page.getByRole('button', { name: 'Ingresar' }).click();
+}

@@ -1,0 +1,242 @@
+// The console's payments beyond the counter, in Chromium (docs/console.md): a payment with its
+// method, channel and reference and the same reference refused as a duplicate beside the form; a
+// guarantor added on the credit and shown on both clients' pages; a collection network's file
+// imported, followed to its end, its rejected line downloaded; the collections report's totals
+// equal to the payments made; the grant simulation's fee and the cash handed over. One browser,
+// one employee, one book for the whole file; every page checked with axe-core.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { build, json } from '../helpers/app.ts';
+import { newUser } from '../helpers/sessions.ts';
+import { axe, noBrowser, openBrowser, shot, signIn } from './harness.ts';
+
+test('payments, imports, the collections report, guarantors and fees in the console', {
+  skip: noBrowser,
+  timeout: 300_000,
+}, async (t) => {
+  const h = await build(t, { timezone: 'America/Argentina/Buenos_Aires' });
+  await h.app.listen({ host: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${(h.app.server.address() as { port: number }).port}`;
+  const created = async (url: string, body: unknown) => {
+    const r = await h.post(url, body);
+    assert.equal(r.statusCode, 201, r.body);
+    return json(r);
+  };
+  const plan = await created('/api/credit-configs', {
+    name: 'Plan pagos 3 cuotas',
+    installments_count: 3,
+    cut_type: 'fixed',
+    days_until_first_payment: 30,
+    interest_rate: 0.3,
+    daily_punitory_rate: 0.003,
+  });
+  // 3 % of the amount plus its VAT at the plan's rate, deducted from the cash handed over
+  const feePlan = await created('/api/credit-configs', {
+    name: 'Plan con comisión',
+    installments_count: 3,
+    cut_type: 'fixed',
+    days_until_first_payment: 30,
+    interest_rate: 0.3,
+    daily_punitory_rate: 0.003,
+    vat_rate: 0.21,
+    fees: [{ type: 'origination', rate: 0.03, vat: true }],
+  });
+  const dni = 40_000_000 + Math.floor(Math.random() * 9_000_000);
+  const borrower = await created('/api/clients', { dni: String(dni), first_name: 'Bruno', last_name: 'Pagador' });
+  const backer = await created('/api/clients', { dni: String(dni + 1), first_name: 'Gala', last_name: 'Garante' });
+  const credit = (await created(`/api/clients/${borrower.id}/credits`, { credit_config_id: plan.id, amount: 30000 }))
+    .credit;
+  const employee = await newUser(h, h.tenant.businessId, 'employee', { name: 'Elena Caja' });
+  const page = await openBrowser(t);
+  await signIn(page, base, employee.email);
+  await page.getByRole('heading', { name: 'Resumen de cartera' }).waitFor();
+  const payments = async () => json(await h.get(`/api/credits/${credit.id}/payments`));
+
+  await t.test('a payment with its method, channel and reference; the same reference again is refused', async () => {
+    await page.goto(`${base}/app/credits/${credit.id}`);
+    const form = page.locator('section', { has: page.getByRole('heading', { name: 'Registrar un pago' }) });
+    await form.getByLabel('Monto *').fill('1000');
+    await form.getByLabel('Medio').selectOption({ label: 'Transferencia' });
+    await form.getByLabel('Canal').fill('Banco Nación');
+    await form.getByLabel('Referencia').fill('TR-0001');
+    await form.getByRole('button', { name: 'Cobrar' }).click();
+    await page.getByRole('cell', { name: 'Banco Nación · TR-0001' }).waitFor();
+    const [p] = await payments();
+    assert.deepEqual(
+      [p.amount, p.method, p.channel, p.external_reference],
+      [1000, 'transfer', 'Banco Nación', 'TR-0001'],
+    );
+    await page.getByRole('cell', { name: 'Transferencia' }).waitFor();
+
+    // the same channel and reference: the API's 409, said beside the form, the field marked
+    await form.getByLabel('Monto *').fill('700');
+    // with the keyboard only: Enter in the field sends the form
+    await form.getByLabel('Referencia').fill('TR-0001');
+    await form.getByLabel('Referencia').press('Enter');
+    const alert = form.getByRole('alert');
+    await alert.getByText('Este pago ya estaba registrado.').waitFor();
+    // the payment that holds it is on this page: named by its amount and date
+    assert.match(await alert.innerText(), /TR-0001.*el pago de \$\s1\.000,00 del \d\d\/\d\d\/\d{4}/s);
+    assert.equal(await form.getByLabel('Referencia').getAttribute('aria-invalid'), 'true');
+    assert.equal((await payments()).length, 1, 'nothing paid twice');
+    await axe(page, 'credit page with a duplicate payment');
+    await form.scrollIntoViewIfNeeded();
+    await shot(page, 'payment-duplicate');
+    // the right reference: the same form pays (the refused request did not use up its key)
+    await form.getByLabel('Referencia').fill('TR-0002');
+    await form.getByRole('button', { name: 'Cobrar' }).click();
+    await page.getByRole('cell', { name: 'Banco Nación · TR-0002' }).waitFor();
+    assert.equal(await form.getByRole('alert').count(), 0);
+    const both = await payments();
+    assert.deepEqual(
+      both.map((x: any) => [x.amount, x.external_reference]),
+      [
+        [1000, 'TR-0001'],
+        [700, 'TR-0002'],
+      ],
+    );
+    // reversed at once: the report below counts it among the reversed
+    await page.getByRole('row').filter({ hasText: 'TR-0002' }).getByRole('button', { name: 'Anular' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Anular este pago' });
+    await dialog.getByLabel('Motivo *').fill('referencia equivocada');
+    await dialog.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByText('Anulado: referencia equivocada').waitFor();
+  });
+
+  await t.test('a guarantor added on the credit, shown on both pages, and removed', async () => {
+    const section = page.locator('section', { has: page.getByRole('heading', { name: 'Garantes', exact: true }) });
+    const add = section.getByRole('form', { name: 'Agregar un garante' });
+    await add.getByLabel('Buscar el cliente').fill(String(dni + 1));
+    await add
+      .getByRole('combobox', { name: 'Cliente *' })
+      .getByRole('option', { name: /Garante, Gala/ })
+      .waitFor({
+        state: 'attached',
+      });
+    await add.getByLabel('Rol').selectOption({ label: 'Garante' });
+    await add.getByRole('button', { name: 'Agregar' }).click();
+    const row = section.getByRole('row').filter({ hasText: 'Garante, Gala' });
+    await row.waitFor();
+    const detail = json(await h.get(`/api/credits/${credit.id}`));
+    assert.deepEqual(
+      detail.guarantors.map((g: any) => [g.client_id, g.role]),
+      [[backer.id, 'guarantor']],
+    );
+    await axe(page, 'credit page with a guarantor');
+    await section.scrollIntoViewIfNeeded();
+    await shot(page, 'guarantors');
+
+    // the guarantor's page: the credit it backs, with its borrower
+    await row.getByRole('link', { name: /Garante, Gala/ }).click();
+    await page.getByRole('heading', { name: 'Garante, Gala', level: 1 }).waitFor();
+    const backs = page.locator('section', { has: page.getByRole('heading', { name: 'Garantías' }) });
+    await backs.getByRole('link', { name: `Crédito n.º ${credit.sequential_id}` }).waitFor();
+    await backs.getByRole('link', { name: /Pagador, Bruno/ }).waitFor();
+    await axe(page, "the guarantor's page");
+    await backs.scrollIntoViewIfNeeded();
+    await shot(page, 'guarantees');
+
+    // removed from the credit, after a confirmation
+    await backs.getByRole('link', { name: `Crédito n.º ${credit.sequential_id}` }).click();
+    await row.getByRole('button', { name: 'Quitar' }).click();
+    await page.getByRole('dialog', { name: 'Quitar este garante' }).getByRole('button', { name: 'Confirmar' }).click();
+    await row.waitFor({ state: 'detached' });
+    assert.deepEqual(json(await h.get(`/api/credits/${credit.id}`)).guarantors, []);
+  });
+
+  await t.test('an import uploaded, followed to its end, its rejected line downloaded', async () => {
+    await page.getByRole('link', { name: 'Importar pagos' }).click();
+    await page.getByRole('heading', { name: 'Importar pagos', level: 1 }).waitFor();
+    await axe(page, 'imports');
+    await shot(page, 'imports');
+    const csv = [
+      'credit,amount,method,channel,external_reference',
+      `${credit.sequential_id},500,collection_network,Rapipago,RP-0001`,
+      `999999,800,collection_network,Rapipago,RP-0002`,
+      `${credit.sequential_id},700,transfer,Banco Nación,TR-0001`,
+    ].join('\n');
+    await page.getByLabel('Archivo CSV *').setInputFiles({
+      name: 'rapipago.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(`${csv}\n`),
+    });
+    await page.getByRole('button', { name: 'Importar', exact: true }).click();
+    await page.getByText('terminada').waitFor();
+    await page.getByText('3 de 3 líneas procesadas').waitFor();
+    const id = page.url().split('/').pop()!;
+    const imp = json(await h.get(`/api/payment-imports/${id}`));
+    assert.deepEqual([imp.status, imp.accepted, imp.rejected, imp.duplicates], ['done', 1, 1, 1]);
+    await page.getByRole('cell', { name: 'rechazada' }).waitFor();
+    await page.getByRole('cell', { name: 'duplicada' }).waitFor();
+    await axe(page, 'an import');
+    await shot(page, 'import');
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Descargar las líneas rechazadas (CSV)' }).click(),
+    ]);
+    const text = readFileSync((await download.path())!, 'utf8');
+    const lines = text.trim().split(/\r\n/);
+    assert.equal(lines[0], 'line,credit,amount,code,message');
+    assert.equal(lines.length, 2, 'the one rejected line');
+    assert.match(lines[1]!, /^3,999999,800,not_found,/);
+    // the outcome filter narrows the lines the server pages
+    await page.getByLabel('Resultado').selectOption({ label: 'aceptada' });
+    await page.getByRole('cell', { name: 'rechazada' }).waitFor({ state: 'detached' });
+    await page.getByRole('cell', { name: 'aceptada' }).waitFor();
+  });
+
+  await t.test('the collections report: its totals are the payments made', async () => {
+    await page.getByRole('link', { name: 'Reporte de cobranzas' }).click();
+    await page.getByRole('heading', { name: 'Reporte de cobranzas' }).waitFor();
+    // every payment dated in the period counts, reversed ones too, which are also counted apart
+    const made = await payments();
+    assert.equal(made.length, 3, 'two at the counter (one reversed) and the imported one');
+    const sum = made.reduce((s: number, p: any) => s + p.amount, 0);
+    const reversed = made.filter((p: any) => p.reversed_at);
+    const money = (v: number) => new Intl.NumberFormat('es-AR', { style: 'currency', currency: 'ARS' }).format(v);
+    const card = (label: string) => page.locator('.card', { has: page.getByText(label, { exact: true }) });
+    await card('Cobrado').getByText(money(sum)).waitFor();
+    assert.equal((await card('Pagos').locator('.card-value').innerText()).trim(), String(made.length));
+    assert.equal((await card('Pagos anulados').locator('.card-value').innerText()).trim(), String(reversed.length));
+    await card('Monto anulado').getByText(money(700)).waitFor();
+    await card('Neto de anulaciones')
+      .getByText(money(sum - 700))
+      .waitFor();
+    await page.getByLabel('Agrupar por').selectOption({ label: 'Medio' });
+    const table = page.getByRole('table', { name: 'Cobranzas por medio' });
+    await table.getByRole('row').filter({ hasText: 'Transferencia' }).getByText(money(1700)).waitFor();
+    await table.getByRole('row').filter({ hasText: 'Red de cobranza' }).getByText(money(500)).waitFor();
+    await page.getByLabel('Agrupar por').selectOption({ label: 'Canal' });
+    await page.getByRole('table', { name: 'Cobranzas por canal' }).getByRole('cell', { name: 'Rapipago' }).waitFor();
+    await axe(page, 'collections report');
+    await shot(page, 'collections-report');
+    // a phone's width: the filters and cards flow into one column, the table scrolls in its box
+    await page.setViewportSize({ width: 375, height: 740 });
+    await axe(page, 'collections report at 375 px');
+    await shot(page, 'collections-report-375');
+    await page.setViewportSize({ width: 1366, height: 768 });
+    const api = json(await h.get('/api/reports/collections?group_by=channel'));
+    assert.deepEqual(
+      [api.totals.payments, api.totals.amount, api.totals.reversed_payments, api.totals.reversed_amount],
+      [made.length, sum, 1, 700],
+    );
+  });
+
+  await t.test('the grant simulation shows the origination fee and the cash handed over', async () => {
+    await page.goto(`${base}/app/clients/${borrower.id}/grant`);
+    await page.getByLabel('Plan').selectOption({ label: 'Plan con comisión' });
+    await page.getByLabel('Monto').fill('10000');
+    const fees = page.getByRole('table', { name: 'Comisiones' });
+    await fees.getByRole('cell', { name: 'Comisión de otorgamiento' }).waitFor();
+    const sim = json(await h.post(`/api/credit-configs/${feePlan.id}/simulate`, { amount: 10000 }));
+    // 3 % of 10,000 = 300, its VAT 63: 9,637 handed over
+    assert.deepEqual([sim.fees[0].amount, sim.fees[0].vat, sim.disbursed], [300, 63, 9637]);
+    const money = (v: number) => new Intl.NumberFormat('es-AR', { style: 'currency', currency: 'ARS' }).format(v);
+    await page.locator('.card', { hasText: 'Monto a entregar' }).getByText(money(9637)).waitFor();
+    await fees.getByRole('cell', { name: money(363) }).waitFor();
+    await axe(page, 'grant with a fee');
+    await shot(page, 'grant-fees');
+  });
+});
