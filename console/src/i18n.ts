@@ -151,6 +151,147 @@ const ES: Record<string, string> = {
   'All branches': 'Todas las sucursales',
   'Export CSV': 'Exportar CSV',
   'Sort by': 'Ordenar por',
+  // applications, collections, settings, notifications (docs/applications.md, docs/collections.md)
+  Applications: 'Solicitudes de crédito',
+  Application: 'Solicitud',
+  'New application': 'Nueva solicitud',
+  'Request a credit': 'Solicitar un crédito',
+  'Application of {client}': 'Solicitud de {client}',
+  'All statuses': 'Todos los estados',
+  Submit: 'Presentar',
+  'Submitted by': 'Presentada por',
+  you: 'vos',
+  'Decided by': 'Decidida por',
+  'Decision note': 'Nota de la decisión',
+  Note: 'Nota',
+  'Policy checks': 'Controles de la política',
+  Rule: 'Regla',
+  Detail: 'Detalle',
+  'The plan has no policy: nothing to check.': 'El plan no tiene política: no hay nada que controlar.',
+  Approve: 'Aprobar',
+  Reject: 'Rechazar',
+  Withdraw: 'Retirar',
+  Disburse: 'Desembolsar',
+  'Approve this application': 'Aprobar esta solicitud',
+  'Another person than who submitted it approves it; then it can be disbursed.':
+    'La aprueba alguien distinto de quien la presentó; después se puede desembolsar.',
+  'It failed a check: say why you approve it anyway.': 'No pasó un control: escribí por qué la aprobás igual.',
+  'Reject this application': 'Rechazar esta solicitud',
+  'The application is closed as rejected, with your reason.': 'La solicitud se cierra como rechazada, con tu motivo.',
+  'Withdraw this application': 'Retirar esta solicitud',
+  'The application is closed as withdrawn; nothing is granted.':
+    'La solicitud se cierra como retirada; no se otorga nada.',
+  'Disburse this application': 'Desembolsar esta solicitud',
+  "The credit is granted with the application's plan and amount, and the money handed over as you say.":
+    'Se otorga el crédito con el plan y el monto de la solicitud, y el dinero se entrega como indiques.',
+  'External reference': 'Referencia externa',
+  'Go to the credit': 'Ir al crédito',
+  'Credit granted': 'Crédito otorgado',
+  'No client matches.': 'Ningún cliente coincide.',
+  'Type to search': 'Escribí para buscar',
+  Submitted: 'Presentada',
+  Decided: 'Decidida',
+  submitted: 'presentada',
+  approved: 'aprobada',
+  rejected: 'rechazada',
+  withdrawn: 'retirada',
+  disbursed: 'desembolsada',
+  pass: 'cumple',
+  fail: 'no cumple',
+  unknown: 'sin datos',
+  check: 'cheque',
+  max_central_bank_situation: 'Situación máxima en el BCRA',
+  max_total_debt: 'Deuda total máxima',
+  require_tax_active: 'CUIT activa en ARCA',
+  'Worst situation {worst} (at most {max}), central bank on {when}':
+    'Peor situación {worst} (máximo {max}), BCRA al {when}',
+  'Total debt {debt} (at most {max}), central bank on {when}': 'Deuda total {debt} (máximo {max}), BCRA al {when}',
+  'No recent central bank lookup of the client: look it up, then submit again.':
+    'No hay una consulta reciente al BCRA de este cliente: consultalo y volvé a presentar.',
+  'No recent tax authority lookup of the client: look it up, then submit again.':
+    'No hay una consulta reciente a ARCA de este cliente: consultalo y volvé a presentar.',
+  "The CUIT is not in the tax authority's register ({when})": 'La CUIT no figura en el padrón de ARCA ({when})',
+  "The CUIT is {status} in the tax authority's register ({when})":
+    'La CUIT figura {status} en el padrón de ARCA ({when})',
+  Collector: 'Cobrador',
+  'Any collector': 'Cualquier cobrador',
+  'My credits': 'Mis créditos',
+  'Without collector': 'Sin cobrador',
+  Promise: 'Promesa',
+  'Any promise': 'Cualquier promesa',
+  'Pending promise': 'Promesa pendiente',
+  'Broken promise': 'Promesa incumplida',
+  'No promise': 'Sin promesa',
+  'Most days late first': 'Más días de atraso primero',
+  'Fewest days late first': 'Menos días de atraso primero',
+  'Largest balance first': 'Mayor saldo primero',
+  'Smallest balance first': 'Menor saldo primero',
+  'Client name': 'Nombre del cliente',
+  'Latest promise': 'Última promesa',
+  'Last note': 'Última nota',
+  Actions: 'Acciones',
+  'Record a promise': 'Registrar promesa',
+  'Promise to pay': 'Promesa de pago',
+  'Add a note': 'Agregar nota',
+  'Contact note': 'Nota de contacto',
+  'Promised amount': 'Monto prometido',
+  'Pay by': 'Paga el',
+  'From today up to 60 days ahead.': 'Desde hoy hasta 60 días más adelante.',
+  'What was said': 'Qué se habló',
+  'Promises and notes': 'Promesas y notas',
+  Promises: 'Promesas',
+  Notes: 'Notas',
+  'Cancel promise': 'Anular promesa',
+  'Cancel this promise': 'Anular esta promesa',
+  'The promise stays in the history as cancelled.': 'La promesa queda en el historial como anulada.',
+  'Assign a collector': 'Asignar cobrador',
+  'Collector of credit #{n}': 'Cobrador del crédito n.º {n}',
+  Assign: 'Asignar',
+  Nobody: 'Nadie',
+  'Other credit': 'Otro crédito',
+  'Submit as an application': 'Presentar como solicitud',
+  'Installment {n}': 'Cuota {n}',
+  'by {who}': 'por {who}',
+  Promised: 'Prometido',
+  kept: 'cumplida',
+  broken: 'incumplida',
+  cancelled: 'anulada',
+  call: 'llamada',
+  visit: 'visita',
+  whatsapp: 'WhatsApp',
+  email: 'correo',
+  sms: 'SMS',
+  Approval: 'Aprobación',
+  'Credits only through applications approved by a second person':
+    'Créditos solo con solicitudes aprobadas por una segunda persona',
+  'Employees grant credits only through applications; admins may still grant directly.':
+    'Los empleados otorgan créditos solo mediante solicitudes; los administradores pueden otorgarlos directamente.',
+  'Largest amount an employee may approve': 'Monto máximo que aprueba un empleado',
+  'Empty: no limit.': 'Vacío: sin límite.',
+  'Payment reminders': 'Recordatorios de pago',
+  'Send e-mail reminders to clients': 'Enviar recordatorios por correo a los clientes',
+  'Days before the due date': 'Días antes del vencimiento',
+  'Days after the due date': 'Días después del vencimiento',
+  'Whole days from 0 to 365, separated by commas (e.g. 1, 7).':
+    'Días enteros de 0 a 365, separados por comas (ej. 1, 7).',
+  'Settings saved.': 'Configuración guardada.',
+  'Write whole days separated by commas.': 'Escribí días enteros separados por comas.',
+  Notifications: 'Notificaciones',
+  'E-mails to clients and users, newest first.': 'Correos a clientes y usuarios, primero los más nuevos.',
+  Recipient: 'Destinatario',
+  Subject: 'Asunto',
+  Kind: 'Tipo',
+  Attempts: 'Intentos',
+  Error: 'Error',
+  Sent: 'Enviado',
+  'All clients': 'Todos los clientes',
+  queued: 'en cola',
+  sent: 'enviado',
+  failed: 'fallido',
+  not_configured: 'sin correo configurado',
+  password_link: 'enlace de contraseña',
+  reminder_before_due: 'recordatorio previo',
+  reminder_overdue: 'recordatorio de atraso',
   Role: 'Rol',
   'Invite a user': 'Invitar un usuario',
   'Your password (only to make an admin)': 'Tu contraseña (solo para crear un administrador)',
@@ -384,6 +525,75 @@ export function t(text: string, vars: Record<string, string | number> = {}): str
   let s = current === 'es' ? (ES[text] ?? text) : text;
   for (const [k, v] of Object.entries(vars)) s = s.replace(`{${k}}`, String(v));
   return s;
+}
+
+// The API answers in English: the messages a person meets in daily work (who may decide an
+// application, its limit, a note it needs) are said here in Spanish, with the API's own figures.
+const API_ES: [RegExp, (m: RegExpExecArray) => string][] = [
+  [
+    /^an application is decided by someone other than who submitted it/,
+    () =>
+      'Una solicitud la decide una persona distinta de quien la presentó: pedile a otro empleado o a un administrador que la decida.',
+  ],
+  [
+    /^employees approve up to ([\d.]+) \(approval\.employee_limit\); an admin must approve ([\d.]+)/,
+    (m) =>
+      `Los empleados aprueban hasta ${fmtMoney(m[1])} (límite de la configuración); esta solicitud de ${fmtMoney(m[2])} la tiene que aprobar un administrador.`,
+  ],
+  [
+    /^the application failed (.+): approving it anyway needs a note/,
+    (m) =>
+      `La solicitud no cumple: ${(m[1] ?? '')
+        .split(', ')
+        .map((r) => t(r))
+        .join(', ')}. Para aprobarla igual, escribí una nota que diga por qué.`,
+  ],
+  [
+    /^required to approve over a failed check/,
+    () => 'Obligatoria para aprobar una solicitud que no cumple un control.',
+  ],
+  [
+    /^the application is (\w+): only a submitted application can be/,
+    (m) => `La solicitud ya está ${t(m[1] ?? '')}: solo se decide o retira una solicitud presentada.`,
+  ],
+  [
+    /^credits of this business need an approved application/,
+    () => 'Este negocio otorga créditos solo con una solicitud aprobada por otra persona: presentala como solicitud.',
+  ],
+  [/^the application was disbursed already/, () => 'La solicitud ya fue desembolsada.'],
+  [
+    /^the application is (\w+): only an approved one is disbursed/,
+    (m) => `La solicitud está ${t(m[1] ?? '')}: solo se desembolsa una solicitud aprobada.`,
+  ],
+  [
+    /^an application is withdrawn by who submitted it/,
+    () => 'Una solicitud la retira quien la presentó o un administrador.',
+  ],
+  [
+    /^promised_for must be between today \((.+)\) and (.+)$/,
+    (m) => `La fecha de pago va de hoy (${fmtDate(m[1])}) al ${fmtDate(m[2])}.`,
+  ],
+  [/^must be between (\S+) and (\S+)$/, (m) => `Entre el ${fmtDate(m[1])} y el ${fmtDate(m[2])}.`],
+  [/^amount must be more than 0|^must be > 0$/, () => 'Tiene que ser mayor que 0.'],
+  [/^outcome must not be blank|^must not be blank$/, () => 'No puede quedar vacío.'],
+  [
+    /^the credit is (\w+): a promise is made on an active or written-off credit/,
+    (m) => `El crédito está ${t(m[1] ?? '')}: solo se registran promesas en créditos activos o incobrables.`,
+  ],
+  [
+    /^the promise is (\w+): only a pending promise/,
+    (m) => `La promesa está ${t(m[1] ?? '')}: solo se anula una pendiente.`,
+  ],
+];
+
+/** The API's message in the person's language: Spanish for the known ones, else as the API wrote it. */
+export function tApi(message: string): string {
+  if (current !== 'es') return message;
+  for (const [re, say] of API_ES) {
+    const m = re.exec(message);
+    if (m) return say(m);
+  }
+  return message;
 }
 
 const money = new Intl.NumberFormat('es-AR', { style: 'currency', currency: 'ARS', minimumFractionDigits: 2 });

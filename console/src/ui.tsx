@@ -3,7 +3,7 @@
 import { useQuery, keepPreviousData } from '@tanstack/react-query';
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, type Page, api, qs } from './api.ts';
-import { fmtMoney, t } from './i18n.ts';
+import { fmtMoney, t, tApi } from './i18n.ts';
 
 export function Money({ value }: { value: number | string | null | undefined }) {
   return <span className="money">{fmtMoney(value)}</span>;
@@ -13,6 +13,9 @@ export function Money({ value }: { value: number | string | null | undefined }) 
 export function errorText(e: unknown): string {
   if (e instanceof ApiError) {
     if (e.status === 0) return t('The service did not answer; try again.');
+    // a refusal the console knows is said in the person's language, with the API's figures
+    const said = tApi(e.message);
+    if (said !== e.message) return said;
     if (e.status === 403 && e.code === 'forbidden') return `${t('You are not allowed to do this.')} (${e.message})`;
     return e.message;
   }
@@ -48,7 +51,8 @@ interface FieldProps {
 /** A labelled input (or select) whose error line is the API's message about that body field. */
 export function Field(p: FieldProps) {
   const id = useId();
-  const err = p.error?.fieldError(p.name);
+  const raw = p.error?.fieldError(p.name);
+  const err = raw === undefined ? undefined : tApi(raw);
   const described = [p.hint ? `${id}-hint` : '', err ? `${id}-err` : ''].filter(Boolean).join(' ') || undefined;
   const common = {
     id,

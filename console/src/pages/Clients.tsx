@@ -214,6 +214,9 @@ export function ClientPage() {
             <Link href={`/clients/${id}/grant`} className="button primary">
               {t('Grant a credit')}
             </Link>
+            <Link href={`/applications/new?client=${id}`} className="button">
+              {t('Request a credit')}
+            </Link>
           </div>
         )}
       </div>

@@ -12,6 +12,7 @@ import type { Credit } from './Clients.tsx';
 import { type Guarantor, GuarantorsSection } from './Guarantors.tsx';
 import { METHODS } from './Payments.tsx';
 import { usePlans } from './shared.ts';
+import { CreditCollections } from './CollectionActions.tsx';
 
 interface Installment {
   id: string;
@@ -172,6 +173,7 @@ export function CreditPage() {
       {canWrite && open && (
         <PaymentForm creditId={id} installments={installments} payments={payments.data ?? []} onDone={refresh} />
       )}
+      <CreditCollections credit={credit} />
       <section aria-labelledby="payments">
         <h2 id="payments">{t('Payments')}</h2>
         <ErrorNote error={payments.error} />

@@ -111,6 +111,7 @@ export function Grant() {
   const [start, setStart] = useState('');
   const [branch, setBranch] = useState('');
   const [key] = useState(newKey);
+  const [applyKey] = useState(newKey);
   useEffect(() => {
     if (!plan && plans[0]) setPlan(plans[0].id);
   }, [plan, plans]);
@@ -129,6 +130,22 @@ export function Grant() {
     onSuccess: (d) => {
       qc.invalidateQueries({ queryKey: ['client', id] });
       navigate(`/credits/${d.credit.id}`);
+    },
+  });
+  const apply = useMutation({
+    mutationFn: () =>
+      api<{ id: string }>(`/api/clients/${id}/applications`, {
+        idempotencyKey: applyKey,
+        body: {
+          credit_config_id: plan,
+          amount: Number(amount),
+          ...(start ? { start_date: start } : {}),
+          ...(branch ? { branch_id: branch } : {}),
+        },
+      }),
+    onSuccess: (a) => {
+      qc.invalidateQueries({ queryKey: ['/api/applications'] });
+      navigate(`/applications/${a.id}`);
     },
   });
   const error = (grant.error ?? sim.error) instanceof ApiError ? ((grant.error ?? sim.error) as ApiError) : null;
@@ -173,6 +190,15 @@ export function Grant() {
           error={error}
         />
         <ErrorNote error={grant.error ?? sim.error} />
+        {grant.error instanceof ApiError && grant.error.code === 'approval_required' && (
+          // the business grants through applications (docs/applications.md): the same figures become one
+          <div className="actions">
+            <button type="button" className="primary" disabled={apply.isPending} onClick={() => apply.mutate()}>
+              {t('Submit as an application')}
+            </button>
+            <ErrorNote error={apply.error} />
+          </div>
+        )}
         <div className="actions">
           <button type="submit" className="primary" disabled={grant.isPending || !sim.data}>
             {t('Grant')}
