@@ -13813,7 +13813,10 @@ export interface operations {
     getCreditContract: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
                 id: string;
@@ -13853,7 +13856,10 @@ export interface operations {
     getCreditPromissoryNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path: {
                 /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
                 id: string;
