@@ -10,9 +10,9 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { addDays } from '../../src/domain/index.ts';
 import { build, json, settableClock } from '../helpers/app.ts';
-import { pdf } from '../files/fixtures.ts';
-import { upload } from '../files/helpers.ts';
-import { client, credit, plan } from '../engine/helpers.ts';
+import { pdf } from '../helpers/file-fixtures.ts';
+import { upload } from '../helpers/files.ts';
+import { client, credit, plan } from '../helpers/book.ts';
 
 const START = '2025-01-10';
 

@@ -13,9 +13,9 @@ import { loadConfig, ConfigError } from '../../src/config.ts';
 import { keyDigest, sweepIdempotencyKeys } from '../../src/services/idempotency.ts';
 import { userSession } from '../helpers/sessions.ts';
 import { startIdempotencySweep } from '../../src/jobs/idempotencySweep.ts';
-import { client, credit, plan } from '../engine/helpers.ts';
-import { fileForm, png, pdf } from '../files/fixtures.ts';
-import { storedFiles } from '../files/helpers.ts';
+import { client, credit, plan } from '../helpers/book.ts';
+import { fileForm, png, pdf } from '../helpers/file-fixtures.ts';
+import { storedFiles } from '../helpers/files.ts';
 
 const silent = { info() {}, error() {} };
 

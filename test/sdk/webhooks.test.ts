@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SIGNATURE_HEADER, verifyWebhook } from '../../sdk/index.ts';
 import { build, json } from '../helpers/app.ts';
-import { createEndpoint, receiver, runAt } from '../webhooks/helpers.ts';
+import { createEndpoint, receiver, runAt } from '../helpers/webhooks.ts';
 
 const PRIVATE = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '60000' };
 
