@@ -9,17 +9,16 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { openEmbedded, type Database } from '../../src/db/connection.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { loadConfig } from '../../src/config.ts';
 import { DirectoryStorage } from '../../src/storage/directory.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { createDemo } from '../../src/services/demo.ts';
-import { runCli } from '../../src/cli/main.ts';
 import { createTenant } from '../helpers/app.ts';
 import { fileForm, pdf, png } from '../helpers/file-fixtures.ts';
 import { baseEnv, run } from '../helpers/cli-process.ts';
+import { capturedIo, runCli } from '../helpers/cli.ts';
 
 /** Every row of every table, as sorted JSON text per table. */
 async function tables(db: Database): Promise<Record<string, string[]>> {
@@ -48,16 +47,6 @@ function files(dir: string, base = dir, out: Record<string, string> = {}): Recor
     else out[p.slice(base.length + 1)] = createHash('sha256').update(readFileSync(p)).digest('hex');
   }
   return out;
-}
-
-function io() {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => (err += d));
-  return { io: { stdout, stderr, stderrIsTTY: false }, out: () => out, err: () => err };
 }
 
 test('backup while in use, restore into an empty DATA_DIR: every table and every file the same', {
@@ -100,7 +89,7 @@ test('backup while in use, restore into an empty DATA_DIR: every table and every
 
   // the backup as the server runs it for `lending backup`, with reads going on meanwhile
   const archive = join(root, 'book.tar.gz');
-  const cli = io();
+  const cli = capturedIo();
   let reading = true;
   const reads = (async () => {
     let n = 0;

@@ -5,13 +5,12 @@ import assert from 'node:assert/strict';
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { runCli } from '../../src/cli/main.ts';
 import { JOBS } from '../../src/jobs/index.ts';
 import { deliverDue, dispatch } from '../../src/services/webhooks.ts';
 import { json, type Harness } from './app.ts';
+import { cliJson } from './cli.ts';
 
 export { json };
 
@@ -112,30 +111,8 @@ export function validCuit(prefix = '20'): string {
 // ---------------------------------------------------------------------------------------------
 // The command line, in process, on the test database and the app's clock
 
-export async function cli(h: Harness, ...args: string[]): Promise<{ code: number; out: any; err: string }> {
-  let out = '';
-  let err = '';
-  const io = {
-    stdout: new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }),
-    stderr: new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }),
-    stderrIsTTY: false,
-  };
-  const code = await runCli([...args, '--json'], io, {
-    db: h.db,
-    storage: h.app.storage,
-    config: h.config,
-    clock: h.clock,
-  });
-  let parsed: any = null;
-  if (out.trim()) {
-    try {
-      parsed = JSON.parse(out);
-    } catch {
-      assert.fail(`lending ${args.join(' ')} --json did not print one JSON document: ${out.slice(0, 500)}`);
-    }
-  }
-  return { code, out: parsed, err };
-}
+/** `lending … --json` in process, stdout parsed. */
+export const cli = cliJson;
 
 /** `lending accrue` (the daily run) as of the app's today. */
 export async function dailyRun(h: Harness, ...args: string[]): Promise<any> {

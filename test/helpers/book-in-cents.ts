@@ -4,9 +4,8 @@
 // worked out by hand from DOMAIN.md in a comment next to it.
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { Writable } from 'node:stream';
-import { runCli } from '../../src/cli/main.ts';
 import { json, type Harness } from './app.ts';
+export { accrue } from './cli.ts';
 
 /**
  * The plan of the worked examples: 1000 at 35 % flat in 3 installments of 450 (principal 333.33,
@@ -71,24 +70,6 @@ export async function payoff(h: Harness, creditId: string, asOf?: string): Promi
   const res = await h.get(`/api/credits/${creditId}/payoff${asOf ? `?as_of=${asOf}` : ''}`);
   assert.equal(res.statusCode, 200, res.body);
   return json(res);
-}
-
-/** `lending accrue --json …` through the real command line, on the test database and the app's clock. */
-export async function accrue(h: Harness, ...args: string[]): Promise<{ code: number; out: any; err: string }> {
-  let out = '';
-  let err = '';
-  const io = {
-    stdout: new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }),
-    stderr: new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }),
-    stderrIsTTY: false,
-  };
-  const code = await runCli(['accrue', '--json', ...args], io, {
-    db: h.db,
-    storage: h.app.storage,
-    config: h.config,
-    clock: h.clock,
-  });
-  return { code, out: out ? JSON.parse(out) : null, err };
 }
 
 /** A JSON money number as integer cents. */

@@ -2,8 +2,6 @@
 // `lending accrue` command run in-process against the test database, and the ledger invariant
 // every integration test ends with.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
-import { runCli } from '../../src/cli/main.ts';
 import type { Database } from '../../src/db/connection.ts';
 import { addDays, money, todayIn, Dec, type Decimal } from '../../src/domain/index.ts';
 import {
@@ -20,6 +18,7 @@ import { installmentsOfCredit, setInstallmentState } from '../../src/db/reposito
 import { insertLedger, ledgerOfCredit } from '../../src/db/repositories/ledger.ts';
 import { markAccrued, postedThrough } from '../../src/db/repositories/creditAccruals.ts';
 import { json, type Harness } from './app.ts';
+export { accrue } from './cli.ts';
 
 export const todayUtc = () => todayIn('UTC');
 /** A date k days from today (UTC, the test tenant's time zone). */
@@ -51,24 +50,6 @@ export async function pay(h: Harness, creditId: string, body: Record<string, unk
   const res = await h.post(`/api/credits/${creditId}/payments`, body);
   assert.equal(res.statusCode, 201, res.body);
   return json(res);
-}
-
-/** `lending accrue …` through the real command line, on the test database. */
-export async function accrue(h: Harness, ...args: string[]): Promise<{ code: number; out: any; err: string }> {
-  let out = '';
-  let err = '';
-  const io = {
-    stdout: new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }),
-    stderr: new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }),
-    stderrIsTTY: false,
-  };
-  const code = await runCli(['accrue', '--json', ...args], io, {
-    db: h.db,
-    storage: h.app.storage,
-    config: h.config,
-    clock: h.clock,
-  });
-  return { code, out: out ? JSON.parse(out) : null, err };
 }
 
 export const sum = (xs: { amount: number }[]) =>

@@ -6,14 +6,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { build, json } from '../helpers/app.ts';
-import { runCli } from '../../src/cli/main.ts';
 import { sweepOrphanFiles } from '../../src/services/files.ts';
 import { startFileSweep } from '../../src/jobs/fileSweep.ts';
 import { pdf, png } from '../helpers/file-fixtures.ts';
 import { newClient, storedFiles, upload } from '../helpers/files.ts';
+import { cli } from '../helpers/cli.ts';
 
 const silent = { warn() {}, error() {} };
 const TWO_HOURS_AGO = new Date(Date.now() - 2 * 3600_000);
@@ -65,19 +65,9 @@ test('`lending files sweep` runs the same sweep', async (t) => {
   const c = await newClient(h);
   const orphan = `${h.tenant.businessId}/${c.id}/${randomUUID()}`;
   await h.app.storage.put(orphan, Readable.from([pdf()]));
-  let out = '';
-  const io = {
-    stdout: new Writable({ write: (chunk, _e, cb) => ((out += String(chunk)), cb()) }),
-    stderr: new Writable({ write: (_c, _e, cb) => cb() }),
-    stderrIsTTY: false,
-  };
-  const code = await runCli(['files', 'sweep', '--grace-minutes', '0', '--json'], io, {
-    db: h.db,
-    storage: h.app.storage,
-    config: h.config,
-  });
-  assert.equal(code, 0, out);
-  assert.deepEqual(JSON.parse(out), { checked: 1, removed: 1, incomplete: 0 });
+  const r = await cli(h, 'files', 'sweep', '--grace-minutes', '0', '--json');
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(JSON.parse(r.out), { checked: 1, removed: 1, incomplete: 0 });
   assert.deepEqual(storedFiles(h.config.filesDir), []);
 });
 

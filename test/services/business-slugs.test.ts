@@ -6,29 +6,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { openEmbedded } from '../../src/db/connection.ts';
 import { migrate, migrationFiles } from '../../src/db/migrate.ts';
-import { runCli } from '../../src/cli/main.ts';
 import { createBusiness } from '../../src/services/businesses.ts';
-import { build, json, type Harness } from '../helpers/app.ts';
+import { build, json } from '../helpers/app.ts';
 import { operatorSession, userSession } from '../helpers/sessions.ts';
 import { aLead, submit } from '../http/routes/leads/helpers.ts';
-
-/** `lending …` in-process on the test database. */
-async function cli(h: Harness, ...argv: string[]) {
-  let out = '';
-  let err = '';
-  const io = {
-    stdout: new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }),
-    stderr: new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }),
-    stderrIsTTY: false,
-  };
-  const code = await runCli(argv, io, { db: h.db, storage: h.app.storage, config: h.config, clock: h.clock });
-  return { code, out, err };
-}
+import { cli } from '../helpers/cli.ts';
 
 test('a business gets a slug from its name: folded, hyphenated, unique', async (t) => {
   const h = await build(t);

@@ -1,10 +1,9 @@
 // Steps shared by the report tests: a book built through the HTTP API, the command line run
 // in-process on the test database.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
-import { runCli } from '../../../../src/cli/main.ts';
 import { addDays, todayIn } from '../../../../src/domain/index.ts';
 import { json, type Harness } from '../../../helpers/app.ts';
+export { cli } from '../../../helpers/cli.ts';
 
 /** The test tenants' today (they are created in UTC). */
 export const today = () => todayIn('UTC');
@@ -57,19 +56,6 @@ export function csvRecords(text: string): Record<string, string>[] {
   const [head, ...rows] = parseCsv(text);
   assert.ok(head, 'a header row');
   return rows.map((r) => Object.fromEntries(head.map((c, i) => [c, r[i]!])));
-}
-
-/** Runs `lending …` in-process on the test database; stdout and stderr collected. */
-export async function cli(h: Harness, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io = {
-    stdout: new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }),
-    stderr: new Writable({ write: (c, _e, cb) => ((err += c.toString()), cb()) }),
-    stderrIsTTY: false,
-  };
-  const code = await runCli(argv, io, { db: h.db, storage: h.app.storage, config: h.config, clock: h.clock });
-  return { code, out, err };
 }
 
 export { json };
