@@ -1,4 +1,4 @@
-// Issue 11, item 3: `lending backup` of the embedded database and the files directory while it is
+// `lending backup` of the embedded database and the files directory while it is
 // in use (the command as a running server runs it: on its database, through the operator's lane),
 // `lending restore` into an empty DATA_DIR as a person runs it, and every table's rows and every
 // file's bytes compared after the round trip. The refusals: a directory that is not empty, a

@@ -1,4 +1,4 @@
-// Conformance of the command line (API.md, "Command line"): deviations found by black-box review.
+// Conformance of the command line (docs/cli.md): deviations found by black-box review.
 // Each test pins a deviation found by black-box review, now fixed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,10 +38,10 @@ test('fixed deviation (was: lending export, forwarded to a running server, dies 
   }
 });
 
-test('fixed deviation (was: lending accrue --json prints money as strings ("punitory_total": "0.00"); API.md: money is JSON numbers)', {
+test('fixed deviation (was: lending accrue --json prints money as strings ("punitory_total": "0.00"); docs/api.md: money is JSON numbers)', {
   timeout: 300_000,
 }, async (t) => {
-  // API.md conventions (contract and extensions alike): "money | JSON numbers with at most 2 decimals"
+  // docs/api.md conventions (contract and extensions alike): "money | JSON numbers with at most 2 decimals"
   const env = baseEnv(modeEnv(t));
   await runJson(['migrate'], env);
   const demo = await runJson<{ business: { id: string } }>(['demo'], env);

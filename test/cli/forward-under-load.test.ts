@@ -1,5 +1,5 @@
 // A command forwarded to a busy embedded server answers in about the time it takes when the
-// server is idle (issue 10, item 6). The probe saw 12-14 s: the embedded database hands its one
+// server is idle. The probe saw 12-14 s: the embedded database hands its one
 // session from query to query as microtasks, so while requests were queued the server never
 // returned to its event loop to accept the admin socket's connection, and the command's queries
 // then queued behind every request. Timings on a shared machine are noisy: the test compares the

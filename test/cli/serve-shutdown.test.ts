@@ -1,4 +1,4 @@
-// Issue 11, item 3: the real server process on SIGTERM. A request in flight (its body still
+// The real server process on SIGTERM. A request in flight (its body still
 // arriving) finishes; meanwhile /readyz answers 503 on a new connection (the listener stays open
 // while requests are in flight); then the process exits 0, well within SHUTDOWN_TIMEOUT_MS. And
 // a request that never finishes does not hold the process much past the deadline.

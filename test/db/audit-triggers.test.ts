@@ -1,4 +1,4 @@
-// The audit log as the database writes it (DOMAIN.md "Audit"): each write through the API leaves
+// The audit log as the database writes it (docs/domain.md "Audit"): each write through the API leaves
 // exactly its rows, attributed to the key that made it; refused writes leave none; the log and
 // the ledger are append-only at the database; a business sees only its own log.
 import { test } from 'node:test';

@@ -3,7 +3,7 @@
 // the lists read the standby, a caller reads its own writes at once, a standby paused beyond
 // READ_MAX_LAG_MS sends the reads to the primary and the metric counts them, and the feed's read
 // follows its own (writing) sequencer pass. PostgreSQL half of the suite only, like
-// test/events/parallel.test.ts; skipped when the PostgreSQL 15 server binaries are missing.
+// test/services/events-parallel-writers.test.ts; skipped when the PostgreSQL 15 server binaries are missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

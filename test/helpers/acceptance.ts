@@ -1,5 +1,5 @@
-// Shared steps of the acceptance tests of issues 13 and 14, written from API.md (second batch),
-// DOMAIN.md and the issue texts only: everything goes through the HTTP app of build(t) (or the
+// Shared steps of the acceptance tests, written from the documentation only (docs/api.md,
+// docs/domain.md): everything goes through the HTTP app of build(t) (or the
 // command line the spec names), external services are local servers started here.
 import assert from 'node:assert/strict';
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
@@ -149,7 +149,7 @@ export function findSetPasswordUrl(doc: unknown): string {
 
 /**
  * The token of a set-password link.
- * ASSUMPTION: API.md does not fix the link's form; the token is the `token` query parameter, else
+ * ASSUMPTION: docs/api.md does not fix the link's form; the token is the `token` query parameter, else
  * the `token` of the fragment (or the whole fragment), else the link's last path segment.
  */
 export function tokenOf(link: string): string {

@@ -1,7 +1,7 @@
-// Steps of the lending tests (stream F), through the public interface only: plans, clients,
+// Steps of the lending tests, through the public interface only: plans, clients,
 // credits and payments over HTTP, the daily run through the `lending accrue` command, money as
 // integer cents so sums never meet binary floating point. Every expected figure in these tests is
-// worked out by hand from DOMAIN.md in a comment next to it.
+// worked out by hand from docs/domain.md in a comment next to it.
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { json, type Harness } from './app.ts';

@@ -1,4 +1,4 @@
-// API keys (contract "Authentication", DOMAIN.md "Tenancy and keys"): either header form, scopes,
+// API keys (contract "Authentication", docs/domain.md "Tenancy"): either header form, scopes,
 // stored only as a hash, last_used_at kept, refused from the moment they are revoked; checked
 // once and then served from memory, forgotten when the database announces a change.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// A body over the limit gets its 413 Error body in an ordinary client (issue 10, item 3): the
+// A body over the limit gets its 413 Error body in an ordinary client: the
 // server answers before reading and then discards a bounded amount of the rest, so a client
 // still writing is not reset before it reads the answer.
 import { test } from 'node:test';

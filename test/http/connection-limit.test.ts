@@ -1,4 +1,4 @@
-// A cap on concurrent connections, per address and overall (issue 10, item 2): a connection over
+// A cap on concurrent connections, per address and overall: a connection over
 // a cap is answered 503 with the Error body and closed, never reset or left hanging, and the
 // server serves again as soon as connections close.
 import { test } from 'node:test';

@@ -1,5 +1,5 @@
 // Every date a request carries, in a body or a query string, is a real calendar date from
-// 0001-01-01 to 9999-12-31, or the request is a 400 validation_failed: never a 500 (issue 10, 1).
+// 0001-01-01 to 9999-12-31, or the request is a 400 validation_failed: never a 500.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, json, type Harness } from '../helpers/app.ts';

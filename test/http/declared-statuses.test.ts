@@ -1,4 +1,4 @@
-// Every status a route answers is declared in /openapi.json (issue 10, item 8): the common ones
+// Every status a route answers is declared in /openapi.json: the common ones
 // by the kind of route, declared centrally, and each provoked on every operation to check it is
 // declared there; and a blank id is a 404 Error body, never the collection.
 import { test } from 'node:test';

@@ -1,5 +1,5 @@
-// Conformance: places where the running service deviates from contract-1.0.0.md, API.md or
-// DOMAIN.md, found by black-box review. Each test quotes the spec
+// Conformance: places where the running service deviates from the published contract, docs/api.md or
+// docs/domain.md, found by black-box review. Each test quotes the spec
 // line it pins; it failed until the service is fixed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ async function activeCredit(h: Harness) {
 }
 
 function assertRefusedNot500(res: { statusCode: number; body: string }, what: string) {
-  // API.md: "500 internal | never leaks a stack trace or SQL"; "400 validation_failed | … out-of-range value"
+  // docs/api.md: "500 internal | never leaks a stack trace or SQL"; "400 validation_failed | … out-of-range value"
   assert.notEqual(res.statusCode, 500, `${what}: ${res.body}`);
   assert.ok([400, 422].includes(res.statusCode), `${what}: expected 400 or 422, got ${res.statusCode} ${res.body}`);
   const b = JSON.parse(res.body);
@@ -67,7 +67,7 @@ test('fixed deviation (was: POST /api/credits/{id}/refinance with start_date 999
 });
 
 test('fixed deviation (was: GET /api/reports/exports/{dataset}.csv?from=0000-01-01 answers 200 with the header row, then the body is cut off (must be 400 validation_failed))', async (t) => {
-  // API.md: "400 validation_failed | … bad query parameter"; docs/reports.md: "Anything else … → 400",
+  // docs/api.md: "400 validation_failed | … bad query parameter"; docs/reports.md: "Anything else … → 400",
   // "everything checkable is checked before" the first byte.
   const h = await build(t);
   await activeCredit(h);
@@ -87,7 +87,7 @@ test('fixed deviation (was: GET /api/reports/exports/{dataset}.csv?from=0000-01-
 });
 
 test('fixed deviation (was: POST /api/credits/{id}/cancel accepts (and acts on) a body with unknown fields (must be 400 validation_failed))', async (t) => {
-  // API.md: "400 validation_failed | malformed JSON, wrong JSON type …, unknown body field"
+  // docs/api.md: "400 validation_failed | malformed JSON, wrong JSON type …, unknown body field"
   const h = await build(t);
   const { credit } = await activeCredit(h);
   const res = await h.post(`/api/credits/${credit.id}/cancel`, { reason: 'typo', force: true });
@@ -101,7 +101,7 @@ test('fixed deviation (was: POST /api/credits/{id}/cancel accepts (and acts on) 
 });
 
 test('fixed deviation (was: OPTIONS with a read key on a contract path answers 404 "no route" (contract: scope read allows GET, HEAD and OPTIONS))', async (t) => {
-  // contract-1.0.0.md, Authentication 3: "Scope read allows only the safe methods GET, HEAD and OPTIONS."
+  // the published contract (docs/api.md), Authentication 3: "Scope read allows only the safe methods GET, HEAD and OPTIONS."
   const h = await build(t);
   for (const url of ['/api/credit-configs', '/api/branches', '/api/logs']) {
     const res = await h.req({ method: 'OPTIONS', url, key: h.tenant.readKey });
@@ -110,7 +110,7 @@ test('fixed deviation (was: OPTIONS with a read key on a contract path answers 4
 });
 
 test('fixed deviation (was: Branch.address and Branch.phone are null when omitted; the contract types them string (not nullable))', async (t) => {
-  // contract-1.0.0.md: "A field typed nullable may be null." Branch: "address | string", "phone | string".
+  // the published contract (docs/api.md): "A field typed nullable may be null." Branch: "address | string", "phone | string".
   const h = await build(t);
   const res = await h.post('/api/branches', { name: 'Sucursal' });
   assert.equal(res.statusCode, 201, res.body);
@@ -133,7 +133,7 @@ function rawHttp(port: number, request: string): Promise<string> {
 }
 
 test('fixed deviation (was: errors answered by the HTTP layer (431 header too large, 400 unknown method) are not the Error body {error, code})', async (t) => {
-  // API.md conventions: "error body | {"error": "<sentence a person can act on>", "code": "<machine code>"}"
+  // docs/api.md conventions: "error body | {"error": "<sentence a person can act on>", "code": "<machine code>"}"
   const h = await build(t);
   await h.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = h.app.server.address() as AddressInfo;

@@ -1,4 +1,4 @@
-// The client read (contract 1) is JSON built by the database in one statement
+// The client read (GET /api/clients/{id}) is JSON built by the database in one statement
 // (src/db/repositories/documents.ts); the credit read, the client's credits and the file upload
 // answer with records built in TypeScript (src/services/present.ts, ledgerState.ts). On random
 // books (every punitory mode, grace, caps, maximum days, partial and backdated payments,

@@ -1,4 +1,4 @@
-// Issue 11, item 2: request ids on every response, in error bodies and log lines; log lines that
+// Request ids on every response, in error bodies and log lines; log lines that
 // are one JSON object with unique keys and no secret; the Prometheus metrics on their own port.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Public routes are limited per client address (issue 10, item 9): the probe guessed upload links
+// Public routes are limited per client address: the probe guessed upload links
 // at 1,300 tries a second. PUBLIC_RATE_LIMIT requests a minute per address, then 429 with
 // Retry-After in the Error body; the address is the connection's, or with TRUST_PROXY the one a
 // trusted proxy forwarded, never a header anyone can send.

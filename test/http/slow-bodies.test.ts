@@ -1,4 +1,4 @@
-// Slow and broken clients hold nothing for long (issue 10, item 2): a multipart body cut short
+// Slow and broken clients hold nothing for long: a multipart body cut short
 // is answered within seconds and stores nothing, a body or head trickled byte by byte is cut by
 // the request and headers timeouts, and a silent connection is closed. Each answer is the Error
 // body, and the server serves others meanwhile.

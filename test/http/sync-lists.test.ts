@@ -1,4 +1,4 @@
-// Lists for synchronisation (API.md second batch; issue 13 "Lists"): `updated_since` (RFC 3339) on
+// Lists for synchronisation (docs/api.md): `updated_since` (RFC 3339) on
 // GET /api/clients and GET /api/credits → only records with updated_at ≥ it, oldest first; GET
 // /api/logs keeps items/total/limit/offset and adds `next_cursor`, `?cursor=` continues newest first
 // with no skips or repeats while writes happen.

@@ -1,4 +1,4 @@
-// updated_since on GET /api/clients and GET /api/credits (API.md "Lists for synchronisation"):
+// updated_since on GET /api/clients and GET /api/credits (docs/api.md "Sync with updated_since"):
 // only the records whose updated_at is at or after the instant, oldest change first (updated_at,
 // then id), in the usual page; every change of a record moves it to the end (edits, and a
 // credit's status moved by a payment, a reversal, a write-off by hand or by the daily run, a

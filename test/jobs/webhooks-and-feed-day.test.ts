@@ -1,4 +1,4 @@
-// Issue 13, "Done when": a test receiver on localhost gets every event of a scripted day (credit,
+// A whole day of events, end to end: a test receiver on localhost gets every event of a scripted day (credit,
 // payments, a reversal, a daily run, an upload) with valid signatures, survives a receiver outage
 // through retries, and a poller of the feed ends with the same events; both databases.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 13, "Done when": a receiver on localhost gets every event of a scripted day (a credit,
+// A whole day of events, end to end: a receiver on localhost gets every event of a scripted day (a credit,
 // payments, a reversal, a daily run, an upload through a link) with valid signatures, survives an
 // outage through the retries, and a poller of the feed ends with the same events. Both databases.
 import { test } from 'node:test';

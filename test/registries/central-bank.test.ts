@@ -1,4 +1,4 @@
-// Verifications against the central bank's debtor registry (API.md "Verification"), through the
+// Verifications against the central bank's debtor registry (docs/verification.md), through the
 // real app against a local server answering in the registry's documented format: found, not
 // found, malformed, slow, 429 and 5xx (502 with Retry-After passed on, nothing stored), the TTL
 // cache and ?refresh=true, a client without a cuit, another business's client.

@@ -1,4 +1,4 @@
-// verifyWebhook (sdk/webhooks.ts) against real deliveries of the server (test/webhooks/helpers.ts):
+// verifyWebhook (sdk/webhooks.ts) against real deliveries of the server (test/helpers/webhooks.ts):
 // the body and Lending-Signature as received are accepted; a changed body, a changed signature,
 // another secret, a stale timestamp or a malformed header are refused.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Secrets never reach a log (issue 10, item 4): with the logger at trace, a key sent in the query
+// Secrets never reach a log: with the logger at trace, a key sent in the query
 // string, an upload link's token and a dni searched for or refused as a duplicate appear in no
 // line. The lines still say what happened: the method, the route and the path with the token masked.
 import { test } from 'node:test';

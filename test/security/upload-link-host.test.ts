@@ -1,4 +1,4 @@
-// Upload links are never built from an untrusted Host (issue 10, item 5): PUBLIC_URL when set;
+// Upload links are never built from an untrusted Host: PUBLIC_URL when set;
 // else, behind a trusted proxy (TRUST_PROXY), the forwarded scheme and host; else the address the
 // server listens on. `Host: evil.example` never reaches a link.
 import { test } from 'node:test';

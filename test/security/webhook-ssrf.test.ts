@@ -1,4 +1,4 @@
-// The URL rule of webhooks (API.md: https:// and public addresses; WEBHOOK_ALLOW_PRIVATE=true for
+// The URL rule of webhooks (docs/webhooks.md, "The URL rule": https:// and public addresses; WEBHOOK_ALLOW_PRIVATE=true for
 // tests and private networks): checked when an endpoint is created or changed, and again at each
 // delivery against a fresh resolution, whose checked address is the one connected to.
 import { test } from 'node:test';

@@ -1,6 +1,6 @@
-// Reads add the punitory accrued since the last posting (DOMAIN.md "Punitory", API.md second
-// batch): every installment, credit balance, client read, worklist item and the summary show
-// today's debt although nothing was posted since.
+// Reads add the punitory accrued since the last posting (docs/domain.md "Punitory"): every
+// installment, credit balance, client read, worklist item and the summary show today's debt
+// although nothing was posted since.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, json, settableClock } from '../../helpers/app.ts';

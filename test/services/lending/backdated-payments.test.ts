@@ -1,4 +1,4 @@
-// Backdated payments (DOMAIN.md "Payments" and "Payment reversal"): a payment dated before the
+// Backdated payments (docs/domain.md "Payments and allocation" and "Payment reversal"): a payment dated before the
 // credit's latest payment is placed in date order and the later ones are allocated again; the
 // result is what paying in date order from the start gives, to the cent.
 import { test } from 'node:test';
@@ -219,7 +219,7 @@ test('a backdated payment on the due date takes back the punitory a later paymen
   );
 });
 
-// DOMAIN.md "Delinquency": a paid installment's days_late is the days between its due date and the
+// docs/domain.md "Delinquency": a paid installment's days_late is the days between its due date and the
 // day it became paid. In date order #1 became paid on 01-31, its due date: 0 days late.
 test('a backdated payment that pays an installment on its due date leaves it 0 days late', {}, async (t) => {
   const { r } = await onTimeRecordedLate(t);

@@ -1,4 +1,4 @@
-// Business days (DOMAIN.md "Business days"): Saturdays, Sundays and the business's holidays are not
+// Business days (docs/domain.md "Business days and holidays"): Saturdays, Sundays and the business's holidays are not
 // business days. A plan with business_day_rule `next` moves a due date on one to the next business
 // day when the schedule is built; whatever the rule, an installment due on a non-business day is
 // not late until the end of the next business day.
@@ -16,7 +16,7 @@ const START = '2024-05-02';
 /** Adds a holiday, or skips the test when the route is not there yet. Returns false after skipping. */
 async function holiday(t: TestContext, h: Harness, date: string, name: string): Promise<boolean> {
   const res = await h.post('/api/holidays', { date, name });
-  // an unknown route answers 404, or 400 when it was sent a body (see the report of stream F):
+  // an unknown route answers 404, or 400 when it was sent a body:
   // the OpenAPI document says whether the route exists
   const paths = Object.keys(json(await h.get('/openapi.json', null)).paths ?? {});
   if (res.statusCode === 404 || !paths.includes('/api/holidays')) {

@@ -109,7 +109,7 @@ test('read, list and the contract endpoints 1–3 return the real book', async (
   assert.equal(json(await h.get('/api/credits?status=closed')).total, 0);
   assert.equal((await h.get('/api/credits?status=nope')).statusCode, 400);
 
-  // contract 1: the client with its credits, installments and ledger
+  // GET /api/clients/{id}: the client with its credits, installments and ledger
   const detail = json(await h.get(`/api/clients/${c1.id}`, h.tenant.readKey));
   assert.deepEqual(
     detail.credits.map((x: any) => x.id),
@@ -118,12 +118,12 @@ test('read, list and the contract endpoints 1–3 return the real book', async (
   assert.equal(detail.installments.length, 4);
   assert.equal(detail.ledgerEntries.length, 4);
   assert.ok(detail.installments.every((i: any) => typeof i.overdue === 'boolean' && Number.isInteger(i.days_late)));
-  // contract 2
+  // GET /api/clients/{clientId}/credits
   assert.deepEqual(
     json(await h.get(`/api/clients/${c1.id}/credits`)).map((x: any) => x.id),
     [a.credit.id, b.credit.id],
   );
-  // contract 3
+  // GET /api/credits/{id}/ledger
   const ledger = json(await h.get(`/api/credits/${b.credit.id}/ledger`, h.tenant.readKey));
   assert.deepEqual(
     ledger.map((e: any) => [e.type, e.amount]),

@@ -1,4 +1,4 @@
-// Interest methods, VAT and disclosed cost through the API (DOMAIN.md "Interest methods, VAT and
+// Interest methods, VAT and disclosed cost through the API (docs/domain.md "Interest methods, VAT and
 // disclosed cost"): a French plan with VAT, its simulation and credit to the cent, the cost
 // (tna, tea, cft_tea against an XIRR written here), allocation inside an installment, and a flat
 // plan with VAT.
@@ -155,7 +155,7 @@ test('simulating the French plan gives the schedule and total of the credit, sto
   assert.equal(json(await h.get('/api/credits')).total, 0);
 });
 
-// API.md (second batch): "simulate returns `cost` and each installment's parts too".
+// docs/api.md: "simulate returns `cost` and each installment's parts too".
 test("simulating shows each installment's principal, interest and VAT and the disclosed cost", {}, async (t) => {
   const h = await build(t, { clock: settableClock('2024-01-01') });
   const p = await plan(h, FRENCH);
@@ -170,7 +170,7 @@ test("simulating shows each installment's principal, interest and VAT and the di
 
 test('a partial payment on a French installment: one payment slice, the installment partial with the rest outstanding', async (t) => {
   // On the due date (no punitory): 3,000 of #1's 16,776.33 pays its VAT (2,100.00) and 900.00 of
-  // its interest (DOMAIN.md: VAT, then interest, then principal); the installment shows 3,000 paid
+  // its interest (docs/domain.md: VAT, then interest, then principal); the installment shows 3,000 paid
   // and 13,776.33 outstanding, the rest of the schedule untouched.
   const h = await build(t, { clock: settableClock('2024-01-31') });
   const p = await plan(h, FRENCH);

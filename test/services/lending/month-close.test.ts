@@ -1,4 +1,4 @@
-// Bounded growth, proved day by day (issue 9, deliverable 2; issue 12): a book driven through the
+// Bounded growth, proved day by day (docs/lending-engine.md, "The daily run"): a book driven through the
 // API on a settable clock — random plans (every punitory mode, grace, caps, maximum days, automatic
 // write-off, flat or French amortization, VAT 0 or 21 %, due dates kept or moved to business
 // days), random credits (due dates on weekends among them), random payments (some backdated, even

@@ -1,4 +1,4 @@
-// Payment channels and imports (DOMAIN.md "Payment channels and imports"; docs/payments.md):
+// Payment channels and imports (docs/payments.md):
 // method, channel and external_reference on payments; a channel's reference pays once per
 // business (409 duplicate_payment, also when two requests race); CSV imports paid in the
 // background, each line as POST /api/credits/{id}/payments would pay it.

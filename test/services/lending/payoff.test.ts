@@ -1,4 +1,4 @@
-// Early payoff (DOMAIN.md "Early payoff"; API.md GET /api/credits/{id}/payoff?as_of=): the quote is
+// Early payoff (docs/domain.md "Early payoff"; GET /api/credits/{id}/payoff?as_of=): the quote is
 // everything due by the date (amounts, posted and accrued punitory, less payments) plus, for the
 // installments due later, their principal and the interest (and VAT) accrued pro rata in the
 // current period; paying exactly that closes the credit with `rebate` entries for the interest not

@@ -1,4 +1,4 @@
-// The day-by-day reference model of a book (issue 9, "bounded growth"; issue 12, "lending depth"):
+// The day-by-day reference model of a book (docs/lending-engine.md, "The daily run"):
 // what posting punitory every day would show on any day, computed the literal way, one day at a
 // time, independently of the closed form in src/domain/punitory.ts. The API-driven test compares
 // every installment, credit and summary figure with it on every day.
@@ -11,11 +11,11 @@
 // the storable maximum), and 0 while the installment is not later than its grace (grace is a
 // tolerance: paid in full within it, nothing is owed; once the days late exceed it, every day
 // counts). Its grace is the larger of grace_days and the business-day tolerance: a due date on a
-// Saturday or a Sunday is not late while the installment is paid by the next Monday (DOMAIN.md
+// Saturday or a Sunday is not late while the installment is paid by the next Monday (docs/domain.md
 // "Business days"; the model knows weekends, the tests have no holidays). The figure shown is the
 // net figure with its VAT: min(round2(net × (1 + vat_rate)), the storable maximum).
 //
-// Payments are allocated as DOMAIN.md says (oldest installment first, its punitory before its
+// Payments are allocated as docs/domain.md says (oldest installment first, its punitory before its
 // amount) against what was owed on their paid_on, with src/domain allocatePayment (tested on its
 // own); inside an installment the amount's VAT, interest and principal do not change any figure
 // the model shows, so it allocates at the amount's level. Accepted payments are walked in date
@@ -113,7 +113,7 @@ export interface InstallmentView {
   outstanding: Decimal;
   status: 'pending' | 'partial' | 'paid';
   overdue: boolean;
-  /** DOMAIN.md "Delinquency": days since due while overdue; when paid, how late it was paid */
+  /** docs/domain.md "Delinquency": days since due while overdue; when paid, how late it was paid */
   daysLate: number;
   /** this installment's payment slices so far, in date order */
   slices: readonly SliceView[];
@@ -291,7 +291,7 @@ function walk(credit: ModelCredit, payments: ModelPayment[], to: number): Walk {
     for (; next < payments.length && dayNumber(payments[next]!.paidOn) === t; next++) {
       result.unallocated.push(pay(cells, t, money(payments[next]!.amount), terms));
     }
-    // paid: nothing left of its amount nor of its punitory (DOMAIN.md "Installment status")
+    // paid: nothing left of its amount nor of its punitory (docs/domain.md "Payments and allocation")
     for (const c of cells) c.paidDay = outstandingOn(c, t, terms).lte(0) ? (c.paidDay ?? t) : null;
     (result.days as Cell[][]).push(cells.map((c) => ({ ...c })));
   }
@@ -359,7 +359,7 @@ export class ReferenceModel {
   }
 
   /**
-   * The early-payoff quote of a credit on `day` (DOMAIN.md "Early payoff"), from that day's view:
+   * The early-payoff quote of a credit on `day` (docs/domain.md "Early payoff"), from that day's view:
    * installments due by then owe all they still owe, punitory included; each later one owes its
    * principal and the interest and VAT of its own period pro rata to the days elapsed (none before
    * the period starts), less what is paid of its amount, which counts in full (a prepayment of

@@ -1,4 +1,4 @@
-// The defects issue 12 fixes, pinned through the API (DOMAIN.md "Write-off, refinance, cancel",
+// Defects found in refinance, cancel, punitory and the summary, pinned through the API (docs/domain.md "Write-off", "Refinance", "Cancel",
 // "Punitory" on amounts that cannot be stored, "Reports"):
 // - refinance starts today: another start_date is 422;
 // - cancel only before the first due date and without payments;

@@ -1,4 +1,4 @@
-// Payment reversal (DOMAIN.md "Payment reversal"; API.md second batch): POST
+// Payment reversal (docs/domain.md "Payment reversal"): POST
 // /api/credits/{id}/payments/{paymentId}/reverse {reason} cancels the payment's slices with
 // entries of origin `reversal`, re-allocates every later payment in date order (origin
 // `correction`), recomputes punitory, reopens a closed credit, and never edits or deletes a row.
@@ -297,7 +297,7 @@ test("reversal refusals: twice 409, without a reason 400, another credit's payme
   assert.equal(json(await h.get('/api/logs?table_name=payments&action=UPDATE')).total, 1);
 });
 
-// DOMAIN.md "Payments": an installment is `partial` when something was paid but not all, `pending`
+// docs/domain.md "Payments and allocation": an installment is `partial` when something was paid but not all, `pending`
 // otherwise. After a reversal takes back everything that had been paid on it, nothing is paid on
 // it: it is pending again, whether its slice was reversed (C) or moved away by a correction (B's
 // and C's re-allocation after A's reversal).

@@ -1,4 +1,4 @@
-// Branches: the list (contract 8, deleted_at on every record) and the extensions create, edit and
+// Branches: the list (deleted_at on every record) and the extensions create, edit and
 // soft delete.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

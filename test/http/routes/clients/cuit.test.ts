@@ -1,4 +1,4 @@
-// Clients' CUIT/CUIL (API.md second batch): optional, 11 digits answered without dashes, written
+// Clients' CUIT/CUIL (docs/api.md): optional, 11 digits answered without dashes, written
 // with or without them, a wrong check digit is a 400 naming /cuit, unique within the business.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

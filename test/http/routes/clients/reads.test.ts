@@ -74,7 +74,7 @@ test('client read: the client with empty lists; 404 for other businesses, unknow
     'installments',
     'ledgerEntries',
   ]);
-  // the contract's fields and the extensions cuit (second batch) and notifications_opt_out (docs/notifications.md)
+  // the contract's fields and the extensions cuit and notifications_opt_out (docs/notifications.md)
   assert.deepEqual(Object.keys(d.client).sort(), [...CLIENT_FIELDS, 'cuit', 'notifications_opt_out'].sort());
   assert.equal(d.client.email, 'eva@example.com');
   assert.deepEqual(json(await h.get(`/api/clients/${c.id}/credits`)), []);

@@ -1,4 +1,4 @@
-// Credit plans, contract endpoints 4-6 and the plan read: defaults (DOMAIN.md), every constraint
+// Credit plans, listed, created, edited and read: defaults (docs/domain.md), every constraint
 // of the contract, integer fields refusing fractions, no coercion, partial update, read-only
 // fields ignored, other businesses' plans not found.
 import { test } from 'node:test';
@@ -19,7 +19,7 @@ const DEFAULTS = {
   max_punitory_days: 0,
   punitory_cap_pct: 0,
   write_off_days: 0,
-  // issue 12 (DOMAIN.md "Interest methods", "Business days")
+  // docs/domain.md, "Interest methods, VAT and disclosed cost" and "Business days and holidays"
   amortization: 'flat',
   vat_rate: 0,
   business_day_rule: 'none',
@@ -30,7 +30,7 @@ const DEFAULTS = {
 };
 const FIELDS = ['id', 'business_id', 'name', ...Object.keys(DEFAULTS), 'created_at', 'updated_at'].sort();
 
-test('a plan created with only a name takes the defaults (contract 5, DOMAIN.md)', async (t) => {
+test('a plan created with only a name takes the defaults (contract 5, docs/domain.md)', async (t) => {
   const h = await build(t);
   const res = await h.post('/api/credit-configs', { name: 'Básico' });
   assert.equal(res.statusCode, 201, res.body);
@@ -41,7 +41,7 @@ test('a plan created with only a name takes the defaults (contract 5, DOMAIN.md)
   for (const [k, v] of Object.entries(DEFAULTS)) assert.deepEqual(p[k], v, k);
   assert.ok(!Number.isNaN(Date.parse(p.created_at)) && !Number.isNaN(Date.parse(p.updated_at)));
 
-  // list (contract 4) and read show the same record
+  // list and read show the same record
   const list = json(await h.get('/api/credit-configs', h.tenant.readKey));
   assert.deepEqual(list, [p]);
   assert.deepEqual(json(await h.get(`/api/credit-configs/${p.id}`, h.tenant.readKey)), p);

@@ -1,4 +1,4 @@
-// The event feed (API.md second batch, "Events and webhooks"; issue 13): an event
+// The event feed (docs/events.md): an event
 // `{id, sequence, type, created_at, data: {object}}` for every change, written in the same
 // transaction, `object` the resource as its own read returns it; `GET /api/events?after=&types=&limit=`
 // → `{items, next_after}` oldest first, and a consumer polling with `after` never misses an event,

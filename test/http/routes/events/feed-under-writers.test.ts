@@ -1,4 +1,4 @@
-// The change feed (API.md "Events and webhooks"): every event type a scripted day causes, each
+// The change feed (docs/events.md): every event type a scripted day causes, each
 // object as its own read returns it, in order, per business only; and a poller racing many
 // concurrent writers sees every event exactly once (on PostgreSQL the writers' transactions
 // really interleave; the embedded database runs them one at a time).

@@ -1,4 +1,4 @@
-// Holidays (API.md second batch): GET, POST and DELETE /api/holidays, one a date, by business,
+// Holidays (docs/api.md): GET, POST and DELETE /api/holidays, one a date, by business,
 // audited; adding or deleting one moves the tolerance_days of the installments due on the
 // non-business days that reach it.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Leads (issue 14, item 5; docs/leads.md) through the real app: the public form (stored, audited
+// Leads (docs/leads.md) through the real app: the public form (stored, audited
 // as "lead"; the hidden field; an unknown slug; bad input), the list and its filters, the read,
 // the conversion into a client (one transaction; twice is 409; a dni a client has is 409), and
 // tenancy (another business's lead is 404 everywhere).

@@ -1,4 +1,4 @@
-// Leads (API.md second batch, "Users, sessions, key administration, leads"; issue 14 item 5):
+// Leads (docs/leads.md):
 // POST /public/{business_slug}/leads {first_name, last_name, dni, phone, email, amount_requested,
 // message} → 201 {id}, no key; limited per address; a filled hidden field `website` is accepted and
 // dropped; businesses gain `slug`; GET /api/leads; POST /api/leads/{id}/convert → 201 Client.

@@ -1,6 +1,6 @@
-// The audit log's cursor (API.md "Lists for synchronisation") walked while another client keeps
+// The audit log's cursor (docs/api.md "Sync with updated_since") walked while another client keeps
 // writing: every entry there when the walk began comes exactly once, newest first, with or
-// without filters; entries written meanwhile never come twice. test/http/logs.test.ts has the
+// without filters; entries written meanwhile never come twice. test/http/routes/logs/logs.test.ts has the
 // cursor's shape, depth and refusals; this is the synchronising client's view of it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

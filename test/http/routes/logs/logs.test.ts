@@ -1,6 +1,6 @@
-// The audit list, contract endpoint 7: filters table_name (alias table), action and record_id,
+// The audit list (GET /api/logs): filters table_name (alias table), action and record_id,
 // limit 1..100 (default 50), offset >= 0, total of the matching rows, newest first with ties
-// broken by id; and paging by cursor (next_cursor, API.md "Lists for synchronisation").
+// broken by id; and paging by cursor (next_cursor, docs/api.md "Sync with updated_since").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

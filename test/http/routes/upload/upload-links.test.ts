@@ -24,7 +24,7 @@ test('create an upload link: defaults, token shown once and stored hashed, liste
   const link = await createLink(h, c.id);
   const s = link.session;
   assert.match(link.token, /^ul_[A-Za-z0-9_-]{43}$/);
-  // no PUBLIC_URL: the listen address (HOST, PORT), never the Host header (test/hardening/upload-links.test.ts)
+  // no PUBLIC_URL: the listen address (HOST, PORT), never the Host header (test/security/upload-link-host.test.ts)
   assert.equal(link.upload_url, `http://127.0.0.1:3000/upload/${link.token}`);
   assert.deepEqual(
     {

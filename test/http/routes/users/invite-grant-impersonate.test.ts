@@ -1,4 +1,4 @@
-// Issue 14's story, the users' part, through the real app: an admin signs in and invites an
+// The users' story through the real app: an admin signs in and invites an
 // employee; the employee sets a password from the link, signs in and grants a credit; an
 // operator acts as the admin and revokes an API key; the audit log says who did each thing and
 // on whose behalf.

@@ -1,5 +1,4 @@
-// Users, sessions, key administration, operators (API.md second batch, "Users, sessions, key
-// administration, leads"; issue 14 items 3, 4 and 6): users with roles (viewer reads; employee also
+// Users, sessions, key administration, operators (docs/users.md): users with roles (viewer reads; employee also
 // writes clients, credits, payments, files, upload links; admin also plans, branches, holidays,
 // users, keys, webhooks); POST /auth/login → 200 {user} and a session cookie (HttpOnly,
 // SameSite=Lax); /auth/logout → 204; /auth/me → {user, business, impersonated_by}; every /api route
@@ -145,7 +144,7 @@ test('sessions on /api: the role is the scope, and writes need X-CSRF-Token equa
   for (const b of [admin, employee, viewer]) status(await b.get('/api/clients'), 200);
 
   // CSRF: a write without the header, or with another value, is refused; with it, accepted
-  // ASSUMPTION: API.md does not name the refusal's status; 403 (a credential that may not write)
+  // ASSUMPTION: docs/api.md does not name the refusal's status; 403 (a credential that may not write)
   const body = { dni: '27111222', first_name: 'Eva' };
   status(await employee.req('POST', '/api/clients', body, { csrf: false }), 403, 'no X-CSRF-Token');
   status(await employee.req('POST', '/api/clients', body, { csrf: 'forged' }), 403, 'wrong X-CSRF-Token');

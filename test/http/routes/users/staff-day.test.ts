@@ -1,4 +1,4 @@
-// Issue 14, "Done when": an admin signs in, invites an employee, the employee signs in and grants a
+// A day of the staff, end to end: an admin signs in, invites an employee, the employee signs in and grants a
 // credit after checking the client in the central bank registry, an operator impersonates the admin
 // and revokes a key, and the audit log tells exactly who did what and on whose behalf; both
 // databases.

@@ -1,4 +1,4 @@
-// Verification lookups (API.md second batch, "Verification"; issue 14 items 1-2):
+// Verification lookups (docs/verification.md):
 // POST /api/clients/{id}/verifications {source} → 201 Verification {id, client_id, source, cuit,
 // status found|not_found, summary, raw, created_by, created_at}; a lookup of the same source and
 // cuit younger than VERIFICATION_TTL_HOURS (24) is returned instead (200) unless ?refresh=true;

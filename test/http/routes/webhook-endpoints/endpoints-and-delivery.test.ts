@@ -1,4 +1,4 @@
-// Webhooks (API.md second batch, "Events and webhooks"; issue 13): endpoints with a `whsec_` secret
+// Webhooks (docs/webhooks.md): endpoints with a `whsec_` secret
 // shown once; delivery = `POST url` with the event as body and `Lending-Event-Id`,
 // `Lending-Event-Type`, `Lending-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret,
 // "<t>.<raw body>")>`; success is a 2xx; retries back off exponentially for 3 days, then the
@@ -133,7 +133,7 @@ test('SSRF: without WEBHOOK_ALLOW_PRIVATE only https:// URLs of public addresses
   ];
   for (const url of refused) {
     const res = await h.post('/api/webhook-endpoints', { url, events: ['*'] });
-    // ASSUMPTION: API.md does not name the refusal's status: a bad request (400) or a rule (422)
+    // ASSUMPTION: docs/api.md does not name the refusal's status: a bad request (400) or a rule (422)
     status(res, [400, 422], url);
     assert.ok(['validation_failed', 'unprocessable'].includes(json(res).code), res.body);
   }

@@ -1,4 +1,4 @@
-// Webhook endpoints (API.md "Events and webhooks"): created with a secret shown once (never in a
+// Webhook endpoints (docs/webhooks.md, "Endpoints"): created with a secret shown once (never in a
 // read, an audit row or a log line), listed, read, changed, disabled and enabled, deleted; bad
 // bodies are 400 and another business's endpoints 404.
 import { EVENT_TYPES } from '../../../../src/services/events.ts';
