@@ -6,14 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
-import { openEmbedded } from '../../src/db/connection.ts';
-import { migrate, migrationFiles } from '../../src/db/migrate.ts';
+import { migrate } from '../../src/db/migrate.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { build, json, type Harness } from '../helpers/app.ts';
-import { testDbKind } from '../helpers/db.ts';
+import { testDbKind, embeddedBefore } from '../helpers/db.ts';
 
 type Group = { business_id: string; table_name: string; action: string; n: number };
 
@@ -179,15 +176,7 @@ test('writers on many connections at once never wait on each other for the count
 
 test('migration 006 counts an existing log exactly, and the log goes on the same', async (t) => {
   // its own embedded database, left at 005 by hand, with a log written by the old per-row trigger
-  const db = await openEmbedded(null);
-  t.after(() => db.close());
-  const dir = fileURLToPath(new URL('../../src/db/migrations/', import.meta.url));
-  const before = migrationFiles().filter((f) => f < '006');
-  await db.session(async (s) => {
-    for (const f of before) await s.exec(readFileSync(dir + f, 'utf8'));
-    await s.exec(`CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
-                  INSERT INTO schema_migrations (name) VALUES ${before.map((f) => `('${f}')`).join(', ')};`);
-  });
+  const db = await embeddedBefore(t, '006');
   const k = db.kysely;
   const biz = async (name: string) =>
     (await sql<{ id: string }>`INSERT INTO businesses (name) VALUES (${name}) RETURNING id`.execute(k)).rows[0]!.id;

@@ -3,26 +3,16 @@
 // run's overdue mark moves with its value (a business never announced keeps "never").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { openEmbedded } from '../../src/db/connection.ts';
-import { migrate, migrationFiles } from '../../src/db/migrate.ts';
+import { migrate } from '../../src/db/migrate.ts';
 import { emit, listEvents } from '../../src/services/events.ts';
 import { withActor } from '../../src/db/connection.ts';
 import { lockOverdueThrough } from '../../src/db/repositories/events.ts';
+import { embeddedBefore } from '../helpers/db.ts';
 
 test('migration 025 keeps the numbers given, numbers the next events after them, and keeps the overdue mark', async (t) => {
   // its own embedded database, left at 024 by hand, with events numbered the old way
-  const db = await openEmbedded(null);
-  t.after(() => db.close());
-  const dir = fileURLToPath(new URL('../../src/db/migrations/', import.meta.url));
-  const before = migrationFiles().filter((f) => f < '025');
-  await db.session(async (s) => {
-    for (const f of before) await s.exec(readFileSync(dir + f, 'utf8'));
-    await s.exec(`CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
-                  INSERT INTO schema_migrations (name) VALUES ${before.map((f) => `('${f}')`).join(', ')};`);
-  });
+  const db = await embeddedBefore(t, '025');
   const k = db.kysely;
   const biz = async (name: string) =>
     (await sql<{ id: string }>`INSERT INTO businesses (name) VALUES (${name}) RETURNING id`.execute(k)).rows[0]!.id;

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { json, type Harness } from './app.ts';
+export { credit, pay } from './book.ts';
 export { accrue } from './cli.ts';
 
 /**
@@ -28,18 +29,6 @@ export async function plan(h: Harness, fields: Record<string, unknown> = {}): Pr
 
 export async function client(h: Harness): Promise<any> {
   const res = await h.post('/api/clients', { dni: String(randomInt(10_000_000, 99_999_999)), first_name: 'Test' });
-  assert.equal(res.statusCode, 201, res.body);
-  return json(res);
-}
-
-export async function credit(h: Harness, clientId: string, body: Record<string, unknown>): Promise<any> {
-  const res = await h.post(`/api/clients/${clientId}/credits`, body);
-  assert.equal(res.statusCode, 201, res.body);
-  return json(res);
-}
-
-export async function pay(h: Harness, creditId: string, body: Record<string, unknown>): Promise<any> {
-  const res = await h.post(`/api/credits/${creditId}/payments`, body);
   assert.equal(res.statusCode, 201, res.body);
   return json(res);
 }

@@ -4,17 +4,15 @@
 // businesses already there get theirs when the migration runs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { openEmbedded } from '../../src/db/connection.ts';
-import { migrate, migrationFiles } from '../../src/db/migrate.ts';
+import { migrate } from '../../src/db/migrate.ts';
 import { createBusiness } from '../../src/services/businesses.ts';
 import { build, json } from '../helpers/app.ts';
 import { operatorSession, userSession } from '../helpers/sessions.ts';
 import { aLead, submit } from '../http/routes/leads/helpers.ts';
 import { cli } from '../helpers/cli.ts';
+import { embeddedBefore } from '../helpers/db.ts';
 
 test('a business gets a slug from its name: folded, hyphenated, unique', async (t) => {
   const h = await build(t);
@@ -90,15 +88,7 @@ test('the command line: businesses create --slug, and businesses list shows the 
 
 test('migration 016 gives the businesses already there unique slugs from their names, oldest first', async (t) => {
   // its own embedded database, left before 016 by hand
-  const db = await openEmbedded(null);
-  t.after(() => db.close());
-  const dir = fileURLToPath(new URL('../../src/db/migrations/', import.meta.url));
-  const before = migrationFiles().filter((f) => f < '016');
-  await db.session(async (s) => {
-    for (const f of before) await s.exec(readFileSync(dir + f, 'utf8'));
-    await s.exec(`CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
-                  INSERT INTO schema_migrations (name) VALUES ${before.map((f) => `('${f}')`).join(', ')};`);
-  });
+  const db = await embeddedBefore(t, '016');
   const k = db.kysely;
   const names = ['Demo Créditos', 'Demo Créditos', 'demo  créditos', 'Demo Créditos 2', '***', 'Financiera Ñandú'];
   for (const [i, name] of names.entries())
