@@ -1,4 +1,4 @@
-// Audit list (contract 7): GET /api/logs with every combination of the filters table_name, action
+// Audit list: GET /api/logs with every combination of the filters table_name, action
 // and record_id (none, each, every pair, all three) at offsets from 0 to 10,000, and by cursor
 // from random depths of the whole log (none, table_name, action, both), equally often, through
 // the real server, against the database's ceiling for the same statement (the page and its total

@@ -1,4 +1,4 @@
-// Builds the bench book: a lender's book at the scale of issue 9, in a PostgreSQL database of its
+// Builds the bench book: a lender's book at the scale docs/benchmarks.md describes, in a PostgreSQL database of its
 // own, reused by every HTTP bench (read, ledger, audit, pay).
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/lending_bench npm run bench -- book [--scale 0.01] [--rebuild] [--jobs 2]

@@ -1,4 +1,4 @@
-// The branches (deleted ones included) (contract 8): GET /api/branches, through the real server, against the database's
+// The branches (deleted ones included): GET /api/branches, through the real server, against the database's
 // ceiling: the statement the app runs (one, building the JSON array), prepared (the key is checked in memory).
 // The same document for every request: the bench book's business.
 //

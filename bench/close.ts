@@ -1,4 +1,4 @@
-// The month-end close (issue 9: ≥ 50,000 installments/s): the daily run on the first day of the
+// The month-end close (the target: ≥ 50,000 installments/s, docs/benchmarks.md): the daily run on the first day of the
 // month after the one the book was built in, which posts every overdue installment's punitory up
 // to that month's last day, once, and writes off the credits that reach write_off_days by then.
 //

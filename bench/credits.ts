@@ -1,4 +1,4 @@
-// Client credits (contract 2): GET /api/clients/:id/credits for random clients of the bench book,
+// Client credits: GET /api/clients/:id/credits for random clients of the bench book,
 // through the real server, against the database's ceiling: the statement the app runs (one,
 // building the JSON array), prepared (the key is checked in memory).
 //

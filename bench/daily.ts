@@ -1,4 +1,4 @@
-// The daily run on an ordinary day (issue 9: under 5 s on the bench book): the day the book was
+// The daily run on an ordinary day (the target: under 5 s on the bench book, docs/benchmarks.md): the day the book was
 // built for, when every credit is posted through the day before, so the month close has nothing to
 // post. What is left is finding that out: the candidates of the close (from the unpaid
 // installments due, minus the credits credit_accruals says are closed through the last month end)

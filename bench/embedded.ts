@@ -1,5 +1,5 @@
-// Embedded mode (issue 9, deliverable 5): the real server on a PGlite data directory with the
-// demo book, client reads (contract 1) at 16 connections alone, then while a large export
+// Embedded mode (docs/benchmarks.md): the real server on a PGlite data directory with the
+// demo book, client reads (GET /api/clients/:id) at 16 connections alone, then while a large export
 // streams and while the daily run runs (no read may starve behind them), and against a bare
 // Fastify + PGlite route serving the same statement (bench/lib/bareEmbedded.ts).
 //

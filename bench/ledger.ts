@@ -1,4 +1,4 @@
-// Credit ledger (contract 3): GET /api/credits/:id/ledger for random credits of the bench book,
+// Credit ledger: GET /api/credits/:id/ledger for random credits of the bench book,
 // through the real server, against the database's ceiling: the statement the app runs (one, building
 // the JSON array), prepared.
 //

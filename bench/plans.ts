@@ -1,4 +1,4 @@
-// The plans (contract 4): GET /api/credit-configs, through the real server, against the database's
+// The plans: GET /api/credit-configs, through the real server, against the database's
 // ceiling: the statement the app runs (one, building the JSON array), prepared (the key is checked in memory).
 // The same document for every request: the bench book's business.
 //

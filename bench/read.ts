@@ -1,6 +1,6 @@
-// Client read (contract 1): GET /api/clients/:id for random clients of the bench book, through the
+// Client read: GET /api/clients/:id for random clients of the bench book, through the
 // real server, against the database's ceiling for the same work: the one statement that builds
-// the whole document, which is what the app runs (the issue 9 target: ≥ 70 % of it, p99 < 20 ms;
+// the whole document, which is what the app runs (the target: ≥ 70 % of it, p99 < 20 ms;
 // the key is checked in memory), and for comparison the 5 statements the app ran before (client,
 // credits, installments, ledger, files), all prepared.
 //

@@ -7,7 +7,7 @@
 // (sdk/index.ts, retry.ts, pagination.ts, webhooks.ts, consistency.ts) is written by hand; `npm run
 // build` in sdk/ (or the root build) compiles it all into sdk/dist.
 // `npm run sdk -- --check` writes nothing and fails when a committed file differs from what would
-// be generated now (test/http/sdk.test.ts checks the same on every test run).
+// be generated now (test/sdk/drift.test.ts checks the same on every test run).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';

@@ -9,7 +9,7 @@ import { CREDIT_BOOK } from '../../src/db/repositories/creditBook.ts';
 //
 // Variables every script gets: :bid (the business), :keyhash (the bench key's hash).
 
-// ---- GET /api/clients/:id (contract 1): :cl the client, :cids its credits' ids as a uuid[] literal.
+// ---- GET /api/clients/:id: :cl the client, :cids its credits' ids as a uuid[] literal.
 // The statements the app ran before it built the document in one (kept to show what that gave).
 
 export const CLIENT = `SELECT * FROM clients WHERE business_id = :bid AND id = :cl;`;
@@ -35,7 +35,7 @@ export const documentStatement = (name: keyof typeof DOCUMENT_STATEMENTS, args: 
 export const CLIENT_DOCUMENT = (timezone: string) =>
   documentStatement('client', [':bid', ':cl', todaySql(timezone), `'${timezone.replace(/'/g, "''")}'::text`]);
 
-// ---- GET /api/credits/:id/ledger (contract 3): :cid the credit
+// ---- GET /api/credits/:id/ledger: :cid the credit
 
 export const CREDIT = `SELECT * FROM credits WHERE business_id = :bid AND id = :cid;`;
 export const LEDGER_OF_CREDIT = `SELECT l.* FROM ledger l JOIN installments i ON i.business_id = l.business_id AND i.id = l.installment_id
@@ -49,7 +49,7 @@ export const CREDIT_LEDGER_DOCUMENT = documentStatement('credit_ledger', [':bid'
 const ts = (col: string) =>
   `translate(to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24"~"MI"~"SS.MS"Z"'), '~', chr(58))`;
 
-// ---- GET /api/logs (contract 7): the page and its total in one statement, with the filters given;
+// ---- GET /api/logs: the page and its total in one statement, with the filters given;
 // by offset (:off) or after a cursor's place (:ck, :cid)
 
 export interface AuditFilters {

@@ -328,7 +328,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   }
 }
 
-/** What a credit read must satisfy (DOMAIN.md: the schedule, payments, installment status). */
+/** What a credit read must satisfy (docs/domain.md: the schedule, payments, credit statuses). */
 export function ledgerProblems(read: CreditRead): string[] {
   const p: string[] = [];
   const id = read.credit.id;

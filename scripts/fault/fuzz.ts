@@ -382,7 +382,7 @@ class Fuzzer {
           ...(allowsNull(this.doc, op.body.schema) ? [] : ['null']),
         ]);
       else if (mutation === 'deep nesting') text = `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`;
-      // above the 1 MiB body limit; at 5 MB a client that writes on while the server refuses saw resets (issue 10 item 3)
+      // above the 1 MiB body limit; at 5 MB a client that writes on while the server refuses saw resets (test/http/body-limit.test.ts)
       else if (mutation === 'oversized body')
         text = JSON.stringify({ ...obj, zz: 'x'.repeat(rng.pick([1_200_000, 5_000_000])) });
       else if (mutation === 'prototype keys')
@@ -524,7 +524,7 @@ class Fuzzer {
   private check(op: Operation, req: Request, res: Response, foreign: boolean) {
     const s = res.status;
     if (s === 0) return this.fail('no answer', op.id, 0, res.error ?? 'no answer', req);
-    // a 5xx is a failure, except the answers API.md gives for a registry the server depends on:
+    // a 5xx is a failure, except the answers docs/api.md gives for a registry the server depends on:
     // 503 not_configured (no ARCA certificate) and 502 upstream_error, where the operation declares them
     const code = (res.json as { code?: unknown } | undefined)?.code;
     const dependency = (s === 503 && code === 'not_configured') || (s === 502 && code === 'upstream_error');

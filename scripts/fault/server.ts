@@ -33,7 +33,7 @@ export interface Target {
 
 /** The environment of a command: nothing inherited that could point it at another database. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  // the limits are tested on their own (test/http/rate-limit, test/hardening/public-rate-limit); here
+  // the limits are tested on their own (test/http/rate-limit, test/http/public-rate-limit); here
   // they would only turn the fuzz's requests into 429s
   const env: NodeJS.ProcessEnv = {
     ...process.env,

@@ -67,7 +67,7 @@ export function allocatePayment(amount: Decimal, installments: InstallmentBalanc
     const principal = Dec.min(left, due.principal);
     left = left.minus(principal);
     if (punitory.gt(0) || principal.gt(0)) {
-      // inside the amount: VAT, then interest, then principal (DOMAIN.md "Interest methods")
+      // inside the amount: VAT, then interest, then principal (docs/domain.md, "Interest methods, VAT and disclosed cost")
       const vat = Dec.min(principal, max0(inst.vatDue ?? ZERO));
       const interest = Dec.min(principal.minus(vat), max0(inst.interestDue ?? ZERO));
       slices.push({ installmentId: inst.id, amount: punitory.plus(principal), principal, punitory, vat, interest });
@@ -88,7 +88,7 @@ export function outstanding(
   return sum;
 }
 
-/** DOMAIN.md "Payments": paid when amount and all posted punitory are covered. */
+/** docs/domain.md, "Payments and allocation": paid when amount and all posted punitory are covered. */
 export function installmentStatus(i: {
   amount: Decimal;
   principalPaid: Decimal;

@@ -1,4 +1,4 @@
-// Business days (DOMAIN.md "Business days"): every day but Saturdays, Sundays and the business's
+// Business days (docs/domain.md, "Business days and holidays"): every day but Saturdays, Sundays and the business's
 // holidays. An installment due on a day that is not one is not late until the end of the next
 // business day: its tolerance is the days from its due date to that day.
 import { addDays, dayNumber } from './dates.ts';

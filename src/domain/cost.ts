@@ -1,5 +1,5 @@
 // The disclosed cost of a credit: TNA, TEA and CFT as annual rates, fractions to 6 decimals
-// (DOMAIN.md and docs/domain.md "Interest methods, VAT and disclosed cost", where flat's TNA is
+// (docs/domain.md, "Interest methods, VAT and disclosed cost", where flat's TNA is
 // decided). Rates, not money: solved in decimal.js all the same, no binary floating point.
 import type { Decimal } from './money.ts';
 import { Dec } from './money.ts';

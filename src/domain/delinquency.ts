@@ -14,7 +14,7 @@ export interface Delinquency {
   days_late: number;
 }
 
-/** Computed for `today` (the business's date) on every read (DOMAIN.md "Delinquency"). */
+/** Computed for `today` (the business's date) on every read (docs/domain.md, "Delinquency"). */
 export function delinquency(inst: DelinquencyInput, today: string): Delinquency {
   if (inst.status === 'paid') {
     // Paid: how late it was when it became paid; 0 if on time or if the day is unknown.

@@ -1,4 +1,4 @@
-// Instants in requests (API.md: "RFC 3339 with offset for instants"), such as updated_since:
+// Instants in requests (docs/api.md, "Money, rates, dates and ids": RFC 3339 with an offset), such as updated_since:
 // 2026-01-15T13:02:00Z, 2026-01-15T10:02:00.5-03:00. The database keeps instants to the
 // microsecond; a request may be finer (up to 9 decimals) and any offset RFC 3339 allows, so a
 // value is brought to UTC here, where the arithmetic is exact, rather than by the database (which

@@ -48,7 +48,7 @@ function overflows(base: Decimal, growth: Decimal, days: number): boolean {
 
 /**
  * Cumulative punitory of one installment as of `asOf`, rounded to the cent and capped
- * (DOMAIN.md "Punitory"). Day k is due_date + k. Between two payments the base is constant
+ * (docs/domain.md, "Punitory"). Day k is due_date + k. Between two payments the base is constant
  * (simple_outstanding, full_amount) or grows by (1 + rate) a day (compound), so each stretch is
  * one closed form: cost is O(payments), not O(days late). It never exceeds STORABLE_MAX (an
  * amount that cannot be stored stops growing there); atStorableMax tells whether it got there.

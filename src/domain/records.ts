@@ -1,4 +1,4 @@
-// The records of the contract (contract-1.0.0.md, "Resources and their fields") and the scalar
+// The records of the contract (docs/api.md, "Records") and the scalar
 // types of every input, declared once as JSON Schema (TypeBox): validation, response
 // serialisation, the OpenAPI document and the CSV exports all come from these.
 import { Type, type Static, type TSchema } from 'typebox';
@@ -184,7 +184,7 @@ export const CreditBalance = Type.Object(
   },
 );
 
-/** The disclosed cost (DOMAIN.md "Interest methods, VAT and disclosed cost"): fractions to 6 decimals. */
+/** The disclosed cost (docs/domain.md, "Interest methods, VAT and disclosed cost"): fractions to 6 decimals. */
 export const Cost = Type.Object(
   {
     tna: Type.Number({ description: 'nominal annual rate' }),
@@ -420,7 +420,7 @@ export const PlanFee = Type.Object(
   { additionalProperties: false },
 );
 
-// The defaults (DOMAIN.md) are the columns' defaults: they apply to the fields a new plan omits.
+// The defaults (docs/domain.md, "Credit plans") are the columns' defaults: they apply to the fields a new plan omits.
 export const CreditConfig = Type.Object(
   {
     id: Uuid,
@@ -668,7 +668,7 @@ export const Holiday = Type.Object(
   { $id: 'Holiday', title: 'Holiday' },
 );
 
-// ---------------------------------------------------------------- leads (API.md second batch; docs/leads.md)
+// ---------------------------------------------------------------- leads (docs/leads.md)
 
 /**
  * A business's slug, its name in public addresses (/public/{business_slug}/leads): lowercase ASCII
@@ -717,7 +717,7 @@ export const Lead = Type.Object(
   { $id: 'Lead', title: 'Lead' },
 );
 
-/** A business event (API.md "Events and webhooks"): the feed's items and a webhook delivery's body. */
+/** A business event (docs/events.md, "The event"): the feed's items and a webhook delivery's body. */
 export const Event = Type.Object(
   {
     id: Uuid,
@@ -845,7 +845,7 @@ export const Verification = Type.Object(
   { $id: 'Verification', title: 'Verification' },
 );
 
-/** A webhook endpoint (API.md "Events and webhooks", docs/webhooks.md); its secret is shown only when it is created. */
+/** A webhook endpoint (docs/webhooks.md, "Endpoints"); its secret is shown only when it is created. */
 export const WebhookEndpoint = Type.Object(
   {
     id: Uuid,

@@ -5,7 +5,7 @@ import { DomainError } from './errors.ts';
 
 export type CutType = 'fixed' | 'monthly';
 
-/** How interest is charged (DOMAIN.md "Interest methods, VAT and disclosed cost"). */
+/** How interest is charged (docs/domain.md, "Interest methods, VAT and disclosed cost"). */
 export type Amortization = 'flat' | 'french';
 
 export interface ScheduleInput {
@@ -125,7 +125,7 @@ function frenchParts(amount: Decimal, rate: Decimal, vatRate: Decimal, n: number
   return parts;
 }
 
-/** The schedule of a new credit (DOMAIN.md "The schedule of a new credit", "Interest methods, VAT and disclosed cost"). */
+/** The schedule of a new credit (docs/domain.md, "The schedule of a new credit" and "Interest methods, VAT and disclosed cost"). */
 export function buildSchedule(input: ScheduleInput): Schedule {
   const { amount, interestRate, installmentsCount: n, daysUntilFirstPayment, cutType, paymentDay, startDate } = input;
   if (!new Dec(amount).isFinite() || new Dec(amount).lte(0))

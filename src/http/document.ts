@@ -1,5 +1,5 @@
 // The OpenAPI document without a server or a database: the routes and their schemas are all it
-// is made of, so `npm run sdk` (scripts/sdk.mjs) writes it and generates the client from it, and a
+// is made of, so `npm run sdk` (scripts/sdk.ts) writes it and generates the client from it, and a
 // test checks that the committed copy (sdk/openapi.json) is what the routes say now.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -115,7 +115,7 @@ export const PageQuery = {
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
 };
 
-/** updated_since of the client and credit lists (API.md "Lists for synchronisation"). */
+/** updated_since of the client and credit lists (docs/api.md, "Sync with updated_since"). */
 export const UpdatedSinceQuery = {
   updated_since: Type.Optional(
     InstantInput(

@@ -1,4 +1,4 @@
-// The daily delinquency run (DOMAIN.md "Punitory: when it is posted"; "Write-off"):
+// The daily delinquency run (docs/domain.md, "Punitory" and "Write-off"):
 //   1. the month close: for every credit with an unpaid installment due before the last day of
 //      the most recent month that has ended (`closed_through`), posts the punitory owed up to that
 //      day (cumulative − already posted) and marks the credit posted through it. Once a month per

@@ -1,5 +1,5 @@
-// The audit log (contract 7): written by the database's triggers on every change, read here,
-// newest first, by offset or by cursor (API.md, "Lists for synchronisation").
+// The audit log (docs/api.md, "Audit log"): written by the database's triggers on every change, read here,
+// newest first, by offset or by cursor (docs/api.md, "Sync with updated_since").
 //
 // A cursor is the place of the last entry a page showed (its changed_at to the microsecond and
 // its id), the number of entries that came before the next page, and a fingerprint of the

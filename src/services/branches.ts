@@ -25,7 +25,7 @@ export interface BranchInput {
 }
 export type BranchPatch = Partial<BranchInput>;
 
-/** Deleted ones included, with deleted_at (contract 8). */
+/** Deleted ones included, with deleted_at (GET /api/branches). */
 export async function listBranches(db: Database, ctx: ActorContext): Promise<JsonText> {
   return (await branchesDocument(db, ctx.businessId)) as JsonText;
 }

@@ -1,5 +1,5 @@
 // Clients: a dni and a cuit are unique within the business (409), text is stored trimmed, a cuit
-// without dashes, and the client's detail (contract 1) gathers its credits, installments, ledger
+// without dashes, and the client's detail (GET /api/clients/{id}) gathers its credits, installments, ledger
 // entries and files.
 import { withActor } from '../db/connection.ts';
 import type { Transaction } from 'kysely';
@@ -103,7 +103,7 @@ export async function requireClient(db: Executor, businessId: string, id: string
 }
 
 /**
- * The client with everything it owns (contract 1), delinquency and balances as of the business's
+ * The client with everything it owns (GET /api/clients/{id}), delinquency and balances as of the business's
  * today: JSON text the database builds in one prepared statement (src/db/repositories/documents.ts),
  * sent as it is.
  */
@@ -113,7 +113,7 @@ export async function clientDetail(db: Database, ctx: ActorContext, id: string):
   return body as JsonText;
 }
 
-/** The client's credits (contract 2), oldest first, as JSON text built by the database. */
+/** The client's credits (GET /api/clients/{clientId}/credits), oldest first, as JSON text built by the database. */
 export async function clientCredits(db: Database, ctx: ActorContext, id: string): Promise<JsonText> {
   const body = await clientCreditsDocument(db, ctx.businessId, id);
   if (body === undefined) throw notFound('client');

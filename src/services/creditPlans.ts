@@ -51,7 +51,7 @@ function feesColumn<T extends { fees?: PlanFee[] }>(input: T): Omit<T, 'fees'> &
   return { ...rest, fees: JSON.stringify(fees) };
 }
 
-/** The plans, oldest first (contract 4), as JSON text built by the database. */
+/** The plans, oldest first (GET /api/credit-configs), as JSON text built by the database. */
 export async function listPlans(db: Database, ctx: ActorContext): Promise<JsonText> {
   return (await plansDocument(db, ctx.businessId)) as JsonText;
 }

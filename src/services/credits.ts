@@ -32,7 +32,7 @@ export async function readCredit(db: Kysely<DB>, businessId: string, id: string)
   return creditDetail(db, businessId, credit);
 }
 
-/** The ledger entries of all the credit's installments, oldest first (contract 3), as JSON text built by the database. */
+/** The ledger entries of all the credit's installments, oldest first (GET /api/credits/{id}/ledger), as JSON text built by the database. */
 export async function creditLedger(db: Database, ctx: ActorContext, id: string): Promise<JsonText> {
   const body = await creditLedgerDocument(db, ctx.businessId, id);
   if (body === undefined) throw notFound('credit');

@@ -1,4 +1,4 @@
-// Business events (API.md "Events and webhooks"): each use case announces what it changed, in its
+// Business events (docs/events.md): each use case announces what it changed, in its
 // own transaction, with the object as that object's own read returns it. The feed reads them.
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';

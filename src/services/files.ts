@@ -33,7 +33,7 @@ import type { ActorContext } from './context.ts';
 import { emit } from './events.ts';
 import { presentFile } from './present.ts';
 
-/** The accepted MIME types (DOMAIN.md, Client files) and the extension a nameless upload gets. */
+/** The accepted MIME types (docs/domain.md, "Client files") and the extension a nameless upload gets. */
 export const ACCEPTED_TYPES: Readonly<Record<string, string>> = {
   'image/jpeg': 'jpg',
   'image/png': 'png',

@@ -1,4 +1,4 @@
-// A business's holidays (DOMAIN.md "Business days"): listed by date, one a date (409 on a second),
+// A business's holidays (docs/domain.md, "Business days and holidays"): listed by date, one a date (409 on a second),
 // deleted by date. Adding or deleting one moves the tolerance of the installments due on the
 // non-business days that reach it, in the same transaction.
 import { withActor, type Executor } from '../db/connection.ts';

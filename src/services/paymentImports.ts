@@ -1,4 +1,4 @@
-// Payment imports (API.md third batch; docs/payments.md "Importing payments"): a CSV file of
+// Payment imports (docs/payments.md, "Importing payments"): a CSV file of
 // payments is stored as it arrives (202), then paid in the background, line by line in file
 // order, each line exactly as POST /api/credits/{id}/payments would pay it: a bad line is
 // rejected with the API's code and message and changes nothing; a channel's reference already

@@ -1,4 +1,4 @@
-// Upload links (contract 10): a link through which a client uploads files without an API key,
+// Upload links (docs/api.md, "Upload links"): a link through which a client uploads files without an API key,
 // until it expires, is revoked or has received all the files it accepts. Only the token's hash
 // is stored; the audit log names the link as the actor of what it uploads.
 import { createHash, randomBytes } from 'node:crypto';

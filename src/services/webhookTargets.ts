@@ -1,4 +1,4 @@
-// Where a webhook may be sent (API.md: URLs must be https:// and resolve to public addresses) and
+// Where a webhook may be sent (docs/webhooks.md, "The URL rule": https:// and public addresses only) and
 // the sending itself. The rule is checked when an endpoint is created or changed, and again at
 // every delivery against a fresh resolution of its host, whose checked address is the one the
 // request connects to: a name that later resolves to an internal address (DNS rebinding) reaches

@@ -1,4 +1,4 @@
-// Webhooks (API.md "Events and webhooks", docs/webhooks.md): the endpoints a business manages,
+// Webhooks (docs/webhooks.md): the endpoints a business manages,
 // and the delivery of its events to them, at least once and in order per credit, by any number of
 // processes at once.
 //

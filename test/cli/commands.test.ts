@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { baseEnv, modeEnv, run, runJson, tempDataDir } from './run.ts';
+import { baseEnv, modeEnv, run, runJson, tempDataDir } from '../helpers/cli-process.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

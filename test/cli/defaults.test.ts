@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testDbKind } from '../helpers/db.ts';
-import { ROOT, baseEnv, modeEnv, run, runJson, startServer, tempDataDir } from './run.ts';
+import { ROOT, baseEnv, modeEnv, run, runJson, startServer, tempDataDir } from '../helpers/cli-process.ts';
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 

@@ -2,7 +2,7 @@
 // package, added to one business or to every one, never twice (a date the business has is skipped).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { baseEnv, modeEnv, run, runJson } from './run.ts';
+import { baseEnv, modeEnv, run, runJson } from '../helpers/cli-process.ts';
 
 interface Imported {
   business_id: string;

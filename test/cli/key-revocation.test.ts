@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { testDbKind } from '../helpers/db.ts';
-import { baseEnv, emptyPostgres, runJson, startServer } from './run.ts';
+import { baseEnv, emptyPostgres, runJson, startServer } from '../helpers/cli-process.ts';
 
 const status = async (url: string, key: string) =>
   (await fetch(`${url}/api/branches`, { headers: { authorization: `Bearer ${key}` } })).status;

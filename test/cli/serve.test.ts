@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { testDbKind } from '../helpers/db.ts';
-import { baseEnv, emptyPostgres, run, runJson, startServer, tempDataDir } from './run.ts';
+import { baseEnv, emptyPostgres, run, runJson, startServer, tempDataDir } from '../helpers/cli-process.ts';
 
 const embedded = testDbKind() !== 'postgres';
 

@@ -4,7 +4,7 @@
 // READ_MAX_LAG_MS sends the reads to the primary and the metric counts them, and the feed's read
 // follows its own (writing) sequencer pass; a write's Consistency-Token carries read-your-writes to
 // another process. PostgreSQL half of the suite only, like
-// test/events/parallel.test.ts; skipped when the PostgreSQL 15 server binaries are missing.
+// test/services/events-parallel-writers.test.ts; skipped when the PostgreSQL 15 server binaries are missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

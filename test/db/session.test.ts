@@ -1,6 +1,6 @@
 // The embedded database's one session under a queue of queries: the process keeps serving its
 // sockets and timers while queries wait, and the operator's lane (the admin socket's commands)
-// is served before the requests already waiting (issue 10, item 6).
+// is served before the requests already waiting.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';

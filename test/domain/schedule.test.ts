@@ -180,7 +180,7 @@ test('property: installments sum exactly to total; all but the last are round2(t
   );
 });
 
-// ---- parts, VAT and the french method (DOMAIN.md "Interest methods, VAT and disclosed cost") ----
+// ---- parts, VAT and the french method (docs/domain.md "Interest methods, VAT and disclosed cost") ----
 
 const parts = (s: ReturnType<typeof buildSchedule>) =>
   s.installments.map((i) => [i.principal, i.interest, i.vat, i.amount].map(toMoneyString));

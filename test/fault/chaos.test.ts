@@ -1,6 +1,6 @@
 // The short chaos run of the CI: scripts/fault/chaos.ts (what `npm run chaos` runs) with 2 kill -9
 // under write load on the database of this run (embedded, or PostgreSQL with TEST_DB=postgres).
-// The embedded restart after a kill waits for the directory lock to go stale (issue 10 item 6):
+// The embedded restart after a kill waits for the directory lock to go stale:
 // the timeout is generous and the figure is printed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -8,7 +8,7 @@ import { blocking, formatFuzzReport, runFuzz } from '../../scripts/fault/fuzz.ts
 
 /**
  * Whether a status a route answers but the OpenAPI document does not declare fails the suite
- * (issue 10 item 8: the service declares them all; false turns them into warnings).
+ * (the service declares them all; false turns them into warnings).
  */
 const STRICT_DECLARED_STATUSES = true;
 

@@ -69,7 +69,7 @@ export async function build(
     timezone?: string;
     env?: Record<string, string>;
     clock?: Clock;
-    /** a logger for the app (e.g. capturedLogger in test/hardening/helpers.ts); none by default */
+    /** a logger for the app (e.g. capturedLogger in test/helpers/server.ts); none by default */
     logger?: Parameters<typeof buildApp>[0]['logger'];
   } = {},
 ): Promise<Harness> {

@@ -413,7 +413,7 @@ export function requestFor(
   return { url, payload: JSON.stringify(body ?? {}), headers: { 'content-type': 'application/json' } };
 }
 
-/** The Error body of the contract and API.md: {error, code}, JSON. */
+/** The Error body of the contract and docs/api.md: {error, code}, JSON. */
 export function assertErrorBody(res: LightMyRequestResponse, status: number, code: string | undefined, what: string) {
   assert.equal(res.statusCode, status, `${what}: expected ${status}, got ${res.statusCode} ${res.body.slice(0, 300)}`);
   if (res.raw.req.method === 'HEAD') return;

@@ -1,4 +1,4 @@
-// /docs in a real browser (issue 11, item 5): headless Chromium loads the page from a test server
+// /docs in a real browser: headless Chromium loads the page from a test server
 // and waits for Swagger UI to list the operations, with their operationIds, and for no script
 // error (the page's Content-Security-Policy included); a screenshot is kept in a temp directory.
 // Needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium): skipped without it.

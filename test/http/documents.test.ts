@@ -1,4 +1,4 @@
-// The client read (contract 1) is JSON built by the database in one statement
+// The client read (GET /api/clients/{id}) is JSON built by the database in one statement
 // (src/db/repositories/documents.ts); the credit read, the client's credits and the file upload
 // answer with records built in TypeScript (src/services/present.ts, ledgerState.ts). On random
 // books (every punitory mode, grace, caps, maximum days, partial and backdated payments,
@@ -10,9 +10,9 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { addDays } from '../../src/domain/index.ts';
 import { build, json, settableClock } from '../helpers/app.ts';
-import { pdf } from '../files/fixtures.ts';
-import { upload } from '../files/helpers.ts';
-import { client, credit, plan } from '../engine/helpers.ts';
+import { pdf } from '../helpers/file-fixtures.ts';
+import { upload } from '../helpers/files.ts';
+import { client, credit, plan } from '../helpers/book.ts';
 
 const START = '2025-01-10';
 

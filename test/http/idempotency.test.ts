@@ -2,7 +2,7 @@
 // a retry with the same key replays the first answer and writes nothing (the audit log, which
 // records every write, does not move), another request under the key is 409, a refusal is not
 // stored, a key older than IDEMPOTENCY_TTL_HOURS may name another request, the sweep deletes
-// expired keys, and keys belong to a business. Credit creation and payments: test/engine/idempotency.test.ts.
+// expired keys, and keys belong to a business. Credit creation and payments: test/services/lending/idempotent-payments.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -13,9 +13,9 @@ import { loadConfig, ConfigError } from '../../src/config.ts';
 import { keyDigest, sweepIdempotencyKeys } from '../../src/services/idempotency.ts';
 import { userSession } from '../helpers/sessions.ts';
 import { startIdempotencySweep } from '../../src/jobs/idempotencySweep.ts';
-import { client, credit, plan } from '../engine/helpers.ts';
-import { fileForm, png, pdf } from '../files/fixtures.ts';
-import { storedFiles } from '../files/helpers.ts';
+import { client, credit, plan } from '../helpers/book.ts';
+import { fileForm, png, pdf } from '../helpers/file-fixtures.ts';
+import { storedFiles } from '../helpers/files.ts';
 
 const silent = { info() {}, error() {} };
 

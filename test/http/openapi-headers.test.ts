@@ -9,10 +9,10 @@ import { readFileSync } from 'node:fs';
 import type { LightMyRequestResponse } from 'fastify';
 import { build, json, type Harness } from '../helpers/app.ts';
 import { newUser, PASSWORD, signIn, sessionOf } from '../helpers/sessions.ts';
-import { upload, newClient } from '../files/helpers.ts';
-import { png } from '../files/fixtures.ts';
+import { upload, newClient } from '../helpers/files.ts';
+import { png } from '../helpers/file-fixtures.ts';
 import { EVENT_TYPES } from '../../src/services/events.ts';
-import { createEndpoint, receiver, runAt } from '../webhooks/helpers.ts';
+import { createEndpoint, receiver, runAt } from '../helpers/webhooks.ts';
 
 /** HTTP's own framing: not part of any operation's contract. */
 const FRAMING = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);

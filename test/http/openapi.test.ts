@@ -1,4 +1,4 @@
-// The API reference (issue 11, item 5): /openapi.json walked operation by operation. Every
+// The API reference: /openapi.json walked operation by operation. Every
 // operation has a readable, unique operationId, a summary and a described tag; every response a
 // description and an example; every request body and required parameter an example; and each
 // example is valid against the schema it illustrates, so none can drift from the API: a renamed,

@@ -1,11 +1,11 @@
-// verifyWebhook (sdk/webhooks.ts) against real deliveries of the server (test/webhooks/helpers.ts):
+// verifyWebhook (sdk/webhooks.ts) against real deliveries of the server (test/helpers/webhooks.ts):
 // the body and Lending-Signature as received are accepted; a changed body, a changed signature,
 // another secret, a stale timestamp or a malformed header are refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SIGNATURE_HEADER, verifyWebhook } from '../../sdk/index.ts';
 import { build, json } from '../helpers/app.ts';
-import { createEndpoint, receiver, runAt } from '../webhooks/helpers.ts';
+import { createEndpoint, receiver, runAt } from '../helpers/webhooks.ts';
 
 const PRIVATE = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '60000' };
 

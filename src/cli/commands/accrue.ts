@@ -37,7 +37,7 @@ export function registerAccrue(cmd: Command, ctx: CliContext) {
         }
       });
       const ms = Date.now() - started;
-      // money is a JSON number in every document the service prints (API.md)
+      // money is a JSON number in every document the service prints (docs/api.md, "Money, rates, dates and ids")
       const doc = results.map((r) => ({ ...r, punitory_total: toMoneyNumber(money(r.punitory_total)) }));
       ctx.print({ businesses: doc, ms }, () =>
         results.length

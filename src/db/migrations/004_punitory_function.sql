@@ -1,5 +1,5 @@
 -- The cumulative punitory of one installment as of a date, in SQL: the same algorithm as
--- src/domain/punitory.ts cumulativePunitory (DOMAIN.md "Punitory"), so reads computed in SQL
+-- src/domain/punitory.ts cumulativePunitory (docs/domain.md, "Punitory"), so reads computed in SQL
 -- (the portfolio summary, filters on money) add the punitory accrued since the last posting
 -- exactly as the TypeScript reads do. test/domain/punitory-sql.test.ts checks both agree to the
 -- cent on random inputs.

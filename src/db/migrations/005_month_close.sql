@@ -1,4 +1,4 @@
--- Punitory posted at events and at each month's close, never daily (DOMAIN.md "Punitory: when it
+-- Punitory posted at events and at each month's close, never daily (docs/domain.md, "Punitory": when it
 -- is posted"). Nothing already in a book changes: every figure is the cumulative punitory as of
 -- the day read, whatever the dates it was posted on, so a ledger with one entry a day (what the
 -- daily run used to write) and one with one a month show the same amounts.

@@ -1,4 +1,4 @@
--- The audit list at any size (contract 7): an exact total without counting the log, a page at any
+-- The audit list at any size (GET /api/logs): an exact total without counting the log, a page at any
 -- offset up to ~10,000 from an index alone, and a keyset for cursors.
 --
 -- 1. The audit rows are written per statement, not per row: each audited statement inserts all

@@ -1,4 +1,4 @@
--- Lending depth (DOMAIN.md second batch): why each ledger entry exists, payments as records,
+-- Lending depth (docs/domain.md, "The ledger"): why each ledger entry exists, payments as records,
 -- installment parts, interest methods and VAT, and the business-day tolerance.
 --
 -- 1. ledger.origin says why an entry exists; `type` keeps the contract's three values:

@@ -1,4 +1,4 @@
--- Webhooks (API.md "Events and webhooks", docs/webhooks.md): endpoints a business registers, and
+-- Webhooks (docs/webhooks.md): endpoints a business registers, and
 -- one delivery per event and endpoint, tried until the receiver answers 2xx or 3 days have passed.
 --
 -- Three tables, split by who may see what:

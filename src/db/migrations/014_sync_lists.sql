@@ -1,4 +1,4 @@
--- Lists for synchronisation (API.md): GET /api/clients and GET /api/credits?updated_since=.
+-- Lists for synchronisation (docs/api.md, "Sync with updated_since"): GET /api/clients and GET /api/credits?updated_since=.
 --
 -- 1. updated_at is what a synchronising client trusts to learn of every change, so the database
 --    keeps it: every writer of these tables sets updated_at = now() today (edits, a payment or a

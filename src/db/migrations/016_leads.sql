@@ -1,4 +1,4 @@
--- Leads (API.md "Users, sessions, key administration, leads"; docs/leads.md): people who ask a
+-- Leads (docs/leads.md): people who ask a
 -- business for a credit through its public form, POST /public/{business_slug}/leads.
 --
 -- 1. Businesses gain a slug, the name of the business in its public addresses: lowercase ASCII

@@ -1,4 +1,4 @@
--- Payment channels (API.md third batch "Payment channels, imports, reconciliation"; docs/payments.md):
+-- Payment channels (docs/payments.md, "Channels and references"):
 -- how a payment was made (method), through which network or bank (channel) and the reference that
 -- channel gave it (external_reference). A channel's reference identifies one payment of the
 -- business, whatever its credit: the unique index below makes a second payment with the same pair

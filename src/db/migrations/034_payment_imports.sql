@@ -1,4 +1,4 @@
--- Payment imports (API.md third batch; docs/payments.md "Importing payments"): a CSV file of
+-- Payment imports (docs/payments.md, "Importing payments"): a CSV file of
 -- payments, one line each, stored as it arrives and paid in the background by the payment-import
 -- job (src/jobs/paymentImports.ts). Any number of processes may run the job: one claims an import
 -- by taking a lease (lease_until) under FOR UPDATE SKIP LOCKED, and a process that dies leaves the

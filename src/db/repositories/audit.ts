@@ -1,4 +1,4 @@
-// The audit list (contract 7) as one statement: one snapshot gives the page and its total, so the
+// The audit list (GET /api/logs) as one statement: one snapshot gives the page and its total, so the
 // total always matches the rows the page was taken from (migration 006 says how both stay cheap).
 // The page comes back as the JSON text of its items: entries carry their rows' old and new images
 // (jsonb), which the database writes as JSON far faster than the driver parses them and the

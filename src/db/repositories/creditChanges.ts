@@ -1,6 +1,6 @@
 // What a use case changes on one locked credit, written in one statement: its new ledger entries
 // (in order), how far punitory is posted, the installments whose status moved and the credit's
-// own status. One round trip instead of one a table and one an installment (issue 9: a payment
+// own status. One round trip instead of one a table and one an installment (a payment
 // costs round trips, not work). The audit triggers fire for each table as for separate statements.
 import { CompiledQuery } from 'kysely';
 import type { Executor } from '../connection.ts';

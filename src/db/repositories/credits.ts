@@ -232,7 +232,7 @@ export async function lockForClose(
 }
 
 /**
- * Automatic write-off (DOMAIN.md), decided as of `today`: the active credits whose plan has
+ * Automatic write-off (docs/domain.md, "Write-off"), decided as of `today`: the active credits whose plan has
  * write_off_days > 0 and that have an unpaid installment at least that many days late, by id.
  */
 export async function writeOffCandidates(db: Executor, businessId: string, o: { today: string }): Promise<string[]> {

@@ -1,6 +1,6 @@
 // Hot reads answered as JSON built by the database in one prepared statement: the document goes
 // from PostgreSQL to the socket as text, with no rows to parse, no decimals to convert and no
-// serializer in between (issue 9: a read at the database's own speed). Each object is generated
+// serializer in between (a read at the database's own speed). Each object is generated
 // from its record's declaration (src/domain/records.ts), key by key in its order, so a field added
 // to a record is added here too (or the statement fails in every test that reads it).
 //

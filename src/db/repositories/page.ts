@@ -27,7 +27,7 @@ export async function pageOf<DB, TB extends keyof DB, O, T>(
   return { items, total: Number((count as { n: number | string | bigint }).n), limit, offset };
 }
 
-/** updated_since of the lists (API.md "Lists for synchronisation"): updated_at at or after the instant. */
+/** updated_since of the lists (docs/api.md, "Sync with updated_since"): updated_at at or after the instant. */
 export function updatedSince(b: InstantBound): RawBuilder<boolean> {
   const at = sql`${b.instant}::timestamptz`;
   return b.exclusive ? sql<boolean>`updated_at > ${at}` : sql<boolean>`updated_at >= ${at}`;

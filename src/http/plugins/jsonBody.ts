@@ -22,7 +22,7 @@ export default fp(
       }
     });
 
-    // No body where a JSON body is expected reads as {}: an empty PUT is the no-op API.md
+    // No body where a JSON body is expected reads as {}: an empty PUT is the no-op docs/api.md
     // promises, and a POST without one is told which fields it lacks, not "must be object".
     app.addHook('preValidation', async (req) => {
       const ct = req.headers['content-type'];

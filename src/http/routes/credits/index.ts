@@ -115,7 +115,7 @@ const RefinanceBody = example(
 
 const IdParams = idParams(ex.ids.credit);
 
-/** A credit with its installments, ledger, balance, cost and the clients who back it (API.md: CreditDetail). */
+/** A credit with its installments, ledger, balance, cost and the clients who back it (docs/api.md, "CreditDetail"). */
 const CreditDetail = Type.Object({
   credit: ref(Credit),
   installments: Type.Array(ref(Installment)),
@@ -343,7 +343,7 @@ export default async function creditRoutes(app: App) {
             channel: b.channel,
             externalReference: b.external_reference,
           });
-          // DOMAIN.md: an amount that cannot be stored never fails a payment; the credit is reported
+          // docs/domain.md, "Punitory": an amount that cannot be stored never fails a payment; the credit is reported
           if (r.punitoryAtStorableMax)
             req.log.warn({ credit_id: r.credit.id }, 'punitory stopped at the storable maximum (999,999,999,999.99)');
           return r;

@@ -1,4 +1,4 @@
-// The change feed (API.md "Events and webhooks"): a business's events after a sequence, oldest
+// The change feed (docs/events.md, "Reading the feed"): a business's events after a sequence, oldest
 // first. Sequences commit in order (migration 012), so polling with after=next_after never misses one.
 import { Type } from 'typebox';
 import type { App } from '../../types.ts';

@@ -1,4 +1,4 @@
-// Client files (contract 9 and 11, API.md extensions) and upload links (contract 10). Uploads
+// Client files and upload links (docs/api.md, "Client files" and "Upload links"). Uploads
 // are multipart and streamed (multipart.ts); the download streams the stored bytes.
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';

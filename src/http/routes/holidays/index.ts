@@ -1,4 +1,4 @@
-// A business's holidays (API.md second batch): listed by date, added (one a date), deleted by date.
+// A business's holidays (docs/api.md, "Holidays"): listed by date, added (one a date), deleted by date.
 import { Type } from 'typebox';
 import type { App } from '../../types.ts';
 import { DATE_FORMAT, DateInput, Holiday, ReadOnlyFields, documented, errors, example, ref } from '../../schemas.ts';

@@ -1,4 +1,4 @@
-// Payment imports (API.md third batch; docs/payments.md "Importing payments"): a CSV file sent as
+// Payment imports (docs/payments.md, "Importing payments"): a CSV file sent as
 // text/csv or as multipart field "file" is stored and answered 202; the lines are paid in the
 // background (src/jobs/paymentImports.ts, and right after the answer in this process), and read
 // back with their outcome.

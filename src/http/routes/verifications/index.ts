@@ -1,4 +1,4 @@
-// Client verifications (API.md second batch, docs/verification.md): ask the central bank's debtor
+// Client verifications (docs/verification.md): ask the central bank's debtor
 // registry or the tax authority's register about a client's CUIT, and list what they said.
 import { Type } from 'typebox';
 import type { App } from '../../types.ts';

@@ -1,4 +1,4 @@
-// Webhook endpoints and their deliveries (API.md "Events and webhooks", docs/webhooks.md). The
+// Webhook endpoints and their deliveries (docs/webhooks.md). The
 // secret is in the creation's answer only; the URL rule (https://, public addresses) is the
 // service's (src/services/webhookTargets.ts).
 import { Type } from 'typebox';

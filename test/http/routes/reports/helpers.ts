@@ -1,0 +1,61 @@
+// Steps shared by the report tests: a book built through the HTTP API, the command line run
+// in-process on the test database.
+import assert from 'node:assert/strict';
+import { addDays, todayIn } from '../../../../src/domain/index.ts';
+import { json, type Harness } from '../../../helpers/app.ts';
+export { cli } from '../../../helpers/cli.ts';
+
+/** The test tenants' today (they are created in UTC). */
+export const today = () => todayIn('UTC');
+export const day = (k: number) => addDays(today(), k);
+
+export async function ok(res: Promise<{ statusCode: number; body: string }>, status = 201): Promise<any> {
+  const r = await res;
+  assert.equal(r.statusCode, status, r.body);
+  return JSON.parse(r.body);
+}
+
+export const newPlan = (h: Harness, fields: Record<string, unknown> = {}) =>
+  ok(h.post('/api/credit-configs', { name: 'plan', ...fields }));
+export const newBranch = (h: Harness, name: string) => ok(h.post('/api/branches', { name }));
+
+let seq = 0;
+export const newClient = (h: Harness, first_name: string, extra: Record<string, unknown> = {}) =>
+  ok(
+    h.post('/api/clients', {
+      dni: `${process.pid}${++seq}${Math.random().toString().slice(2, 7)}`,
+      first_name,
+      ...extra,
+    }),
+  );
+
+/** Parses CSV text the RFC 4180 way (quoted fields may hold commas, quotes and line breaks). */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
+      else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') row.push(field), (field = '');
+    else if (ch === '\r' && text[i + 1] === '\n') {
+      row.push(field), rows.push(row), (row = []), (field = ''), i++;
+    } else field += ch;
+  }
+  if (field !== '' || row.length) row.push(field), rows.push(row);
+  return rows;
+}
+
+/** CSV text as records keyed by the header row. */
+export function csvRecords(text: string): Record<string, string>[] {
+  const [head, ...rows] = parseCsv(text);
+  assert.ok(head, 'a header row');
+  return rows.map((r) => Object.fromEntries(head.map((c, i) => [c, r[i]!])));
+}
+
+export { json };

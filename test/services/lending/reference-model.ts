@@ -1,0 +1,472 @@
+// The day-by-day reference model of a book (docs/lending-engine.md, "The daily run"):
+// what posting punitory every day would show on any day, computed the literal way, one day at a
+// time, independently of the closed form in src/domain/punitory.ts. The API-driven test compares
+// every installment, credit and summary figure with it on every day.
+//
+// For each installment the model walks the days after its due date: each chargeable day adds
+// rate × base (simple_outstanding: the amount unpaid that day; full_amount: the amount;
+// compound: the amount unpaid + the punitory accrued so far − the punitory paid, both before VAT);
+// a payment counts from the day after it is made; max_punitory_days and the write-off date end the
+// chargeable days. The net figure of a day is that sum rounded to the cent, capped (and never above
+// the storable maximum), and 0 while the installment is not later than its grace (grace is a
+// tolerance: paid in full within it, nothing is owed; once the days late exceed it, every day
+// counts). Its grace is the larger of grace_days and the business-day tolerance: a due date on a
+// Saturday or a Sunday is not late while the installment is paid by the next Monday (docs/domain.md
+// "Business days"; the model knows weekends, the tests have no holidays). The figure shown is the
+// net figure with its VAT: min(round2(net × (1 + vat_rate)), the storable maximum).
+//
+// Payments are allocated as docs/domain.md says (oldest installment first, its punitory before its
+// amount) against what was owed on their paid_on, with src/domain allocatePayment (tested on its
+// own); inside an installment the amount's VAT, interest and principal do not change any figure
+// the model shows, so it allocates at the amount's level. Accepted payments are walked in date
+// order (one day's in the order they were recorded), whatever order they were recorded in: a
+// payment recorded after its paid_on, even before another payment's date (backdated), changes the
+// history from its date, and a reversed payment is walked no more. The figures of every day from
+// the day such an event is recorded on are recomputed with it; those of earlier days are not.
+//
+// Payments are accepted or refused as the API does: refused on a closed credit, when not positive,
+// dated in the future or before the credit's start, or when, walked with the accepted payments in
+// date order, some payment could no longer be fully allocated (more than owed, counting the later
+// payments). A reversal is refused for a payment that was not accepted or is already reversed, and
+// when without it some later payment could no longer be allocated. The scenarios never pay exactly
+// an early-payoff quote (their amounts are shares of the outstanding balance: at most 60 % of it,
+// or all of it, or more), so no payment carries a rebate.
+import {
+  Dec,
+  STORABLE_MAX,
+  allocatePayment,
+  dayNumber,
+  fromDay,
+  money,
+  round2,
+  type Decimal,
+  type PunitoryTerms,
+} from '../../../src/domain/index.ts';
+
+type Money = string | number | Decimal;
+
+export interface ModelCredit {
+  id: string;
+  startDate: string;
+  /** the schedule as created: amount and due date of each installment, numbered from 1, and the
+   *  interest and VAT in its amount (absent: none; only the payoff reads them) */
+  installments: { number: number; amount: Money; dueDate: string; interest?: Money; vat?: Money }[];
+  /** the punitory terms snapshotted on the credit */
+  terms: PunitoryTerms;
+  /** the VAT on punitory, a fraction (absent: none) */
+  vatRate?: Money;
+  /** the business date of the write-off, if written off: no later day is chargeable */
+  writtenOffOn?: string | null;
+}
+
+export interface ModelPayment {
+  kind?: 'pay';
+  creditId: string;
+  /** the day it is registered (the API's today) */
+  recordedOn: string;
+  paidOn: string;
+  amount: Money;
+}
+
+/** The reversal of a payment, recorded on a day (the API's today). */
+export interface ModelReversal {
+  kind: 'reverse';
+  creditId: string;
+  recordedOn: string;
+  /** the payment reversed: its index in the events given to the model */
+  payment: number;
+}
+
+export type ModelEvent = ModelPayment | ModelReversal;
+
+export type Rejection =
+  | 'closed'
+  | 'not_positive'
+  | 'future'
+  | 'before_start'
+  | 'exceeds_outstanding'
+  /** a reversal of an event that is no accepted payment of the credit */
+  | 'not_a_payment'
+  | 'already_reversed'
+  /** a reversal that would leave a later payment more than the credit owes */
+  | 'no_longer_fits';
+export type Verdict = { accepted: true } | { accepted: false; reason: Rejection };
+
+export interface SliceView {
+  paidOn: string;
+  principal: Decimal;
+  /** VAT included */
+  punitory: Decimal;
+}
+
+export interface InstallmentView {
+  number: number;
+  dueDate: string;
+  amount: Decimal;
+  /** what daily posting would have posted by this day, VAT included (the API's punitory_posted + punitory_accrued) */
+  punitory: Decimal;
+  principalPaid: Decimal;
+  punitoryPaid: Decimal;
+  /** principalPaid + punitoryPaid */
+  paid: Decimal;
+  /** amount + punitory − paid (negative when a recomputation left punitory overpaid) */
+  outstanding: Decimal;
+  status: 'pending' | 'partial' | 'paid';
+  overdue: boolean;
+  /** docs/domain.md "Delinquency": days since due while overdue; when paid, how late it was paid */
+  daysLate: number;
+  /** this installment's payment slices so far, in date order */
+  slices: readonly SliceView[];
+}
+
+export interface CreditView {
+  id: string;
+  status: 'active' | 'closed' | 'written_off';
+  installments: InstallmentView[];
+  outstanding: Decimal;
+  /** outstanding of the installments due before this day that still owe something */
+  overdue: Decimal;
+  /** days late of its oldest overdue installment, 0 when none */
+  daysLate: number;
+  /** the payments known this day (accepted, recorded by then, not reversed by then), in date order */
+  payments: readonly { paidOn: string; amount: Decimal }[];
+}
+
+const ZERO = new Dec(0);
+
+/**
+ * Days from a due date to the next weekday: 2 on a Saturday, 1 on a Sunday, else 0 (no holidays
+ * in the tests). Computed here from the calendar, not by src/domain/businessDays.ts.
+ */
+export function weekendTolerance(dueDate: string): number {
+  const weekday = new Date(`${dueDate}T00:00:00Z`).getUTCDay();
+  return weekday === 6 ? 2 : weekday === 0 ? 1 : 0;
+}
+
+/** One installment's running state during a walk. */
+interface Cell {
+  number: number;
+  due: number;
+  amount: Decimal;
+  /** max(grace_days, the weekend tolerance of its due date) */
+  grace: number;
+  /** punitory accrued so far, unrounded, ungraced, uncapped, before VAT */
+  raw: Decimal;
+  principalPaid: Decimal;
+  /** VAT included */
+  punitoryPaid: Decimal;
+  /** the day the amount was fully paid */
+  fullyPaid: number | null;
+  /** the day it became paid (amount and punitory), while it is */
+  paidDay: number | null;
+  slices: SliceView[];
+}
+
+interface Walk {
+  /** the installments at the end of each day (index: day − the credit's start day) */
+  days: readonly Cell[][];
+  /** per payment walked, what it could not allocate */
+  unallocated: Decimal[];
+}
+
+interface Terms extends PunitoryTerms {
+  vat: Decimal;
+}
+
+/** The figure of one installment on day t: rounded, 0 within grace, capped, then its VAT. */
+function punitoryOn(c: Cell, t: number, terms: Terms): Decimal {
+  if (t <= c.due) return ZERO;
+  const daysLate = (c.fullyPaid ?? t) - c.due;
+  if (daysLate <= c.grace) return ZERO;
+  // an amount that cannot be stored stops growing at the storable maximum
+  let net = Dec.min(round2(c.raw), STORABLE_MAX);
+  if (terms.capPct.gt(0)) net = Dec.min(net, round2(terms.capPct.times(c.amount).div(100)));
+  net = Dec.max(net, ZERO);
+  return terms.vat.isZero() ? net : Dec.min(round2(net.times(terms.vat.plus(1))), STORABLE_MAX);
+}
+
+/** Adds day t's punitory to each installment whose day t is chargeable. */
+function accrueDay(cells: Cell[], t: number, terms: Terms, stop: number | null) {
+  for (const c of cells) {
+    const k = t - c.due;
+    if (k < 1 || (terms.maxDays > 0 && k > terms.maxDays) || (stop !== null && t > stop)) continue;
+    const unpaid = c.amount.minus(c.principalPaid);
+    if (unpaid.lte(0)) continue;
+    const base =
+      terms.mode === 'full_amount'
+        ? c.amount
+        : terms.mode === 'simple_outstanding'
+          ? unpaid
+          : // what is paid of punitory pays its VAT with it: the punitory paid, before VAT
+            unpaid.plus(c.raw).minus(c.punitoryPaid.div(terms.vat.plus(1)));
+    if (base.gt(0)) c.raw = c.raw.plus(terms.dailyRate.times(base));
+  }
+}
+
+/** Allocates one payment made on day t against what each installment owes that day; returns what is left over. */
+function pay(cells: Cell[], t: number, amount: Decimal, terms: Terms): Decimal {
+  const balances = cells.map((c) => ({
+    id: String(c.number),
+    number: c.number,
+    amount: c.amount,
+    principalPaid: c.principalPaid,
+    punitoryOwed: punitoryOn(c, t, terms).minus(c.punitoryPaid),
+  }));
+  const { slices, unallocated } = allocatePayment(amount, balances);
+  for (const s of slices) {
+    const c = cells.find((x) => String(x.number) === s.installmentId)!;
+    c.principalPaid = c.principalPaid.plus(s.principal);
+    c.punitoryPaid = c.punitoryPaid.plus(s.punitory);
+    if (c.fullyPaid === null && c.principalPaid.gte(c.amount)) c.fullyPaid = t;
+    c.slices = [...c.slices, { paidOn: fromDay(t), principal: s.principal, punitory: s.punitory }];
+  }
+  return unallocated;
+}
+
+const outstandingOn = (c: Cell, t: number, terms: Terms) =>
+  c.amount
+    .plus(punitoryOn(c, t, terms))
+    .minus(c.principalPaid)
+    .minus(c.punitoryPaid);
+
+const termsOf = (credit: ModelCredit): Terms => ({ ...credit.terms, vat: money(credit.vatRate ?? 0) });
+
+function view(credit: ModelCredit, cells: Cell[], t: number, payments: ModelPayment[]): CreditView {
+  const terms = termsOf(credit);
+  const installments = cells.map((c): InstallmentView => {
+    const punitory = punitoryOn(c, t, terms);
+    const paid = c.principalPaid.plus(c.punitoryPaid);
+    const isPaid = c.paidDay !== null;
+    const overdue = !isPaid && t > c.due;
+    return {
+      number: c.number,
+      dueDate: fromDay(c.due),
+      amount: c.amount,
+      punitory,
+      principalPaid: c.principalPaid,
+      punitoryPaid: c.punitoryPaid,
+      paid,
+      outstanding: c.amount.plus(punitory).minus(paid),
+      status: isPaid ? 'paid' : c.slices.length > 0 ? 'partial' : 'pending',
+      overdue,
+      daysLate: overdue ? t - c.due : isPaid ? Math.max(0, c.paidDay! - c.due) : 0,
+      slices: c.slices,
+    };
+  });
+  const late = installments.filter((i) => i.overdue);
+  const writtenOff = credit.writtenOffOn != null && t >= dayNumber(credit.writtenOffOn);
+  return {
+    id: credit.id,
+    status: writtenOff ? 'written_off' : installments.every((i) => i.status === 'paid') ? 'closed' : 'active',
+    installments,
+    outstanding: installments.reduce((a, i) => a.plus(i.outstanding), ZERO),
+    overdue: late.reduce((a, i) => a.plus(i.outstanding), ZERO),
+    daysLate: late.length ? t - Math.min(...late.map((i) => dayNumber(i.dueDate))) : 0,
+    payments: payments.map((p) => ({ paidOn: p.paidOn, amount: money(p.amount) })),
+  };
+}
+
+/** Every day of one credit from its start to `to`, with these payments (in date order). */
+function walk(credit: ModelCredit, payments: ModelPayment[], to: number): Walk {
+  const terms = termsOf(credit);
+  const cells: Cell[] = [...credit.installments]
+    .sort((a, b) => a.number - b.number)
+    .map((i) => ({
+      number: i.number,
+      due: dayNumber(i.dueDate),
+      amount: money(i.amount),
+      grace: Math.max(credit.terms.graceDays, weekendTolerance(i.dueDate)),
+      raw: ZERO,
+      principalPaid: ZERO,
+      punitoryPaid: ZERO,
+      fullyPaid: null,
+      paidDay: null,
+      slices: [],
+    }));
+  const stop = credit.writtenOffOn ? dayNumber(credit.writtenOffOn) : null;
+  const result: Walk = { days: [], unallocated: [] };
+  let next = 0;
+  for (let t = dayNumber(credit.startDate); t <= to; t++) {
+    accrueDay(cells, t, terms, stop);
+    for (; next < payments.length && dayNumber(payments[next]!.paidOn) === t; next++) {
+      result.unallocated.push(pay(cells, t, money(payments[next]!.amount), terms));
+    }
+    // paid: nothing left of its amount nor of its punitory (docs/domain.md "Payments and allocation")
+    for (const c of cells) c.paidDay = outstandingOn(c, t, terms).lte(0) ? (c.paidDay ?? t) : null;
+    (result.days as Cell[][]).push(cells.map((c) => ({ ...c })));
+  }
+  return result;
+}
+
+/** An accepted payment of a credit: its event index, and the day a reversal of it was recorded. */
+interface Accepted {
+  n: number;
+  p: ModelPayment;
+  recorded: number;
+  reversedOn: number | null;
+}
+
+export class ReferenceModel {
+  /** per event given, in the order given: accepted, or why the API refuses it */
+  readonly verdicts: Verdict[];
+  private readonly credits = new Map<string, ModelCredit>();
+  /** per credit, its accepted payments in the order they were recorded */
+  private readonly accepted = new Map<string, Accepted[]>();
+  private readonly walks = new Map<string, Walk>();
+  private readonly until: number;
+
+  /** `until`: the last day the model is read on. Events of one day apply in the order given. */
+  constructor(credits: ModelCredit[], events: ModelEvent[], until: string) {
+    this.until = dayNumber(until);
+    for (const c of credits) {
+      this.credits.set(c.id, c);
+      this.accepted.set(c.id, []);
+    }
+    this.verdicts = events.map(() => ({ accepted: true }));
+    const order = events
+      .map((e, n) => ({ e, n }))
+      .sort((a, b) => dayNumber(a.e.recordedOn) - dayNumber(b.e.recordedOn) || a.n - b.n);
+    for (const { e, n } of order) {
+      const reason = e.kind === 'reverse' ? this.reversal(e) : this.refusal(e);
+      if (reason) this.verdicts[n] = { accepted: false, reason };
+      else if (e.kind !== 'reverse')
+        this.accepted.get(e.creditId)!.push({ n, p: e, recorded: dayNumber(e.recordedOn), reversedOn: null });
+    }
+  }
+
+  /** The credits that exist on `day` as they stand that day (events recorded by then). */
+  on(day: string): CreditView[] {
+    return [...this.credits.keys()].flatMap((id) => {
+      const v = this.creditOn(id, day);
+      return v ? [v] : [];
+    });
+  }
+
+  /** One credit on `day`; null before it starts. */
+  creditOn(creditId: string, day: string): CreditView | null {
+    const credit = this.credit(creditId);
+    const t = dayNumber(day);
+    if (t > this.until) throw new RangeError(`${day} is after the model's last day`);
+    const index = t - dayNumber(credit.startDate);
+    if (index < 0) return null;
+    const known = this.known(creditId, t);
+    return view(
+      credit,
+      this.walkOf(credit, known).days[index]!,
+      t,
+      byDate(known).map((a) => a.p),
+    );
+  }
+
+  /**
+   * The early-payoff quote of a credit on `day` (docs/domain.md "Early payoff"), from that day's view:
+   * installments due by then owe all they still owe, punitory included; each later one owes its
+   * principal and the interest and VAT of its own period pro rata to the days elapsed (none before
+   * the period starts), less what is paid of its amount, which counts in full (a prepayment of
+   * interest not owed lowers what the others owe). A credit that no longer accrues quotes 0.
+   */
+  payoffOn(creditId: string, day: string): Decimal {
+    const credit = this.credit(creditId);
+    const v = this.creditOn(creditId, day);
+    if (!v || v.status === 'closed') return ZERO;
+    const t = dayNumber(day);
+    let total = ZERO;
+    let prev = dayNumber(credit.startDate);
+    for (const i of v.installments) {
+      const due = dayNumber(i.dueDate);
+      const sched = credit.installments.find((x) => x.number === i.number)!;
+      if (due <= t) total = total.plus(i.outstanding);
+      else {
+        const share = due > prev ? new Dec(Math.min(Math.max(t - prev, 0), due - prev)).div(due - prev) : ZERO;
+        const interest = money(sched.interest ?? 0);
+        const vat = money(sched.vat ?? 0);
+        const owed = i.amount
+          .minus(interest)
+          .minus(vat)
+          .plus(round2(interest.times(share)))
+          .plus(round2(vat.times(share)))
+          .minus(i.principalPaid);
+        // what was paid of it beyond that (interest of a period not begun) counts against the rest
+        total = total.plus(owed);
+      }
+      prev = due;
+    }
+    return Dec.max(total, ZERO);
+  }
+
+  private credit(id: string): ModelCredit {
+    const c = this.credits.get(id);
+    if (!c) throw new RangeError(`no credit ${id} in the model`);
+    return c;
+  }
+
+  /** The payments of a credit known on day t: accepted, recorded by then, not reversed by then. */
+  private known(creditId: string, t: number): Accepted[] {
+    return this.accepted.get(creditId)!.filter((a) => a.recorded <= t && (a.reversedOn === null || a.reversedOn > t));
+  }
+
+  /** The walk with these payments (the set of their event indices names it). */
+  private walkOf(credit: ModelCredit, known: Accepted[]): Walk {
+    const key = `${credit.id}/${known
+      .map((a) => a.n)
+      .sort((a, b) => a - b)
+      .join(',')}`;
+    let w = this.walks.get(key);
+    if (!w) {
+      w = walk(
+        credit,
+        byDate(known).map((a) => a.p),
+        this.until,
+      );
+      this.walks.set(key, w);
+    }
+    return w;
+  }
+
+  /** Whether some payment, walked with these in date order up to `to`, can no longer be fully allocated. */
+  private overpaid(credit: ModelCredit, payments: Accepted[], to: number): boolean {
+    const trial = walk(
+      credit,
+      byDate(payments).map((a) => a.p),
+      to,
+    );
+    return trial.unallocated.some((u) => u.gt(0));
+  }
+
+  /** Why the API would refuse this payment, given the events accepted before it. */
+  private refusal(p: ModelPayment): Rejection | null {
+    const credit = this.credit(p.creditId);
+    const recorded = dayNumber(p.recordedOn);
+    const paidOn = dayNumber(p.paidOn);
+    const start = dayNumber(credit.startDate);
+    const known = this.known(p.creditId, recorded);
+    if (recorded >= start && this.creditOn(credit.id, p.recordedOn)!.status === 'closed') return 'closed';
+    if (money(p.amount).lte(0)) return 'not_positive';
+    if (paidOn > recorded) return 'future';
+    if (paidOn < start) return 'before_start';
+    const self: Accepted = { n: Number.MAX_SAFE_INTEGER, p, recorded, reversedOn: null };
+    const last = Math.max(paidOn, ...known.map((a) => dayNumber(a.p.paidOn)));
+    return this.overpaid(credit, [...known, self], last) ? 'exceeds_outstanding' : null;
+  }
+
+  /** Why the API would refuse this reversal; accepted, it takes effect from its day. */
+  private reversal(r: ModelReversal): Rejection | null {
+    const credit = this.credit(r.creditId);
+    const recorded = dayNumber(r.recordedOn);
+    const target = this.accepted.get(r.creditId)!.find((a) => a.n === r.payment);
+    if (!target || target.recorded > recorded) return 'not_a_payment';
+    if (target.reversedOn !== null) return 'already_reversed';
+    const rest = this.known(r.creditId, recorded).filter((a) => a !== target);
+    const last = Math.max(recorded, ...rest.map((a) => dayNumber(a.p.paidOn)));
+    if (this.overpaid(credit, rest, last)) return 'no_longer_fits';
+    target.reversedOn = recorded;
+    return null;
+  }
+}
+
+/** In date order; payments of one day in the order they were recorded. */
+function byDate(payments: Accepted[]): Accepted[] {
+  return [...payments].sort(
+    (a, b) => dayNumber(a.p.paidOn) - dayNumber(b.p.paidOn) || a.recorded - b.recorded || a.n - b.n,
+  );
+}
