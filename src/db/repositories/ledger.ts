@@ -58,7 +58,7 @@ export async function postPunitoryThrough(
              coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0) AS posted,
              coalesce(sum(l.vat_part) FILTER (WHERE l.type = 'punitory'), 0) AS vat_posted,
              array_agg(l.effective_date ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS paid_on,
-             array_agg(l.amount - l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
+             array_agg(l.amount - l.punitory_part - l.charge_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
              -- the punitory paid before its VAT (compound grows on that: lending/engine/state.ts netPunitoryPaid)
              array_agg(l.punitory_part / (1 + inst.vat_rate) ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS punitory
         FROM ledger l
@@ -164,7 +164,7 @@ async function histories(db: Executor, businessId: string, which: RawBuilder<unk
     SELECT l.installment_id,
            coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0)::text AS punitory_posted,
            coalesce(sum(l.vat_part) FILTER (WHERE l.type = 'punitory'), 0)::text AS punitory_vat_posted,
-           json_agg(json_build_array(l.effective_date::text, (l.amount - l.punitory_part)::text, l.punitory_part::text)
+           json_agg(json_build_array(l.effective_date::text, (l.amount - l.punitory_part - l.charge_part)::text, l.punitory_part::text)
                     ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS payments
       FROM ledger l
      WHERE l.business_id = ${businessId}
