@@ -2,10 +2,10 @@
 // API on a settable clock — random plans (every punitory mode, grace, caps, maximum days, automatic
 // write-off, flat or French amortization, VAT 0 or 21 %, due dates kept or moved to business
 // days), random credits (due dates on weekends among them), random payments (some backdated, even
-// before the credit's latest payment, some too large), reversals of accepted payments, manual
-// write-offs — across several month ends. Each simulated day the daily run runs as the scheduler would (first
+// before the credit's latest payment, some too large), reversals of accepted payments, waivers of
+// punitory (some above what is unpaid), manual write-offs — across several month ends. Each simulated day the daily run runs as the scheduler would (first
 // thing in the day), the day's payments and write-offs follow, and then everything the API shows
-// (every installment's punitory_posted + punitory_accrued, paid, outstanding and status, the
+// (every installment's punitory_posted + punitory_accrued, waived, paid, outstanding and status, the
 // credit's balance and status, its payments) and the summary report (outstanding, written-off
 // outstanding, overdue, PAR1, disbursed, collected today and this month) must equal, to the cent,
 // the reference model that posts punitory every day (reference-model.ts). The ledger must hold at most one punitory entry per installment per month

@@ -24,6 +24,10 @@
 // history from its date, and a reversed payment is walked no more. The figures of every day from
 // the day such an event is recorded on are recomputed with it; those of earlier days are not.
 //
+// Waivers of punitory (docs/domain.md "Fees and charges") are taken off what an installment owes
+// from the day they are recorded, before that day's payments; they never change the accrual. A
+// waiver is refused when not positive or above the installment's punitory unpaid that day.
+//
 // Payments are accepted or refused as the API does: refused on a closed credit, when not positive,
 // dated in the future or before the credit's start, or when, walked with the accepted payments in
 // date order, some payment could no longer be fully allocated (more than owed, counting the later

@@ -158,6 +158,11 @@ export function stateFromHistory(
     | {
         punitory_posted: string;
         punitory_vat_posted?: string;
+        punitory_waived?: string;
+        charges_posted?: string;
+        charge_vat_posted?: string;
+        charges_paid?: string;
+        charges_waived?: string;
         payments: [paidOn: string, principal: string, punitory: string][] | null;
       }
     | undefined,
@@ -165,6 +170,11 @@ export function stateFromHistory(
   const s = emptyState(i);
   if (!h) return s;
   addPunitory(s, money(h.punitory_posted), money(h.punitory_vat_posted ?? 0));
+  s.punitoryWaived = money(h.punitory_waived ?? 0);
+  s.chargesPosted = money(h.charges_posted ?? 0);
+  s.chargeVatPosted = money(h.charge_vat_posted ?? 0);
+  s.chargesPaid = money(h.charges_paid ?? 0);
+  s.chargesWaived = money(h.charges_waived ?? 0);
   for (const [paidOn, principal, punitory] of h.payments ?? [])
     addPayment(s, { paidOn, principal: money(principal), punitory: money(punitory) });
   return s;
