@@ -94,6 +94,8 @@ export interface Operations {
   listCreditPayments: P["/api/credits/{id}/payments"]["GET"];
   /** Reverse a payment (a bounced transfer, a payment on the wrong credit): its slices are cancelled by new entries and every later payment is allocated again (POST /api/credits/{id}/payments/{paymentId}/reverse) */
   reversePayment: P["/api/credits/{id}/payments/{paymentId}/reverse"]["POST"];
+  /** Waive punitory or collection charges of one installment, with a reason (never cash) (POST /api/credits/{id}/waivers) */
+  createWaiver: P["/api/credits/{id}/waivers"]["POST"];
   /** What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period (GET /api/credits/{id}/payoff) */
   getPayoff: P["/api/credits/{id}/payoff"]["GET"];
   /** Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries) (POST /api/credits/{id}/write-off) */
@@ -253,6 +255,7 @@ export function operations(client: Client<paths, 'application/json'>): Operation
     registerPayment: p["/api/credits/{id}/payments"].POST,
     listCreditPayments: p["/api/credits/{id}/payments"].GET,
     reversePayment: p["/api/credits/{id}/payments/{paymentId}/reverse"].POST,
+    createWaiver: p["/api/credits/{id}/waivers"].POST,
     getPayoff: p["/api/credits/{id}/payoff"].GET,
     writeOffCredit: p["/api/credits/{id}/write-off"].POST,
     refinanceCredit: p["/api/credits/{id}/refinance"].POST,

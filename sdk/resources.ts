@@ -89,6 +89,8 @@ export interface Resources {
     listPayments: Operations["listCreditPayments"];
     /** Reverse a payment (a bounced transfer, a payment on the wrong credit): its slices are cancelled by new entries and every later payment is allocated again (POST /api/credits/{id}/payments/{paymentId}/reverse) */
     reversePayment: Operations["reversePayment"];
+    /** Waive punitory or collection charges of one installment, with a reason (never cash) (POST /api/credits/{id}/waivers) */
+    createWaiver: Operations["createWaiver"];
     /** What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period (GET /api/credits/{id}/payoff) */
     getPayoff: Operations["getPayoff"];
     /** Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries) (POST /api/credits/{id}/write-off) */
@@ -302,6 +304,8 @@ export function resources(ops: Operations): Resources {
       listPayments: ops.listCreditPayments,
       /** Reverse a payment (a bounced transfer, a payment on the wrong credit): its slices are cancelled by new entries and every later payment is allocated again (POST /api/credits/{id}/payments/{paymentId}/reverse) */
       reversePayment: ops.reversePayment,
+      /** Waive punitory or collection charges of one installment, with a reason (never cash) (POST /api/credits/{id}/waivers) */
+      createWaiver: ops.createWaiver,
       /** What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period (GET /api/credits/{id}/payoff) */
       getPayoff: ops.getPayoff,
       /** Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries) (POST /api/credits/{id}/write-off) */

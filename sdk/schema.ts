@@ -630,6 +630,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/credits/{id}/waivers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Waive punitory or collection charges of one installment, with a reason (never cash)
+         * @description Punitory is first posted up to today, as at any event. Then a ledger entry of type and origin waiver (negative) takes `amount` off what is posted and unpaid of that part of the installment: more is 422 and nothing changes. Waived money is no longer owed: the installment, the balance, the payoff and the reports show it. A credit whose installments are all paid once waived closes. Refinanced or cancelled credits: 409. Event waiver.created.
+         */
+        post: operations["createWaiver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/credits/{id}/payoff": {
         parameters: {
             query?: never;
@@ -1799,6 +1819,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "waiver.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Punitory or collection charges of an installment were waived (no longer owed; no cash)
+         * @description Sent to every enabled endpoint subscribed to this type (or to all types), at least once and in order per credit; retried with backoff for 3 days until the endpoint answers 2xx. Check `Lending-Signature` before trusting the body (docs/webhooks.md).
+         */
+        post: operations["on_waiver_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "promise.broken": {
         parameters: {
             query?: never;
@@ -2014,6 +2054,10 @@ export interface components {
             punitory_posted: number;
             /** @description decimal amount, at most 2 decimals */
             punitory_accrued: number;
+            /** @description collection charges posted, VAT included */
+            charges: number;
+            /** @description punitory and charges waived (no longer owed) */
+            waived: number;
             /** @description decimal amount, at most 2 decimals */
             paid: number;
             /** @description decimal amount, at most 2 decimals */
@@ -2025,7 +2069,7 @@ export interface components {
             id: string;
             /** Format: uuid */
             installment_id: string;
-            type: "installment" | "punitory" | "payment";
+            type: "installment" | "punitory" | "payment" | "charge" | "waiver";
             /** @description decimal amount, at most 2 decimals */
             amount: number;
             branch_id: string | null;
@@ -2039,8 +2083,8 @@ export interface components {
              * @description YYYY-MM-DD
              */
             effective_date: string;
-            /** @description why it exists: schedule (an installment), accrual (punitory posted), payment (cash), reversal (cancels a reversed payment), correction (a payment allocated again, or punitory recomputed), rebate (interest not owed at an early payoff), refinance (the settlement of a refinanced credit; no cash) */
-            origin: "schedule" | "payment" | "accrual" | "reversal" | "rebate" | "refinance" | "correction";
+            /** @description why it exists: schedule (an installment), accrual (punitory posted), payment (cash), reversal (cancels a reversed payment), correction (a payment allocated again, or punitory recomputed), rebate (interest not owed at an early payoff), refinance (the settlement of a refinanced credit; no cash), fee (a collection charge posted), waiver (punitory or charges waived: negative, no cash) */
+            origin: "schedule" | "payment" | "accrual" | "reversal" | "rebate" | "refinance" | "correction" | "fee" | "waiver";
             payment_id: string | null;
         };
         /** ClientFile */
@@ -2362,6 +2406,10 @@ export interface components {
                 punitory_posted: number;
                 /** @description decimal amount, at most 2 decimals */
                 punitory_accrued: number;
+                /** @description collection charges posted, VAT included */
+                charges: number;
+                /** @description punitory and charges waived (no longer owed) */
+                waived: number;
                 /** @description decimal amount, at most 2 decimals */
                 paid: number;
                 /** @description decimal amount, at most 2 decimals */
@@ -2391,7 +2439,7 @@ export interface components {
                 channel: string | null;
                 external_reference: string | null;
             }[];
-            /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+            /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
             balance: {
                 /** @description decimal amount, at most 2 decimals */
                 principal: number;
@@ -2403,6 +2451,10 @@ export interface components {
                 punitory_posted: number;
                 /** @description decimal amount, at most 2 decimals */
                 punitory_accrued: number;
+                /** @description collection charges posted, VAT included */
+                charges: number;
+                /** @description punitory and charges waived (no longer owed) */
+                waived: number;
                 /** @description decimal amount, at most 2 decimals */
                 paid: number;
                 /** @description decimal amount, at most 2 decimals */
@@ -2505,6 +2557,10 @@ export interface components {
                 punitory_posted: number;
                 /** @description decimal amount, at most 2 decimals */
                 punitory_accrued: number;
+                /** @description collection charges posted, VAT included */
+                charges: number;
+                /** @description punitory and charges waived (no longer owed) */
+                waived: number;
                 /** @description decimal amount, at most 2 decimals */
                 paid: number;
                 /** @description decimal amount, at most 2 decimals */
@@ -5412,6 +5468,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 40800,
                      *           "outstanding": 0
                      *         },
@@ -5431,6 +5489,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 4200,
                      *           "outstanding": 35800
                      *         },
@@ -5450,6 +5510,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 0,
                      *           "outstanding": 40000
                      *         }
@@ -5832,6 +5894,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 0,
                      *           "outstanding": 40000
                      *         },
@@ -5851,6 +5915,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 0,
                      *           "outstanding": 40000
                      *         },
@@ -5870,6 +5936,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 0,
                      *           "outstanding": 40000
                      *         }
@@ -5921,6 +5989,8 @@ export interface operations {
                      *         "vat": 0,
                      *         "punitory_posted": 0,
                      *         "punitory_accrued": 0,
+                     *         "charges": 0,
+                     *         "waived": 0,
                      *         "paid": 0,
                      *         "outstanding": 120000
                      *       },
@@ -5936,7 +6006,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -5948,6 +6018,10 @@ export interface operations {
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_accrued: number;
+                            /** @description collection charges posted, VAT included */
+                            charges: number;
+                            /** @description punitory and charges waived (no longer owed) */
+                            waived: number;
                             /** @description decimal amount, at most 2 decimals */
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -8048,6 +8122,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 40800,
                      *           "outstanding": 0
                      *         },
@@ -8067,6 +8143,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 4200,
                      *           "outstanding": 35800
                      *         },
@@ -8086,6 +8164,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 0,
                      *           "outstanding": 40000
                      *         }
@@ -8176,6 +8256,8 @@ export interface operations {
                      *         "vat": 0,
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
+                     *         "charges": 0,
+                     *         "waived": 0,
                      *         "paid": 45000,
                      *         "outstanding": 75800
                      *       },
@@ -8191,7 +8273,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -8203,6 +8285,10 @@ export interface operations {
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_accrued: number;
+                            /** @description collection charges posted, VAT included */
+                            charges: number;
+                            /** @description punitory and charges waived (no longer owed) */
+                            waived: number;
                             /** @description decimal amount, at most 2 decimals */
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -8386,6 +8472,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 40800,
                      *           "outstanding": 0
                      *         },
@@ -8405,6 +8493,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 4200,
                      *           "outstanding": 35800
                      *         },
@@ -8424,6 +8514,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 0,
                      *           "outstanding": 40000
                      *         }
@@ -8475,6 +8567,8 @@ export interface operations {
                      *         "vat": 0,
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
+                     *         "charges": 0,
+                     *         "waived": 0,
                      *         "paid": 45000,
                      *         "outstanding": 75800
                      *       },
@@ -8490,7 +8584,7 @@ export interface operations {
                         installments: components["schemas"]["Installment"][];
                         /** @description only the entries this payment created: punitory posted, an early-payoff rebate, the payment slices, and the corrections of later payments allocated again when it is dated before them */
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -8502,6 +8596,10 @@ export interface operations {
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_accrued: number;
+                            /** @description collection charges posted, VAT included */
+                            charges: number;
+                            /** @description punitory and charges waived (no longer owed) */
+                            waived: number;
                             /** @description decimal amount, at most 2 decimals */
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -8612,6 +8710,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 40800,
                      *           "outstanding": 0
                      *         },
@@ -8631,6 +8731,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 4200,
                      *           "outstanding": 35800
                      *         },
@@ -8650,6 +8752,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 0,
                      *           "outstanding": 40000
                      *         }
@@ -8740,6 +8844,8 @@ export interface operations {
                      *         "vat": 0,
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
+                     *         "charges": 0,
+                     *         "waived": 0,
                      *         "paid": 45000,
                      *         "outstanding": 75800
                      *       },
@@ -8755,7 +8861,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -8767,6 +8873,10 @@ export interface operations {
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_accrued: number;
+                            /** @description collection charges posted, VAT included */
+                            charges: number;
+                            /** @description punitory and charges waived (no longer owed) */
+                            waived: number;
                             /** @description decimal amount, at most 2 decimals */
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -8786,6 +8896,294 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWaiver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                 *       "kind": "punitory",
+                 *       "amount": 150,
+                 *       "reason": "hospitalised in March; agreed with the branch manager"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    installment_id: string;
+                    /** @description what to waive: punitory or collection charges */
+                    kind: "punitory" | "charge";
+                    /**
+                     * Format: money
+                     * @description at most 2 decimals; > 0 and at most what is posted and unpaid of that part
+                     */
+                    amount: number;
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The credit after the waiver */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credit": {
+                     *         "id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *         "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *         "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *         "amount": 100000,
+                     *         "status": "active",
+                     *         "refinanced_from_id": null,
+                     *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *         "origin_transaction_reference": null,
+                     *         "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *         "sequential_id": 1,
+                     *         "created_at": "2026-01-15T13:02:03.121Z",
+                     *         "updated_at": "2026-01-15T13:02:03.121Z",
+                     *         "written_off_at": null,
+                     *         "write_off_reason": null,
+                     *         "total": 120000,
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0,
+                     *         "collector_id": null,
+                     *         "application_id": null,
+                     *         "disbursed": 100000
+                     *       },
+                     *       "installments": [
+                     *         {
+                     *           "id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 1,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-03-10",
+                     *           "status": "paid",
+                     *           "overdue": false,
+                     *           "days_late": 10,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "punitory_posted": 800,
+                     *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
+                     *           "paid": 40800,
+                     *           "outstanding": 0
+                     *         },
+                     *         {
+                     *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 2,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-04-10",
+                     *           "status": "partial",
+                     *           "overdue": false,
+                     *           "days_late": 0,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "punitory_posted": 0,
+                     *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
+                     *           "paid": 4200,
+                     *           "outstanding": 35800
+                     *         },
+                     *         {
+                     *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 3,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-05-10",
+                     *           "status": "pending",
+                     *           "overdue": false,
+                     *           "days_late": 0,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
+                     *           "punitory_posted": 0,
+                     *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
+                     *           "paid": 0,
+                     *           "outstanding": 40000
+                     *         }
+                     *       ],
+                     *       "ledgerEntries": [
+                     *         {
+                     *           "id": "fe38cdf5-3d31-44e7-b0b2-284a6ea606ea",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "installment",
+                     *           "amount": 40000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "2f38c936-47e6-4206-8341-3c6f9ef79a47",
+                     *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "type": "installment",
+                     *           "amount": 40000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "c8a4e0d1-7b52-4f3e-a1d9-5e6f70819a2b",
+                     *           "installment_id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
+                     *           "type": "installment",
+                     *           "amount": 40000,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-01-15",
+                     *           "origin": "schedule",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "1b2d723c-29af-4bc0-a3de-06b76b795445",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "punitory",
+                     *           "amount": 800,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "accrual",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "payment",
+                     *           "amount": 40800,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
+                     *         },
+                     *         {
+                     *           "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
+                     *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "type": "payment",
+                     *           "amount": 4200,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
+                     *         }
+                     *       ],
+                     *       "balance": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
+                     *         "punitory_posted": 800,
+                     *         "punitory_accrued": 0,
+                     *         "charges": 0,
+                     *         "waived": 0,
+                     *         "paid": 45000,
+                     *         "outstanding": 75800
+                     *       },
+                     *       "cost": {
+                     *         "tna": 1.164123,
+                     *         "tea": 2.037584,
+                     *         "cft_tea": 1.208452
+                     *       },
+                     *       "guarantors": []
+                     *     }
+                     */
+                    "application/json": {
+                        credit: components["schemas"]["Credit"];
+                        installments: components["schemas"]["Installment"][];
+                        ledgerEntries: components["schemas"]["LedgerEntry"][];
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
+                        balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            punitory_posted: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            punitory_accrued: number;
+                            /** @description collection charges posted, VAT included */
+                            charges: number;
+                            /** @description punitory and charges waived (no longer owed) */
+                            waived: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            paid: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            outstanding: number;
+                        };
+                        cost: components["schemas"]["Cost"];
+                        /** @description the clients who back the credit, oldest first */
+                        guarantors: components["schemas"]["Guarantor"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -8828,6 +9226,7 @@ export interface operations {
                      *       "breakdown": {
                      *         "due": 0,
                      *         "punitory": 0,
+                     *         "charges": 0,
                      *         "principal": 66666.67,
                      *         "interest": 531.18,
                      *         "vat": 0,
@@ -8843,8 +9242,10 @@ export interface operations {
                         breakdown: {
                             /** @description the amount still owed of installments due on or before as_of */
                             due: number;
-                            /** @description their punitory, posted and accrued, less what is paid of it (VAT included) */
+                            /** @description their punitory, posted and accrued, less what is paid and waived of it (VAT included) */
                             punitory: number;
+                            /** @description collection charges posted, less what is paid and waived of them (VAT included) */
+                            charges: number;
                             /** @description the principal of installments due later */
                             principal: number;
                             /** @description their interest accrued pro rata in the current period */
@@ -9053,6 +9454,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 0,
                      *           "outstanding": 32000
                      *         },
@@ -9072,6 +9475,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 0,
                      *           "outstanding": 32000
                      *         },
@@ -9091,6 +9496,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 0,
                      *           "outstanding": 32000
                      *         }
@@ -9142,6 +9549,8 @@ export interface operations {
                      *         "vat": 0,
                      *         "punitory_posted": 0,
                      *         "punitory_accrued": 0,
+                     *         "charges": 0,
+                     *         "waived": 0,
                      *         "paid": 0,
                      *         "outstanding": 96000
                      *       },
@@ -9157,7 +9566,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -9169,6 +9578,10 @@ export interface operations {
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_accrued: number;
+                            /** @description collection charges posted, VAT included */
+                            charges: number;
+                            /** @description punitory and charges waived (no longer owed) */
+                            waived: number;
                             /** @description decimal amount, at most 2 decimals */
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -9983,6 +10396,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 859.2,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 4200,
                      *           "outstanding": 36659.2,
                      *           "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
@@ -10029,6 +10444,10 @@ export interface operations {
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_accrued: number;
+                            /** @description collection charges posted, VAT included */
+                            charges: number;
+                            /** @description punitory and charges waived (no longer owed) */
+                            waived: number;
                             /** @description decimal amount, at most 2 decimals */
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -10157,6 +10576,8 @@ export interface operations {
                      *           "days_late": 10,
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 40800,
                      *           "outstanding": 0
                      *         },
@@ -10173,6 +10594,8 @@ export interface operations {
                      *           "days_late": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 4200,
                      *           "outstanding": 35800
                      *         },
@@ -10189,6 +10612,8 @@ export interface operations {
                      *           "days_late": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 0,
                      *           "outstanding": 40000
                      *         }
@@ -10216,6 +10641,8 @@ export interface operations {
                      *         "vat": 0,
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
+                     *         "charges": 0,
+                     *         "waived": 0,
                      *         "paid": 45000,
                      *         "outstanding": 75800
                      *       }
@@ -10341,6 +10768,8 @@ export interface operations {
                      *         "vat": 0,
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
+                     *         "charges": 0,
+                     *         "waived": 0,
                      *         "paid": 45000,
                      *         "outstanding": 75800
                      *       }
@@ -11377,7 +11806,7 @@ export interface operations {
             query?: {
                 /** @description the sequence already processed: events after it */
                 after?: number;
-                /** @description comma-separated event types to include (all when omitted): client.created, client.updated, credit.created, credit.status_changed, payment.created, payment.reversed, installment.overdue, punitory.posted, plan.created, plan.updated, branch.created, branch.updated, branch.deleted, file.created, file.deleted, verification.completed, promise.created, promise.broken, notification.failed, application.submitted, application.decided, payment_import.finished */
+                /** @description comma-separated event types to include (all when omitted): client.created, client.updated, credit.created, credit.status_changed, payment.created, payment.reversed, installment.overdue, punitory.posted, plan.created, plan.updated, branch.created, branch.updated, branch.deleted, file.created, file.deleted, verification.completed, promise.created, waiver.created, promise.broken, notification.failed, application.submitted, application.decided, payment_import.finished */
                 types?: string;
                 limit?: number;
             };
@@ -11576,7 +12005,7 @@ export interface operations {
                     /** @description https:// URL whose host resolves to public addresses only (http:// and private or loopback addresses too with WEBHOOK_ALLOW_PRIVATE=true); no user name or password */
                     url: string;
                     /** @description the event types to deliver, or ["*"] for every type (also those added later) */
-                    events: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "promise.created" | "promise.broken" | "notification.failed" | "application.submitted" | "application.decided" | "payment_import.finished" | "*")[];
+                    events: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "promise.created" | "waiver.created" | "promise.broken" | "notification.failed" | "application.submitted" | "application.decided" | "payment_import.finished" | "*")[];
                     description?: string | null;
                 };
             };
@@ -11736,7 +12165,7 @@ export interface operations {
                     /** @description https:// URL whose host resolves to public addresses only (http:// and private or loopback addresses too with WEBHOOK_ALLOW_PRIVATE=true); no user name or password */
                     url?: string;
                     /** @description the event types to deliver, or ["*"] for every type (also those added later) */
-                    events?: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "promise.created" | "promise.broken" | "notification.failed" | "application.submitted" | "application.decided" | "payment_import.finished" | "*")[];
+                    events?: ("client.created" | "client.updated" | "credit.created" | "credit.status_changed" | "payment.created" | "payment.reversed" | "installment.overdue" | "punitory.posted" | "plan.created" | "plan.updated" | "branch.created" | "branch.updated" | "branch.deleted" | "file.created" | "file.deleted" | "verification.completed" | "promise.created" | "waiver.created" | "promise.broken" | "notification.failed" | "application.submitted" | "application.decided" | "payment_import.finished" | "*")[];
                     description?: string | null;
                     /** @description false stops sending (events are kept); true resumes: what was not delivered is retried at once with a new 3-day window, then the events of the time it was disabled, in order */
                     enabled?: boolean;
@@ -13504,6 +13933,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 40800,
                      *           "outstanding": 0
                      *         },
@@ -13523,6 +13954,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 4200,
                      *           "outstanding": 35800
                      *         },
@@ -13542,6 +13975,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
                      *           "paid": 0,
                      *           "outstanding": 40000
                      *         }
@@ -13632,6 +14067,8 @@ export interface operations {
                      *         "vat": 0,
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
+                     *         "charges": 0,
+                     *         "waived": 0,
                      *         "paid": 45000,
                      *         "outstanding": 75800
                      *       },
@@ -13647,7 +14084,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -13659,6 +14096,10 @@ export interface operations {
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_accrued: number;
+                            /** @description collection charges posted, VAT included */
+                            charges: number;
+                            /** @description punitory and charges waived (no longer owed) */
+                            waived: number;
                             /** @description decimal amount, at most 2 decimals */
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -14198,6 +14639,10 @@ export interface operations {
                             punitory_posted: number;
                             /** @description decimal amount, at most 2 decimals */
                             punitory_accrued: number;
+                            /** @description collection charges posted, VAT included */
+                            charges: number;
+                            /** @description punitory and charges waived (no longer owed) */
+                            waived: number;
                             /** @description decimal amount, at most 2 decimals */
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
@@ -14660,6 +15105,64 @@ export interface operations {
                     type?: "promise.created";
                     data?: {
                         object?: components["schemas"]["Promise"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_waiver_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry, to drop a repeated delivery */
+                "Lending-Event-Id": string;
+                /** @description the event type, as in the body */
+                "Lending-Event-Type": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint secret>` */
+                "Lending-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "waiver.created";
+                    data?: {
+                        /** Waiver */
+                        object?: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            credit_id: string;
+                            /** Format: uuid */
+                            installment_id: string;
+                            /** @description what was waived: punitory or collection charges */
+                            kind: "punitory" | "charge";
+                            /** @description decimal amount, at most 2 decimals */
+                            amount: number;
+                            reason: string;
+                            created_by: string;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
                     };
                 };
             };

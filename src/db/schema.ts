@@ -194,9 +194,18 @@ export interface InstallmentsTable {
   tolerance_days: ColumnType<number, number | undefined, number>;
 }
 
-export type LedgerType = 'installment' | 'punitory' | 'payment';
-/** Why an entry exists (migration 008). */
-export type LedgerOrigin = 'schedule' | 'payment' | 'accrual' | 'reversal' | 'rebate' | 'refinance' | 'correction';
+export type LedgerType = 'installment' | 'punitory' | 'payment' | 'charge' | 'waiver';
+/** Why an entry exists (migrations 008, 047). */
+export type LedgerOrigin =
+  | 'schedule'
+  | 'payment'
+  | 'accrual'
+  | 'reversal'
+  | 'rebate'
+  | 'refinance'
+  | 'correction'
+  | 'fee'
+  | 'waiver';
 
 export interface LedgerTable {
   business_id: string;
@@ -208,6 +217,8 @@ export interface LedgerTable {
   punitory_part: ColumnType<string, string | number | undefined, never>;
   vat_part: ColumnType<string, string | number | undefined, never>;
   interest_part: ColumnType<string, string | number | undefined, never>;
+  /** what a payment slice paid of charges; a charge waiver's amount (migration 047) */
+  charge_part: ColumnType<string, string | number | undefined, never>;
   origin: LedgerOrigin;
   effective_date: DateStr;
   payment_id: string | null;
@@ -638,7 +649,21 @@ export interface CreditGuarantorsTable {
   created_at: CreatedAt;
 }
 
+/** Why and by whom punitory or charges were waived: one row per waiver ledger entry, same id (migration 047). */
+export interface WaiversTable {
+  business_id: string;
+  id: string;
+  credit_id: string;
+  installment_id: string;
+  kind: 'punitory' | 'charge';
+  amount: Numeric;
+  reason: string;
+  created_by: string;
+  created_at: CreatedAt;
+}
+
 export interface DB {
+  waivers: WaiversTable;
   business_settings: BusinessSettingsTable;
   applications: ApplicationsTable;
   credit_guarantors: CreditGuarantorsTable;
@@ -729,6 +754,7 @@ export type ClientFile = Selectable<ClientFilesTable>;
 export type AuditLogEntry = Selectable<AuditLogTable>;
 export type Holiday = Selectable<HolidaysTable>;
 export type PromiseRow = Selectable<PromisesTable>;
+export type WaiverRow = Selectable<WaiversTable>;
 export type ClientNote = Selectable<ClientNotesTable>;
 export type Lead = Selectable<LeadsTable>;
 export type EventRow = Selectable<EventsTable>;

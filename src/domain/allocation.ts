@@ -8,8 +8,10 @@ export interface InstallmentBalance {
   amount: Decimal;
   /** what is paid of `amount` (all but punitory: its VAT, interest and principal) */
   principalPaid: Decimal;
-  /** Posted punitory − punitory paid; negative when a negative posting left a credit. */
+  /** Posted punitory − punitory paid − punitory waived; negative when a negative posting left a credit. */
   punitoryOwed: Decimal;
+  /** charges posted (VAT included) − paid − waived (absent: none); paid before anything else */
+  chargesOwed?: Decimal;
   /** the VAT and interest in `amount` still unpaid (absent: none), paid before its principal */
   vatDue?: Decimal;
   interestDue?: Decimal;
@@ -17,11 +19,13 @@ export interface InstallmentBalance {
 
 export interface PaymentSlice {
   installmentId: string;
-  /** principal + punitory */
+  /** principal + punitory + charge */
   amount: Decimal;
   /** the part applied to the installment's amount: its VAT, interest and principal proper */
   principal: Decimal;
   punitory: Decimal;
+  /** what went to the installment's posted charges (their VAT included) */
+  charge: Decimal;
   /** of `principal`, what went to the installment's VAT and to its interest (in that order, first) */
   vat: Decimal;
   interest: Decimal;
@@ -51,9 +55,22 @@ export function installmentDue(i: Pick<InstallmentBalance, 'amount' | 'principal
 }
 
 /**
- * Splits a payment over installments in order of `number`; within one, unpaid punitory (with its
- * VAT) first, then unpaid amount: its VAT, its interest, its principal. One slice per installment
- * touched; never more than owed.
+ * The parts of an installment a payment pays, in the order it pays them (docs/domain.md, "Fees and
+ * charges"): posted charges with their VAT, then punitory with its VAT, then the amount (inside it:
+ * its VAT, its interest, its principal). A new part slots into this list.
+ */
+export const ALLOCATION_ORDER = ['charge', 'punitory', 'principal'] as const;
+export type AllocationPart = (typeof ALLOCATION_ORDER)[number];
+
+/** What each part of one installment still owes (each at least 0). */
+export function partsDue(i: InstallmentBalance): Record<AllocationPart, Decimal> {
+  const d = installmentDue(i);
+  return { charge: max0(i.chargesOwed ?? ZERO), punitory: d.punitory, principal: d.principal };
+}
+
+/**
+ * Splits a payment over installments in order of `number`; within one, part by part in
+ * ALLOCATION_ORDER. One slice per installment touched; never more than owed.
  */
 export function allocatePayment(amount: Decimal, installments: InstallmentBalance[]): Allocation {
   let left = round2(new Dec(amount));
@@ -61,16 +78,26 @@ export function allocatePayment(amount: Decimal, installments: InstallmentBalanc
   const ordered = [...installments].sort((a, b) => a.number - b.number);
   for (const inst of ordered) {
     if (left.lte(0)) break;
-    const due = installmentDue(inst);
-    const punitory = Dec.min(left, due.punitory);
-    left = left.minus(punitory);
-    const principal = Dec.min(left, due.principal);
-    left = left.minus(principal);
-    if (punitory.gt(0) || principal.gt(0)) {
-      // inside the amount: VAT, then interest, then principal (docs/domain.md, "Interest methods, VAT and disclosed cost")
+    const due = partsDue(inst);
+    const paid: Record<AllocationPart, Decimal> = { charge: ZERO, punitory: ZERO, principal: ZERO };
+    for (const part of ALLOCATION_ORDER) {
+      paid[part] = Dec.min(left, due[part]);
+      left = left.minus(paid[part]);
+    }
+    const { charge, punitory, principal } = paid;
+    if (charge.gt(0) || punitory.gt(0) || principal.gt(0)) {
+      // inside the amount: VAT, then interest, then principal (docs/domain.md "Interest methods")
       const vat = Dec.min(principal, max0(inst.vatDue ?? ZERO));
       const interest = Dec.min(principal.minus(vat), max0(inst.interestDue ?? ZERO));
-      slices.push({ installmentId: inst.id, amount: punitory.plus(principal), principal, punitory, vat, interest });
+      slices.push({
+        installmentId: inst.id,
+        amount: charge.plus(punitory).plus(principal),
+        principal,
+        punitory,
+        charge,
+        vat,
+        interest,
+      });
     }
   }
   return { slices, unallocated: max0(left) };
@@ -78,24 +105,28 @@ export function allocatePayment(amount: Decimal, installments: InstallmentBalanc
 
 /** Total still owed over these installments (each one at least 0). */
 export function outstanding(
-  installments: Pick<InstallmentBalance, 'amount' | 'principalPaid' | 'punitoryOwed'>[],
+  installments: Pick<InstallmentBalance, 'amount' | 'principalPaid' | 'punitoryOwed' | 'chargesOwed'>[],
 ): Decimal {
   let sum = new Dec(0);
   for (const i of installments) {
     const d = installmentDue(i);
-    sum = sum.plus(d.principal).plus(d.punitory);
+    sum = sum
+      .plus(d.principal)
+      .plus(d.punitory)
+      .plus(max0(i.chargesOwed ?? ZERO));
   }
   return sum;
 }
 
-/** docs/domain.md, "Payments and allocation": paid when amount and all posted punitory are covered. */
+/** docs/domain.md "Payments": paid when amount, all posted punitory and all posted charges are covered (or waived). */
 export function installmentStatus(i: {
   amount: Decimal;
   principalPaid: Decimal;
   punitoryOwed: Decimal;
+  chargesOwed?: Decimal;
   anythingPaid: boolean;
 }): InstallmentStatus {
   const d = installmentDue(i);
-  if (d.principal.lte(0) && d.punitory.lte(0)) return 'paid';
+  if (d.principal.lte(0) && d.punitory.lte(0) && (i.chargesOwed ?? ZERO).lte(0)) return 'paid';
   return i.anythingPaid ? 'partial' : 'pending';
 }

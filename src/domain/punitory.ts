@@ -19,6 +19,8 @@ export interface InstallmentPayment {
   paidOn: string;
   principal: Decimal;
   punitory: Decimal;
+  /** what went to the installment's charges (no effect on punitory) */
+  charge?: Decimal;
 }
 
 export interface PunitoryInput {

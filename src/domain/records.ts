@@ -141,16 +141,24 @@ export const Delinquency = Type.Object({ overdue: Type.Boolean(), days_late: Typ
 /**
  * What is owed as of the business's today, computed when it is read (an installment's, or a
  * credit's summed over its installments): punitory_posted (in the ledger), punitory_accrued (since
- * the last posting, not in the ledger yet), paid (amount and punitory), outstanding = amount +
- * punitory_posted + punitory_accrued − paid, negative when the client has paid more than owed (a
- * credit in their favour). The figures equal posting punitory every day, to the cent.
+ * the last posting, not in the ledger yet), charges (collection charges posted), waived (punitory
+ * and charges waived), paid (amount, punitory and charges), outstanding = amount + punitory_posted
+ * + punitory_accrued + charges − waived − paid, negative when the client has paid more than owed
+ * (a credit in their favour). The figures equal posting punitory every day, to the cent.
  */
 export const Balance = Type.Object(
-  { punitory_posted: Money, punitory_accrued: Money, paid: Money, outstanding: Money },
+  {
+    punitory_posted: Money,
+    punitory_accrued: Money,
+    charges: Type.Number({ description: 'collection charges posted, VAT included' }),
+    waived: Type.Number({ description: 'punitory and charges waived (no longer owed)' }),
+    paid: Money,
+    outstanding: Money,
+  },
   {
     description:
-      'as of today: outstanding = amount + punitory_posted + punitory_accrued − paid (negative: in the client’s favour); ' +
-      'punitory_accrued is the punitory since the last posting, not in the ledger yet',
+      'as of today: outstanding = amount + punitory_posted + punitory_accrued + charges − waived − paid ' +
+      '(negative: in the client’s favour); punitory_accrued is the punitory since the last posting, not in the ledger yet',
   },
 );
 
@@ -179,7 +187,7 @@ export const CreditBalance = Type.Object(
   { principal: Money, interest: Money, vat: Money, ...Balance.properties },
   {
     description:
-      'as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid ' +
+      'as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid ' +
       '(paid counts payments and early-payoff rebates)',
   },
 );
@@ -246,6 +254,21 @@ export const PromiseToPay = Type.Object(
     created_at: DateTime,
   },
   { $id: 'Promise', title: 'Promise' },
+);
+
+/** Punitory or charges of one installment taken off what is owed (docs/domain.md "Fees and charges"). */
+export const Waiver = Type.Object(
+  {
+    id: Uuid,
+    credit_id: Uuid,
+    installment_id: Uuid,
+    kind: OneOf(['punitory', 'charge'], { description: 'what was waived: punitory or collection charges' }),
+    amount: Money,
+    reason: Type.String({ maxLength: 2000 }),
+    created_by: Type.String(),
+    created_at: DateTime,
+  },
+  { $id: 'Waiver', title: 'Waiver' },
 );
 
 export const NoteChannel = OneOf(['call', 'visit', 'whatsapp', 'email', 'sms', 'other']);
@@ -315,7 +338,13 @@ export const LedgerEntry = Type.Object(
   {
     id: Uuid,
     installment_id: Uuid,
-    type: Type.Union([Type.Literal('installment'), Type.Literal('punitory'), Type.Literal('payment')]),
+    type: Type.Union([
+      Type.Literal('installment'),
+      Type.Literal('punitory'),
+      Type.Literal('payment'),
+      Type.Literal('charge'),
+      Type.Literal('waiver'),
+    ]),
     amount: Money,
     branch_id: Nullable(Uuid),
     created_by: Type.String(),
@@ -323,12 +352,16 @@ export const LedgerEntry = Type.Object(
     // extensions
     credit_id: Uuid,
     effective_date: CalendarDate,
-    origin: OneOf(['schedule', 'payment', 'accrual', 'reversal', 'rebate', 'refinance', 'correction'], {
-      description:
-        'why it exists: schedule (an installment), accrual (punitory posted), payment (cash), reversal (cancels a ' +
-        'reversed payment), correction (a payment allocated again, or punitory recomputed), rebate (interest not owed ' +
-        'at an early payoff), refinance (the settlement of a refinanced credit; no cash)',
-    }),
+    origin: OneOf(
+      ['schedule', 'payment', 'accrual', 'reversal', 'rebate', 'refinance', 'correction', 'fee', 'waiver'],
+      {
+        description:
+          'why it exists: schedule (an installment), accrual (punitory posted), payment (cash), reversal (cancels a ' +
+          'reversed payment), correction (a payment allocated again, or punitory recomputed), rebate (interest not owed ' +
+          'at an early payoff), refinance (the settlement of a refinanced credit; no cash), fee (a collection charge ' +
+          'posted), waiver (punitory or charges waived: negative, no cash)',
+      },
+    ),
     payment_id: Nullable(Uuid),
   },
   { $id: 'LedgerEntry', title: 'LedgerEntry' },

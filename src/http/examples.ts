@@ -35,6 +35,7 @@ export const ids = {
   client: CLIENT,
   credit: CREDIT,
   payment: PAYMENT,
+  installment: INSTALLMENTS[0],
   file: FILE,
   session: SESSION,
   token: TOKEN,
@@ -179,6 +180,8 @@ const newInstallments = INSTALLMENTS.map((id, i) => ({
   vat: 0,
   punitory_posted: 0,
   punitory_accrued: 0,
+  charges: 0,
+  waived: 0,
   paid: 0,
   outstanding: 40000,
 }));
@@ -271,6 +274,8 @@ export const creditCreated = {
     vat: 0,
     punitory_posted: 0,
     punitory_accrued: 0,
+    charges: 0,
+    waived: 0,
     paid: 0,
     outstanding: 120000,
   },
@@ -291,6 +296,8 @@ const balanceAfterPayment = {
   vat: 0,
   punitory_posted: 800,
   punitory_accrued: 0,
+  charges: 0,
+  waived: 0,
   paid: 45000,
   outstanding: 75800,
 };
@@ -320,7 +327,7 @@ export const payments = [
 export const payoff = {
   as_of: '2026-04-01',
   amount: 67197.85,
-  breakdown: { due: 0, punitory: 0, principal: 66666.67, interest: 531.18, vat: 0, rebate: 8602.15 },
+  breakdown: { due: 0, punitory: 0, charges: 0, principal: 66666.67, interest: 531.18, vat: 0, rebate: 8602.15 },
 };
 
 /** POST /api/credits/{id}/payments: only the entries the payment created. */
@@ -400,6 +407,8 @@ export const worklistItem = {
   overdue: true,
   days_late: 12,
   punitory_accrued: 859.2,
+  charges: 0,
+  waived: 0,
   outstanding: 36659.2,
   client_id: CLIENT,
   credit_sequential_id: 1,
@@ -501,6 +510,8 @@ export const refinanced = {
     vat: 0,
     punitory_posted: 0,
     punitory_accrued: 0,
+    charges: 0,
+    waived: 0,
     paid: 0,
     outstanding: 96000,
   },
@@ -560,6 +571,8 @@ export const statement = {
     days_late: i.days_late,
     punitory_posted: i.punitory_posted,
     punitory_accrued: i.punitory_accrued,
+    charges: 0,
+    waived: 0,
     paid: i.paid,
     outstanding: i.outstanding,
   })),

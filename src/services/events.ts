@@ -23,6 +23,7 @@ import {
   Payment,
   PaymentImport,
   PromiseToPay,
+  Waiver,
   Verification,
   WorklistItem,
 } from '../domain/records.ts';
@@ -46,6 +47,7 @@ export const EVENT_TYPES = [
   'file.deleted',
   'verification.completed',
   'promise.created',
+  'waiver.created',
   'promise.broken',
   'notification.failed',
   'application.submitted',
@@ -78,6 +80,10 @@ export const EVENT_OBJECTS: Record<EventType, { summary: string; object: TSchema
   'verification.completed': {
     summary: "A central bank or tax authority check of a client's CUIT finished",
     object: Verification,
+  },
+  'waiver.created': {
+    summary: 'Punitory or collection charges of an installment were waived (no longer owed; no cash)',
+    object: Waiver,
   },
   'promise.created': { summary: 'A promise to pay was taken on a credit', object: PromiseToPay },
   'promise.broken': {

@@ -19,6 +19,7 @@ import type {
   Payment as PaymentRow,
   UploadSession as UploadSessionRow,
   PromiseRow,
+  WaiverRow,
   ClientNote as NoteRow,
 } from '../db/schema.ts';
 import type { WorklistRow } from '../db/repositories/installments.ts';
@@ -38,6 +39,7 @@ import {
   UploadSession,
   WorklistItem,
   PromiseToPay,
+  Waiver,
   Note,
 } from '../domain/records.ts';
 import { Dec, delinquency, money, toMoneyNumber } from '../domain/index.ts';
@@ -184,6 +186,7 @@ export const presentPayoff = (p: Payoff) => ({
   breakdown: {
     due: toMoneyNumber(p.breakdown.due),
     punitory: toMoneyNumber(p.breakdown.punitory),
+    charges: toMoneyNumber(p.breakdown.charges),
     principal: toMoneyNumber(p.breakdown.principal),
     interest: toMoneyNumber(p.breakdown.interest),
     vat: toMoneyNumber(p.breakdown.vat),
@@ -213,6 +216,8 @@ export function presentCreditBalance(installments: InstallmentRow[], owed: Owed[
 export const presentBalance = (o: Owed) => ({
   punitory_posted: toMoneyNumber(o.punitoryPosted),
   punitory_accrued: toMoneyNumber(o.punitoryAccrued),
+  charges: toMoneyNumber(o.charges),
+  waived: toMoneyNumber(o.waived),
   paid: toMoneyNumber(o.paid),
   outstanding: toMoneyNumber(o.outstanding),
 });
@@ -230,6 +235,8 @@ export const presentWorklistItem = (
 ) => worklistItem(i, { ...installmentDelinquency.of(i, today), ...presentBalance(owed), ...collections });
 export const presentLedgerEntry = (e: LedgerRow) => ledgerEntry(e);
 const promiseToPay = recordBuilder(PromiseToPay);
+const waiver = recordBuilder(Waiver);
+export const presentWaiver = (w: WaiverRow) => waiver(w);
 const note = recordBuilder(Note);
 export const presentPromise = (p: PromiseRow) => promiseToPay(p);
 export const presentNote = (n: NoteRow) => note(n);

@@ -22,7 +22,7 @@ SELECT
      FROM i) AS installments,
   (SELECT coalesce(jsonb_agg(to_jsonb(l) || jsonb_build_object('amount', l.amount::text,
             'punitory_part', l.punitory_part::text, 'vat_part', l.vat_part::text,
-            'interest_part', l.interest_part::text, 'created_at', ${ms('l.created_at')})
+            'interest_part', l.interest_part::text, 'charge_part', l.charge_part::text, 'created_at', ${ms('l.created_at')})
           ORDER BY l.created_at, l.effective_date, CASE l.type WHEN 'installment' THEN 0 WHEN 'punitory' THEN 1 ELSE 2 END,
                    i.number, l.id), '[]')
      FROM ledger l JOIN i ON i.id = l.installment_id

@@ -69,15 +69,18 @@ pay AS (
   SELECT l.installment_id,
     coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0) AS punitory_posted,
     coalesce(sum(l.amount) FILTER (WHERE l.type = 'payment'), 0) AS paid,
-    coalesce(sum(l.amount - l.punitory_part) FILTER (WHERE l.type = 'payment'), 0) AS principal_paid,
+    coalesce(sum(l.amount) FILTER (WHERE l.type = 'charge'), 0) AS charges,
+    coalesce(-sum(l.amount) FILTER (WHERE l.type = 'waiver'), 0) AS waived,
+    coalesce(sum(l.amount - l.punitory_part - l.charge_part) FILTER (WHERE l.type = 'payment'), 0) AS principal_paid,
     array_agg(l.effective_date ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS paid_on,
-    array_agg(l.amount - l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
+    array_agg(l.amount - l.punitory_part - l.charge_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
     -- the punitory paid before its VAT (compound grows on that: lending/engine/state.ts netPunitoryPaid)
     array_agg(l.punitory_part / (1 + k.vat_rate) ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS punitory
   FROM l JOIN k ON k.id = l.credit_id GROUP BY l.installment_id
 ),
 ib AS (
   SELECT i.*, coalesce(p.punitory_posted, 0) AS punitory_posted, coalesce(p.paid, 0) AS paid,
+    coalesce(p.charges, 0) AS charges, coalesce(p.waived, 0) AS waived,
     CASE WHEN k.status IN ('active', 'written_off') AND coalesce(p.principal_paid, 0) < i.amount AND k.daily_punitory_rate > 0
       THEN punitory_with_vat(punitory_cumulative(i.amount, i.due_date, $3::date, (k.written_off_at AT TIME ZONE $4::text)::date,
              k.daily_punitory_rate, k.punitory_mode, greatest(k.grace_days, i.tolerance_days), k.max_punitory_days,
@@ -93,7 +96,7 @@ const INSTALLMENT = recordJson(Installment, 'ib', {
   overdue: `(ib.status <> 'paid' AND ib.due_date < $3::date)`,
   days_late: `CASE WHEN ib.status = 'paid' THEN greatest(coalesce(ib.paid_date - ib.due_date, 0), 0)
     ELSE greatest($3::date - ib.due_date, 0) END`,
-  outstanding: `(ib.amount + ib.punitory_posted + ib.punitory_accrued - ib.paid)`,
+  outstanding: `(ib.amount + ib.punitory_posted + ib.punitory_accrued + ib.charges - ib.waived - ib.paid)`,
 });
 
 const FILES = `coalesce((SELECT json_agg(${recordJson(ClientFile, 'f', {

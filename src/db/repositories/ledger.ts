@@ -58,7 +58,7 @@ export async function postPunitoryThrough(
              coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0) AS posted,
              coalesce(sum(l.vat_part) FILTER (WHERE l.type = 'punitory'), 0) AS vat_posted,
              array_agg(l.effective_date ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS paid_on,
-             array_agg(l.amount - l.punitory_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
+             array_agg(l.amount - l.punitory_part - l.charge_part ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS principal,
              -- the punitory paid before its VAT (compound grows on that: lending/engine/state.ts netPunitoryPaid)
              array_agg(l.punitory_part / (1 + inst.vat_rate) ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS punitory
         FROM ledger l
@@ -135,6 +135,12 @@ export interface InstallmentHistory {
   installment_id: string;
   punitory_posted: string;
   punitory_vat_posted: string;
+  /** punitory waived; charges posted, their VAT, paid and waived (migration 047) */
+  punitory_waived: string;
+  charges_posted: string;
+  charge_vat_posted: string;
+  charges_paid: string;
+  charges_waived: string;
   /** [effective_date, principal, punitory] of each payment slice, as text (never a float) */
   payments: [string, string, string][] | null;
 }
@@ -164,7 +170,12 @@ async function histories(db: Executor, businessId: string, which: RawBuilder<unk
     SELECT l.installment_id,
            coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0)::text AS punitory_posted,
            coalesce(sum(l.vat_part) FILTER (WHERE l.type = 'punitory'), 0)::text AS punitory_vat_posted,
-           json_agg(json_build_array(l.effective_date::text, (l.amount - l.punitory_part)::text, l.punitory_part::text)
+           coalesce(-sum(l.punitory_part) FILTER (WHERE l.type = 'waiver'), 0)::text AS punitory_waived,
+           coalesce(sum(l.amount) FILTER (WHERE l.type = 'charge'), 0)::text AS charges_posted,
+           coalesce(sum(l.vat_part) FILTER (WHERE l.type = 'charge'), 0)::text AS charge_vat_posted,
+           coalesce(sum(l.charge_part) FILTER (WHERE l.type = 'payment'), 0)::text AS charges_paid,
+           coalesce(-sum(l.charge_part) FILTER (WHERE l.type = 'waiver'), 0)::text AS charges_waived,
+           json_agg(json_build_array(l.effective_date::text, (l.amount - l.punitory_part - l.charge_part)::text, l.punitory_part::text)
                     ORDER BY l.effective_date, l.created_at) FILTER (WHERE l.type = 'payment') AS payments
       FROM ledger l
      WHERE l.business_id = ${businessId}

@@ -85,7 +85,7 @@ WITH cr AS (
 lb AS (
   SELECT l.installment_id, sum(CASE WHEN l.type = 'payment' THEN -l.amount ELSE l.amount END) AS bal,
     coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0) AS punitory_posted,
-    coalesce(sum(l.amount - l.punitory_part) FILTER (WHERE l.type = 'payment'), 0) AS principal_paid
+    coalesce(sum(l.amount - l.punitory_part - l.charge_part) FILTER (WHERE l.type = 'payment'), 0) AS principal_paid
   FROM ledger l
   WHERE l.business_id = ${bid} AND l.effective_date <= ${d}
   GROUP BY l.installment_id
@@ -100,7 +100,7 @@ inst AS (
                  cr.daily_punitory_rate, cr.punitory_mode, greatest(cr.grace_days, i.tolerance_days), cr.max_punitory_days,
                  cr.punitory_cap_pct,
                  array_agg(p.effective_date ORDER BY p.effective_date, p.created_at),
-                 array_agg(p.amount - p.punitory_part ORDER BY p.effective_date, p.created_at),
+                 array_agg(p.amount - p.punitory_part - p.charge_part ORDER BY p.effective_date, p.created_at),
                  -- the punitory paid before its VAT (compound grows on that: lending/engine/state.ts netPunitoryPaid)
                  array_agg(p.punitory_part / (1 + cr.vat_rate) ORDER BY p.effective_date, p.created_at)), cr.vat_rate)
           FROM ledger p

@@ -149,6 +149,7 @@ export function setAside(ctx: LendingContext, l: RowBook): SetAside {
           punitory_part: e.punitory_part ?? '0.00',
           vat_part: e.vat_part ?? '0.00',
           interest_part: e.interest_part ?? '0.00',
+          charge_part: e.charge_part ?? '0.00',
           payment_id: e.payment_id ?? null,
           created_at: at(k),
         }) satisfies LedgerEntry,

@@ -119,6 +119,8 @@ test('a French credit of 100,000 at TNA 120 % with 21 % VAT: every installment t
     vat: 15984.37,
     punitory_posted: 0,
     punitory_accrued: 0,
+    charges: 0,
+    waived: 0,
     paid: 0,
     outstanding: TOTAL,
   });

@@ -2,10 +2,10 @@
 // API on a settable clock — random plans (every punitory mode, grace, caps, maximum days, automatic
 // write-off, flat or French amortization, VAT 0 or 21 %, due dates kept or moved to business
 // days), random credits (due dates on weekends among them), random payments (some backdated, even
-// before the credit's latest payment, some too large), reversals of accepted payments, manual
-// write-offs — across several month ends. Each simulated day the daily run runs as the scheduler would (first
+// before the credit's latest payment, some too large), reversals of accepted payments, waivers of
+// punitory (some above what is unpaid), manual write-offs — across several month ends. Each simulated day the daily run runs as the scheduler would (first
 // thing in the day), the day's payments and write-offs follow, and then everything the API shows
-// (every installment's punitory_posted + punitory_accrued, paid, outstanding and status, the
+// (every installment's punitory_posted + punitory_accrued, waived, paid, outstanding and status, the
 // credit's balance and status, its payments) and the summary report (outstanding, written-off
 // outstanding, overdue, PAR1, disbursed, collected today and this month) must equal, to the cent,
 // the reference model that posts punitory every day (reference-model.ts). The ledger must hold at most one punitory entry per installment per month
@@ -142,6 +142,7 @@ function apiFigures(detail: any) {
     installments: detail.installments.map((i: any) => ({
       number: i.number,
       punitory: money(i.punitory_posted).plus(money(i.punitory_accrued)).toFixed(2),
+      waived: cents(i.waived),
       paid: cents(i.paid),
       outstanding: cents(i.outstanding),
       status: i.status,
@@ -155,6 +156,7 @@ function modelFigures(v: CreditView) {
     installments: v.installments.map((i) => ({
       number: i.number,
       punitory: i.punitory.toFixed(2),
+      waived: i.waived.toFixed(2),
       paid: i.paid.toFixed(2),
       outstanding: i.outstanding.toFixed(2),
       status: i.status,
@@ -232,7 +234,14 @@ async function runScenario(
    * per credit: payments accepted, of which backdated and of which dated before the credit's
    * latest payment, reversals and write-offs (the events that may post punitory)
    */
-  const events = credits.map(() => ({ payments: 0, backdated: 0, beforeLatest: 0, reversals: 0, writeOffs: 0 }));
+  const events = credits.map(() => ({
+    payments: 0,
+    backdated: 0,
+    beforeLatest: 0,
+    reversals: 0,
+    writeOffs: 0,
+    waivers: 0,
+  }));
   const runDays: string[] = [];
 
   for (let t = dayNumber(FIRST); t <= dayNumber(LAST); t++) {
@@ -334,6 +343,40 @@ async function runScenario(
         if (it.lag > 0) events[it.credit]!.backdated++;
         if (latest !== undefined && paidOn < latest) events[it.credit]!.beforeLatest++;
       }
+
+      // every fourth payment intent also waives a share of the oldest unpaid punitory of the
+      // credit (a share above 1000: more than is unpaid, refused): the intents drawn stay the same
+      if (it.pick % 4 !== 0) continue;
+      const inst = model
+        .creditOn(c.id, today)!
+        .installments.find((i) => i.punitory.minus(i.punitoryPaid).minus(i.waived).gt(0));
+      if (!inst) continue;
+      const unpaid = inst.punitory.minus(inst.punitoryPaid).minus(inst.waived);
+      const waived = unpaid.times(it.share).div(1000).toDecimalPlaces(2);
+      if (waived.lte(0)) continue;
+      const ids = json(await h.get(`/api/credits/${c.id}`)).installments.map((i: any) => i.id);
+      const wres = await h.post(`/api/credits/${c.id}/waivers`, {
+        installment_id: ids[inst.number - 1],
+        kind: 'punitory',
+        amount: waived.toNumber(),
+        reason: 'test',
+      });
+      tried.push({
+        kind: 'waive',
+        creditId: c.id,
+        recordedOn: today,
+        installment: inst.number,
+        amount: waived.toFixed(2),
+      });
+      paymentIds.push(null);
+      rebuild();
+      const wv = model.verdicts[tried.length - 1]!;
+      assert.equal(
+        wres.statusCode,
+        wv.accepted ? 201 : 422,
+        `${today}: waiver of ${waived.toFixed(2)} on installment ${inst.number}: API ${wres.statusCode} ${wres.body.slice(0, 200)}, model ${JSON.stringify(wv)}`,
+      );
+      if (wv.accepted && counted) events[it.credit]!.waivers++;
     }
 
     // 3. what the API shows today is what posting every day would show: every installment (the
@@ -465,6 +508,7 @@ async function runScenario(
     backdated: total((e) => e.backdated),
     beforeLatest: total((e) => e.beforeLatest),
     reversals: total((e) => e.reversals),
+    waivers: total((e) => e.waivers),
     /** payment slices of later payments allocated again (a payment placed before them, a reversal) */
     reallocated: reallocated.length,
     french: s.credits.filter((c) => s.plans[c.plan]!.amortization === 'french').length,
@@ -499,11 +543,12 @@ test('day by day over three month ends, the API and the summary equal daily post
       assert.ok(r.backdated > 0 && r.corrections > 0, `seed ${seed} no longer exercises a backdated correction`);
       assert.ok(r.beforeLatest > 0 && r.reallocated > 0, `seed ${seed} no longer places a payment before another`);
       assert.ok(r.reversals > 0, `seed ${seed} no longer reverses a payment`);
+      assert.ok(r.waivers > 0, `seed ${seed} no longer waives punitory`);
       assert.ok(r.french > 0 && r.french < 7, `seed ${seed} no longer has French and flat credits`);
       assert.ok(r.vat > 0 && r.vat < 7, `seed ${seed} no longer has credits with VAT and without`);
       assert.ok(r.weekendDue > 0, `seed ${seed} no longer has an installment due on a weekend`);
       t.diagnostic(
-        `seed ${seed}: ${r.payments} payments accepted (${r.backdated} backdated, ${r.beforeLatest} before a later one), ${r.reversals} reversals, ${r.reallocated} slices allocated again, ${r.french} French credits, ${r.vat} with VAT, ${r.weekendDue} installments due on a weekend, ${r.entries} punitory entries (${r.corrections} negative); on the last day: ${r.statuses}`,
+        `seed ${seed}: ${r.payments} payments accepted (${r.backdated} backdated, ${r.beforeLatest} before a later one), ${r.reversals} reversals, ${r.waivers} waivers, ${r.reallocated} slices allocated again, ${r.french} French credits, ${r.vat} with VAT, ${r.weekendDue} installments due on a weekend, ${r.entries} punitory entries (${r.corrections} negative); on the last day: ${r.statuses}`,
       );
     });
   }

@@ -24,6 +24,10 @@
 // history from its date, and a reversed payment is walked no more. The figures of every day from
 // the day such an event is recorded on are recomputed with it; those of earlier days are not.
 //
+// Waivers of punitory (docs/domain.md "Fees and charges") are taken off what an installment owes
+// from the day they are recorded, before that day's payments; they never change the accrual. A
+// waiver is refused when not positive or above the installment's punitory unpaid that day.
+//
 // Payments are accepted or refused as the API does: refused on a closed credit, when not positive,
 // dated in the future or before the credit's start, or when, walked with the accepted payments in
 // date order, some payment could no longer be fully allocated (more than owed, counting the later
@@ -77,7 +81,21 @@ export interface ModelReversal {
   payment: number;
 }
 
-export type ModelEvent = ModelPayment | ModelReversal;
+/**
+ * A waiver of punitory on one installment, recorded on a day (the API's today) and effective that
+ * day (docs/domain.md "Fees and charges"): accepted when 0 < amount ≤ the punitory that daily
+ * posting would have posted by then, less what is paid and already waived of it. It never changes
+ * how punitory accrues; it is taken off what is owed, before that day's payments.
+ */
+export interface ModelWaiver {
+  kind: 'waive';
+  creditId: string;
+  recordedOn: string;
+  installment: number;
+  amount: Money;
+}
+
+export type ModelEvent = ModelPayment | ModelReversal | ModelWaiver;
 
 export type Rejection =
   | 'closed'
@@ -89,7 +107,9 @@ export type Rejection =
   | 'not_a_payment'
   | 'already_reversed'
   /** a reversal that would leave a later payment more than the credit owes */
-  | 'no_longer_fits';
+  | 'no_longer_fits'
+  /** a waiver of more than the installment's punitory unpaid that day */
+  | 'exceeds_unpaid';
 export type Verdict = { accepted: true } | { accepted: false; reason: Rejection };
 
 export interface SliceView {
@@ -107,9 +127,11 @@ export interface InstallmentView {
   punitory: Decimal;
   principalPaid: Decimal;
   punitoryPaid: Decimal;
+  /** punitory waived (VAT included) */
+  waived: Decimal;
   /** principalPaid + punitoryPaid */
   paid: Decimal;
-  /** amount + punitory − paid (negative when a recomputation left punitory overpaid) */
+  /** amount + punitory − waived − paid (negative when a recomputation left punitory overpaid) */
   outstanding: Decimal;
   status: 'pending' | 'partial' | 'paid';
   overdue: boolean;
@@ -155,6 +177,8 @@ interface Cell {
   principalPaid: Decimal;
   /** VAT included */
   punitoryPaid: Decimal;
+  /** punitory waived so far, VAT included */
+  waived: Decimal;
   /** the day the amount was fully paid */
   fullyPaid: number | null;
   /** the day it became paid (amount and punitory), while it is */
@@ -210,7 +234,7 @@ function pay(cells: Cell[], t: number, amount: Decimal, terms: Terms): Decimal {
     number: c.number,
     amount: c.amount,
     principalPaid: c.principalPaid,
-    punitoryOwed: punitoryOn(c, t, terms).minus(c.punitoryPaid),
+    punitoryOwed: punitoryOn(c, t, terms).minus(c.punitoryPaid).minus(c.waived),
   }));
   const { slices, unallocated } = allocatePayment(amount, balances);
   for (const s of slices) {
@@ -227,7 +251,8 @@ const outstandingOn = (c: Cell, t: number, terms: Terms) =>
   c.amount
     .plus(punitoryOn(c, t, terms))
     .minus(c.principalPaid)
-    .minus(c.punitoryPaid);
+    .minus(c.punitoryPaid)
+    .minus(c.waived);
 
 const termsOf = (credit: ModelCredit): Terms => ({ ...credit.terms, vat: money(credit.vatRate ?? 0) });
 
@@ -245,8 +270,9 @@ function view(credit: ModelCredit, cells: Cell[], t: number, payments: ModelPaym
       punitory,
       principalPaid: c.principalPaid,
       punitoryPaid: c.punitoryPaid,
+      waived: c.waived,
       paid,
-      outstanding: c.amount.plus(punitory).minus(paid),
+      outstanding: c.amount.plus(punitory).minus(c.waived).minus(paid),
       status: isPaid ? 'paid' : c.slices.length > 0 ? 'partial' : 'pending',
       overdue,
       daysLate: overdue ? t - c.due : isPaid ? Math.max(0, c.paidDay! - c.due) : 0,
@@ -266,8 +292,8 @@ function view(credit: ModelCredit, cells: Cell[], t: number, payments: ModelPaym
   };
 }
 
-/** Every day of one credit from its start to `to`, with these payments (in date order). */
-function walk(credit: ModelCredit, payments: ModelPayment[], to: number): Walk {
+/** Every day of one credit from its start to `to`, with these payments (in date order) and waivers. */
+function walk(credit: ModelCredit, payments: ModelPayment[], waivers: ModelWaiver[], to: number): Walk {
   const terms = termsOf(credit);
   const cells: Cell[] = [...credit.installments]
     .sort((a, b) => a.number - b.number)
@@ -279,6 +305,7 @@ function walk(credit: ModelCredit, payments: ModelPayment[], to: number): Walk {
       raw: ZERO,
       principalPaid: ZERO,
       punitoryPaid: ZERO,
+      waived: ZERO,
       fullyPaid: null,
       paidDay: null,
       slices: [],
@@ -288,6 +315,12 @@ function walk(credit: ModelCredit, payments: ModelPayment[], to: number): Walk {
   let next = 0;
   for (let t = dayNumber(credit.startDate); t <= to; t++) {
     accrueDay(cells, t, terms, stop);
+    // a waiver counts from its day, before that day's payments (the API applies it so)
+    for (const w of waivers)
+      if (dayNumber(w.recordedOn) === t) {
+        const c = cells.find((x) => x.number === w.installment)!;
+        c.waived = c.waived.plus(money(w.amount));
+      }
     for (; next < payments.length && dayNumber(payments[next]!.paidOn) === t; next++) {
       result.unallocated.push(pay(cells, t, money(payments[next]!.amount), terms));
     }
@@ -312,6 +345,8 @@ export class ReferenceModel {
   private readonly credits = new Map<string, ModelCredit>();
   /** per credit, its accepted payments in the order they were recorded */
   private readonly accepted = new Map<string, Accepted[]>();
+  /** per credit, its accepted waivers with their event index */
+  private readonly waivers = new Map<string, { n: number; w: ModelWaiver }[]>();
   private readonly walks = new Map<string, Walk>();
   private readonly until: number;
 
@@ -321,14 +356,17 @@ export class ReferenceModel {
     for (const c of credits) {
       this.credits.set(c.id, c);
       this.accepted.set(c.id, []);
+      this.waivers.set(c.id, []);
     }
     this.verdicts = events.map(() => ({ accepted: true }));
     const order = events
       .map((e, n) => ({ e, n }))
       .sort((a, b) => dayNumber(a.e.recordedOn) - dayNumber(b.e.recordedOn) || a.n - b.n);
     for (const { e, n } of order) {
-      const reason = e.kind === 'reverse' ? this.reversal(e) : this.refusal(e);
+      const reason =
+        e.kind === 'reverse' ? this.reversal(e) : e.kind === 'waive' ? this.waiverRefusal(e) : this.refusal(e);
       if (reason) this.verdicts[n] = { accepted: false, reason };
+      else if (e.kind === 'waive') this.waivers.get(e.creditId)!.push({ n, w: e });
       else if (e.kind !== 'reverse')
         this.accepted.get(e.creditId)!.push({ n, p: e, recorded: dayNumber(e.recordedOn), reversedOn: null });
     }
@@ -352,7 +390,7 @@ export class ReferenceModel {
     const known = this.known(creditId, t);
     return view(
       credit,
-      this.walkOf(credit, known).days[index]!,
+      this.walkOf(credit, known, this.waiversKnown(creditId, t)).days[index]!,
       t,
       byDate(known).map((a) => a.p),
     );
@@ -405,17 +443,23 @@ export class ReferenceModel {
     return this.accepted.get(creditId)!.filter((a) => a.recorded <= t && (a.reversedOn === null || a.reversedOn > t));
   }
 
-  /** The walk with these payments (the set of their event indices names it). */
-  private walkOf(credit: ModelCredit, known: Accepted[]): Walk {
+  /** The waivers of a credit accepted by day t. */
+  private waiversKnown(creditId: string, t: number): { n: number; w: ModelWaiver }[] {
+    return this.waivers.get(creditId)!.filter((x) => dayNumber(x.w.recordedOn) <= t);
+  }
+
+  /** The walk with these payments and waivers (the sets of their event indices name it). */
+  private walkOf(credit: ModelCredit, known: Accepted[], waivers: { n: number; w: ModelWaiver }[]): Walk {
     const key = `${credit.id}/${known
       .map((a) => a.n)
       .sort((a, b) => a - b)
-      .join(',')}`;
+      .join(',')}/${waivers.map((x) => x.n).join(',')}`;
     let w = this.walks.get(key);
     if (!w) {
       w = walk(
         credit,
         byDate(known).map((a) => a.p),
+        waivers.map((x) => x.w),
         this.until,
       );
       this.walks.set(key, w);
@@ -424,10 +468,11 @@ export class ReferenceModel {
   }
 
   /** Whether some payment, walked with these in date order up to `to`, can no longer be fully allocated. */
-  private overpaid(credit: ModelCredit, payments: Accepted[], to: number): boolean {
+  private overpaid(credit: ModelCredit, payments: Accepted[], to: number, recorded: number): boolean {
     const trial = walk(
       credit,
       byDate(payments).map((a) => a.p),
+      this.waiversKnown(credit.id, recorded).map((x) => x.w),
       to,
     );
     return trial.unallocated.some((u) => u.gt(0));
@@ -446,7 +491,7 @@ export class ReferenceModel {
     if (paidOn < start) return 'before_start';
     const self: Accepted = { n: Number.MAX_SAFE_INTEGER, p, recorded, reversedOn: null };
     const last = Math.max(paidOn, ...known.map((a) => dayNumber(a.p.paidOn)));
-    return this.overpaid(credit, [...known, self], last) ? 'exceeds_outstanding' : null;
+    return this.overpaid(credit, [...known, self], last, recorded) ? 'exceeds_outstanding' : null;
   }
 
   /** Why the API would refuse this reversal; accepted, it takes effect from its day. */
@@ -458,9 +503,19 @@ export class ReferenceModel {
     if (target.reversedOn !== null) return 'already_reversed';
     const rest = this.known(r.creditId, recorded).filter((a) => a !== target);
     const last = Math.max(recorded, ...rest.map((a) => dayNumber(a.p.paidOn)));
-    if (this.overpaid(credit, rest, last)) return 'no_longer_fits';
+    if (this.overpaid(credit, rest, last, recorded)) return 'no_longer_fits';
     target.reversedOn = recorded;
     return null;
+  }
+
+  /** Why the API would refuse this waiver: not positive, or more than the punitory unpaid that day. */
+  private waiverRefusal(w: ModelWaiver): Rejection | null {
+    if (money(w.amount).lte(0)) return 'not_positive';
+    const v = this.creditOn(w.creditId, w.recordedOn);
+    const i = v?.installments.find((x) => x.number === w.installment);
+    if (!i) return 'exceeds_unpaid';
+    const unpaid = i.punitory.minus(i.punitoryPaid).minus(i.waived);
+    return money(w.amount).gt(unpaid) ? 'exceeds_unpaid' : null;
   }
 }
 

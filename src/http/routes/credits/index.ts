@@ -33,6 +33,7 @@ import { creditGuarantors } from '../../../services/guarantors.ts';
 import { createCredit } from '../../../services/lending/grant.ts';
 import { listPayments, registerPayment, reversePayment } from '../../../services/lending/payments.ts';
 import { payoffQuote } from '../../../services/lending/payoff.ts';
+import { createWaiver } from '../../../services/lending/waivers.ts';
 import { cancelCredit, refinanceCredit, writeOffCredit } from '../../../services/lending/lifecycle.ts';
 import { write } from '../../idempotency.ts';
 
@@ -148,6 +149,23 @@ const ReverseBody = example(
   ),
   { reason: 'the transfer bounced' },
 );
+const WaiverBody = example(
+  Type.Object(
+    {
+      installment_id: Uuid,
+      kind: OneOf(['punitory', 'charge'], { description: 'what to waive: punitory or collection charges' }),
+      amount: MoneyInput('at most 2 decimals; > 0 and at most what is posted and unpaid of that part'),
+      reason: Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S' }),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    installment_id: ex.ids.installment,
+    kind: 'punitory',
+    amount: 150,
+    reason: 'hospitalised in March; agreed with the branch manager',
+  },
+);
 const PayoffQuery = Type.Object(
   { as_of: Type.Optional(DateInput('YYYY-MM-DD; default today, not before the start date nor after today')) },
   { additionalProperties: false },
@@ -158,7 +176,8 @@ const Payoff = Type.Object({
   amount: PayoffMoney('what settles the credit on as_of; a payment of exactly this amount that day closes it'),
   breakdown: Type.Object({
     due: PayoffMoney('the amount still owed of installments due on or before as_of'),
-    punitory: PayoffMoney('their punitory, posted and accrued, less what is paid of it (VAT included)'),
+    punitory: PayoffMoney('their punitory, posted and accrued, less what is paid and waived of it (VAT included)'),
+    charges: PayoffMoney('collection charges posted, less what is paid and waived of them (VAT included)'),
     principal: PayoffMoney('the principal of installments due later'),
     interest: PayoffMoney('their interest accrued pro rata in the current period'),
     vat: PayoffMoney('the VAT of that interest'),
@@ -396,6 +415,44 @@ export default async function creditRoutes(app: App) {
         reply,
         200,
         (ctx) => reversePayment(app.db, ctx, req.params.id, req.params.paymentId, req.body.reason.trim()),
+        (d) => presentDetail(d, req.auth),
+      ),
+  );
+
+  app.post(
+    '/credits/:id/waivers',
+    {
+      // a waiver forgives money: admins and full keys only (docs/users.md)
+      config: { role: 'admin' },
+      schema: {
+        operationId: 'createWaiver',
+        tags: ['credits'],
+        summary: 'Waive punitory or collection charges of one installment, with a reason (never cash)',
+        description:
+          'Punitory is first posted up to today, as at any event. Then a ledger entry of type and origin waiver (negative) ' +
+          'takes `amount` off what is posted and unpaid of that part of the installment: more is 422 and nothing changes. ' +
+          'Waived money is no longer owed: the installment, the balance, the payoff and the reports show it. A credit whose ' +
+          'installments are all paid once waived closes. Refinanced or cancelled credits: 409. Event waiver.created.',
+        params: IdParams,
+        body: WaiverBody,
+        response: {
+          201: documented(CreditDetail, 'The credit after the waiver', { ...ex.creditDetail, guarantors: [] }),
+          ...errors(409, 422),
+        },
+      },
+    },
+    async (req, reply) =>
+      write(
+        req,
+        reply,
+        201,
+        (ctx) =>
+          createWaiver(app.db, ctx, req.params.id, {
+            installmentId: req.body.installment_id,
+            kind: req.body.kind,
+            amount: req.body.amount,
+            reason: req.body.reason,
+          }),
         (d) => presentDetail(d, req.auth),
       ),
   );

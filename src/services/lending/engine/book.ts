@@ -30,6 +30,7 @@ import {
   applyEntry,
   balanceOf,
   buildStates,
+  chargesUnpaid,
   creditTerms,
   cumulativeOf,
   punitoryPostings,
@@ -116,6 +117,7 @@ export function statesOf(l: Book): InstallmentState[] {
       punitory_part: String(e.punitory_part ?? 0),
       vat_part: String(e.vat_part ?? 0),
       interest_part: String(e.interest_part ?? 0),
+      charge_part: String(e.charge_part ?? 0),
       created_at: at,
     })),
   ]);
@@ -170,6 +172,7 @@ export function stageSlices(
       punitory_part: toMoneyString(s.punitory),
       vat_part: toMoneyString(s.vat),
       interest_part: toMoneyString(s.interest),
+      charge_part: toMoneyString(s.charge),
       effective_date: o.paidOn,
       payment_id: o.paymentId,
       branch_id: o.branchId,
@@ -183,6 +186,7 @@ const zeroSlice = (installmentId: string): PaymentSlice => ({
   amount: ZERO,
   principal: ZERO,
   punitory: ZERO,
+  charge: ZERO,
   vat: ZERO,
   interest: ZERO,
 });
@@ -191,22 +195,25 @@ const addSlice = (a: PaymentSlice, b: PaymentSlice, sign = 1): PaymentSlice => (
   amount: a.amount.plus(b.amount.times(sign)),
   principal: a.principal.plus(b.principal.times(sign)),
   punitory: a.punitory.plus(b.punitory.times(sign)),
+  charge: a.charge.plus(b.charge.times(sign)),
   vat: a.vat.plus(b.vat.times(sign)),
   interest: a.interest.plus(b.interest.times(sign)),
 });
 const sliceOf = (e: EntryShape): PaymentSlice => {
   const punitory = money(e.punitory_part);
+  const charge = money(e.charge_part ?? 0);
   return {
     installmentId: e.installment_id,
     amount: money(e.amount),
-    principal: money(e.amount).minus(punitory),
+    principal: money(e.amount).minus(punitory).minus(charge),
     punitory,
+    charge,
     vat: money(e.vat_part),
     interest: money(e.interest_part),
   };
 };
 const isZeroSlice = (s: PaymentSlice) =>
-  s.amount.isZero() && s.punitory.isZero() && s.vat.isZero() && s.interest.isZero();
+  s.amount.isZero() && s.punitory.isZero() && s.charge.isZero() && s.vat.isZero() && s.interest.isZero();
 
 /** Per installment, the net of these entries (in installment order of first appearance). */
 function netSlices(entries: EntryShape[]): Map<string, PaymentSlice> {
@@ -239,8 +246,19 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
   const byId = new Map(states.map((s) => [s.id, s]));
   const order = new Map(l.installments.map((i) => [i.id, i.number]));
   const rebates = [...l.ledger, ...(l.staged.entries as unknown as EntryShape[])].filter((e) => e.origin === 'rebate');
+  // charges and waivers are not payments: they stand as written, each counted from its date on
+  // (a payment of the same date comes after them)
+  const notCash = [...l.ledger, ...(l.staged.entries as unknown as EntryShape[])]
+    .filter((e) => e.type === 'charge' || e.type === 'waiver')
+    .sort((a, b) => compareDates(a.effective_date, b.effective_date));
+  let nextNotCash = 0;
   const out = new Map<string, PaymentSlice[]>();
   for (const p of payments) {
+    while (nextNotCash < notCash.length && compareDates(notCash[nextNotCash]!.effective_date, p.paidOn) <= 0) {
+      const e = notCash[nextNotCash++]!;
+      const s = byId.get(e.installment_id);
+      if (s) applyEntry(s, e);
+    }
     const own = netSlices(rebates.filter((e) => e.payment_id === p.id));
     const written = [...own.values()].filter((s) => !isZeroSlice(s));
     if (written.length > 0) {
@@ -277,6 +295,7 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
         amount: over.neg(),
         principal: over.neg(),
         punitory: ZERO,
+        charge: ZERO,
         vat: vat.neg(),
         interest: interest.neg(),
       };
@@ -284,7 +303,9 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
       back.push(slice);
     }
     const available = back.reduce((sum, b) => sum.minus(b.amount), p.amount);
-    const balances = states.map((s) => balanceOf(s, cumulativeOf(s, terms, p.paidOn, stop).minus(s.punitoryPaid)));
+    const balances = states.map((s) =>
+      balanceOf(s, cumulativeOf(s, terms, p.paidOn, stop).minus(s.punitoryPaid).minus(s.punitoryWaived)),
+    );
     const allocation = allocatePayment(available, balances);
     if (allocation.unallocated.gt(0)) {
       const owed = outstanding(balances);
@@ -400,8 +421,10 @@ export interface Payoff {
   breakdown: {
     /** the amount still owed of installments due on or before asOf */
     due: Decimal;
-    /** their punitory, posted and accrued, less what is paid of it */
+    /** their punitory, posted and accrued, less what is paid and waived of it */
     punitory: Decimal;
+    /** charges posted on any installment, less what is paid and waived of them */
+    charges: Decimal;
     /** of installments due later: the principal, and the interest and VAT accrued in the current period */
     principal: Decimal;
     interest: Decimal;
@@ -431,15 +454,16 @@ export function payoffOfStates(
   stop: string | null,
   asOf: string,
 ): Payoff {
-  const b = { due: ZERO, punitory: ZERO, principal: ZERO, interest: ZERO, vat: ZERO, rebate: ZERO };
+  const b = { due: ZERO, punitory: ZERO, charges: ZERO, principal: ZERO, interest: ZERO, vat: ZERO, rebate: ZERO };
   const rebates: PaymentSlice[] = [];
   let prevDue = credit.start_date;
   // of installments due later: what they owe in all, less what is paid of them (may be negative)
   let later = ZERO;
   for (const s of states) {
+    b.charges = b.charges.plus(Dec.max(chargesUnpaid(s), ZERO));
     if (compareDates(s.dueDate, asOf) <= 0) {
       const amountPart = s.amount.minus(s.principalPaid);
-      const punitory = cumulativeOf(s, terms, asOf, stop).minus(s.punitoryPaid);
+      const punitory = cumulativeOf(s, terms, asOf, stop).minus(s.punitoryPaid).minus(s.punitoryWaived);
       b.due = b.due.plus(amountPart);
       b.punitory = b.punitory.plus(punitory);
     } else {
@@ -469,6 +493,7 @@ export function payoffOfStates(
           amount: rebate,
           principal: rebate,
           punitory: ZERO,
+          charge: ZERO,
           vat: rebateVat,
           interest: rebate.minus(rebateVat),
         });
@@ -479,6 +504,6 @@ export function payoffOfStates(
   // the principal: what the later installments owe beyond the interest and VAT accrued, less the
   // prepayments (negative when these exceed it)
   b.principal = later.minus(b.interest).minus(b.vat);
-  const amount = Dec.max(b.due.plus(b.punitory).plus(later), ZERO);
+  const amount = Dec.max(b.due.plus(b.punitory).plus(b.charges).plus(later), ZERO);
   return { asOf, amount, breakdown: b, rebates };
 }

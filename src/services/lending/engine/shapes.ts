@@ -12,9 +12,18 @@ export type MoneyText = string;
 export type DateText = string;
 
 export type CreditStatus = 'active' | 'refinanced' | 'closed' | 'written_off' | 'inactive';
-export type EntryType = 'installment' | 'punitory' | 'payment';
+export type EntryType = 'installment' | 'punitory' | 'payment' | 'charge' | 'waiver';
 /** why an entry exists (docs/lending-engine.md "Payments") */
-export type EntryOrigin = 'schedule' | 'payment' | 'accrual' | 'reversal' | 'rebate' | 'refinance' | 'correction';
+export type EntryOrigin =
+  | 'schedule'
+  | 'payment'
+  | 'accrual'
+  | 'reversal'
+  | 'rebate'
+  | 'refinance'
+  | 'correction'
+  | 'fee'
+  | 'waiver';
 export type { InstallmentStatus };
 
 /** The punitory terms snapshotted on a credit, and the VAT its punitory carries. */
@@ -61,6 +70,8 @@ export interface EntryLike {
   effective_date: DateText;
   vat_part?: MoneyText;
   interest_part?: MoneyText;
+  /** a payment slice: what it paid of charges; a charge waiver: the amount waived (negative) */
+  charge_part?: MoneyText;
 }
 
 /** A written ledger entry. */
@@ -84,6 +95,7 @@ export interface NewEntry {
   punitory_part?: MoneyText;
   vat_part?: MoneyText;
   interest_part?: MoneyText;
+  charge_part?: MoneyText;
   effective_date: DateText;
   payment_id?: string | null;
   branch_id: string | null;

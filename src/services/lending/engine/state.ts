@@ -39,6 +39,13 @@ export interface InstallmentState {
   punitoryPosted: Decimal;
   punitoryVatPosted: Decimal;
   punitoryPaid: Decimal;
+  /** punitory waived (VAT included): no longer owed, though posted (docs/domain.md "Fees and charges") */
+  punitoryWaived: Decimal;
+  /** charges posted (VAT included), the VAT in them, paid and waived */
+  chargesPosted: Decimal;
+  chargeVatPosted: Decimal;
+  chargesPaid: Decimal;
+  chargesWaived: Decimal;
   /** this installment's payment slices, in date order */
   payments: InstallmentPayment[];
 }
@@ -80,6 +87,11 @@ function emptyState(i: InstallmentLike): InstallmentState {
     punitoryPosted: new Dec(0),
     punitoryVatPosted: new Dec(0),
     punitoryPaid: new Dec(0),
+    punitoryWaived: new Dec(0),
+    chargesPosted: new Dec(0),
+    chargeVatPosted: new Dec(0),
+    chargesPaid: new Dec(0),
+    chargesWaived: new Dec(0),
     payments: [],
   };
 }
@@ -91,29 +103,53 @@ export function addPunitory(s: InstallmentState, amount: Decimal, vat: Decimal =
 }
 
 /** One payment slice on the installment; slices come in date order. */
-export function addPayment(s: InstallmentState, p: InstallmentPayment & { vat?: Decimal; interest?: Decimal }) {
+export function addPayment(
+  s: InstallmentState,
+  p: InstallmentPayment & { vat?: Decimal; interest?: Decimal; charge?: Decimal },
+) {
   s.principalPaid = s.principalPaid.plus(p.principal);
   s.punitoryPaid = s.punitoryPaid.plus(p.punitory);
+  if (p.charge) s.chargesPaid = s.chargesPaid.plus(p.charge);
   if (p.vat) s.vatPaid = s.vatPaid.plus(p.vat);
   if (p.interest) s.interestPaid = s.interestPaid.plus(p.interest);
-  s.payments.push({ paidOn: p.paidOn, principal: p.principal, punitory: p.punitory });
+  s.payments.push({ paidOn: p.paidOn, principal: p.principal, punitory: p.punitory, charge: p.charge });
 }
 
-/** Applies one ledger entry (punitory or payment) to the state of its installment. */
+/** A waiver entry (negative) on the installment: what it takes off its punitory or its charges. */
+export function addWaiver(s: InstallmentState, e: Pick<EntryLike, 'punitory_part' | 'charge_part'>) {
+  s.punitoryWaived = s.punitoryWaived.minus(money(e.punitory_part));
+  s.chargesWaived = s.chargesWaived.minus(money(e.charge_part ?? 0));
+}
+
+/** Applies one ledger entry (punitory, charge, waiver or payment) to the state of its installment. */
 export function applyEntry(s: InstallmentState, e: EntryLike) {
   if (e.type === 'punitory') {
     addPunitory(s, money(e.amount), money(e.vat_part ?? 0));
+  } else if (e.type === 'charge') {
+    s.chargesPosted = s.chargesPosted.plus(money(e.amount));
+    s.chargeVatPosted = s.chargeVatPosted.plus(money(e.vat_part ?? 0));
+  } else if (e.type === 'waiver') {
+    addWaiver(s, e);
   } else if (e.type === 'payment') {
     const punitory = money(e.punitory_part);
+    const charge = money(e.charge_part ?? 0);
     addPayment(s, {
       paidOn: e.effective_date,
-      principal: money(e.amount).minus(punitory),
+      principal: money(e.amount).minus(punitory).minus(charge),
       punitory,
+      charge,
       vat: money(e.vat_part ?? 0),
       interest: money(e.interest_part ?? 0),
     });
   }
 }
+
+/** Punitory posted and not paid nor waived (negative: a negative posting left a credit). */
+export const punitoryUnpaid = (s: InstallmentState): Decimal =>
+  s.punitoryPosted.minus(s.punitoryPaid).minus(s.punitoryWaived);
+/** Charges posted and not paid nor waived. */
+export const chargesUnpaid = (s: InstallmentState): Decimal =>
+  s.chargesPosted.minus(s.chargesPaid).minus(s.chargesWaived);
 
 /** The installment's state from its aggregated history (the daily run reads it in one query, not entry by entry). */
 export function stateFromHistory(
@@ -122,6 +158,11 @@ export function stateFromHistory(
     | {
         punitory_posted: string;
         punitory_vat_posted?: string;
+        punitory_waived?: string;
+        charges_posted?: string;
+        charge_vat_posted?: string;
+        charges_paid?: string;
+        charges_waived?: string;
         payments: [paidOn: string, principal: string, punitory: string][] | null;
       }
     | undefined,
@@ -129,6 +170,11 @@ export function stateFromHistory(
   const s = emptyState(i);
   if (!h) return s;
   addPunitory(s, money(h.punitory_posted), money(h.punitory_vat_posted ?? 0));
+  s.punitoryWaived = money(h.punitory_waived ?? 0);
+  s.chargesPosted = money(h.charges_posted ?? 0);
+  s.chargeVatPosted = money(h.charge_vat_posted ?? 0);
+  s.chargesPaid = money(h.charges_paid ?? 0);
+  s.chargesWaived = money(h.charges_waived ?? 0);
   for (const [paidOn, principal, punitory] of h.payments ?? [])
     addPayment(s, { paidOn, principal: money(principal), punitory: money(punitory) });
   return s;
@@ -218,7 +264,8 @@ export function balanceOf(s: InstallmentState, punitoryOwed?: Decimal): Installm
     number: s.number,
     amount: s.amount,
     principalPaid: s.principalPaid,
-    punitoryOwed: punitoryOwed ?? s.punitoryPosted.minus(s.punitoryPaid),
+    punitoryOwed: punitoryOwed ?? punitoryUnpaid(s),
+    chargesOwed: chargesUnpaid(s),
     vatDue: s.vat.minus(s.vatPaid),
     interestDue: s.interest.minus(s.interestPaid),
   };
@@ -228,9 +275,10 @@ export function statusOf(s: InstallmentState): { status: InstallmentStatus; paid
   const status = installmentStatus({
     amount: s.amount,
     principalPaid: s.principalPaid,
-    punitoryOwed: s.punitoryPosted.minus(s.punitoryPaid),
+    punitoryOwed: punitoryUnpaid(s),
+    chargesOwed: chargesUnpaid(s),
     // what the slices leave, net of reversals and corrections: a reversed payment paid nothing
-    anythingPaid: s.principalPaid.plus(s.punitoryPaid).gt(0),
+    anythingPaid: s.principalPaid.plus(s.punitoryPaid).plus(s.chargesPaid).gt(0),
   });
   if (status !== 'paid') return { status, paidDate: null };
   // the day it became paid: the date of the payment that completed it, the last day whose slices
@@ -238,7 +286,13 @@ export function statusOf(s: InstallmentState): { status: InstallmentStatus; paid
   // payments are in date order
   const byDay = new Map<string, Decimal>();
   for (const p of s.payments)
-    byDay.set(p.paidOn, (byDay.get(p.paidOn) ?? new Dec(0)).plus(p.principal).plus(p.punitory));
+    byDay.set(
+      p.paidOn,
+      (byDay.get(p.paidOn) ?? new Dec(0))
+        .plus(p.principal)
+        .plus(p.punitory)
+        .plus(p.charge ?? 0),
+    );
   let paidDate: string | null = null;
   for (const [day, net] of byDay) if (!net.isZero()) paidDate = day;
   return { status, paidDate };
@@ -251,9 +305,13 @@ export interface Owed {
   punitoryPosted: Decimal;
   /** since the last posting: what posting every day would have added by the date */
   punitoryAccrued: Decimal;
-  /** amount and punitory */
+  /** collection charges posted, VAT included */
+  charges: Decimal;
+  /** punitory and charges waived */
+  waived: Decimal;
+  /** amount, punitory and charges */
   paid: Decimal;
-  /** amount + punitoryPosted + punitoryAccrued − paid; negative: in the client's favour */
+  /** amount + punitoryPosted + punitoryAccrued + charges − waived − paid; negative: in the client's favour */
   outstanding: Decimal;
 }
 
@@ -275,12 +333,15 @@ export function owedOf(s: InstallmentState, credit: OwedSource, asOf: string, ti
   const accrued = accrues
     ? cumulativeOf(s, creditTerms(credit), asOf, stopDate(credit, timezone)).minus(s.punitoryPosted)
     : new Dec(0);
-  const paid = s.principalPaid.plus(s.punitoryPaid);
+  const paid = s.principalPaid.plus(s.punitoryPaid).plus(s.chargesPaid);
+  const waived = s.punitoryWaived.plus(s.chargesWaived);
   return {
     punitoryPosted: s.punitoryPosted,
     punitoryAccrued: accrued,
+    charges: s.chargesPosted,
+    waived,
     paid,
-    outstanding: s.amount.plus(s.punitoryPosted).plus(accrued).minus(paid),
+    outstanding: s.amount.plus(s.punitoryPosted).plus(accrued).plus(s.chargesPosted).minus(waived).minus(paid),
   };
 }
 
@@ -306,10 +367,19 @@ export function owedOfCredits(
 /** A credit's Balance: its installments' summed. */
 export function sumOwed(items: Owed[]): Owed {
   const zero = new Dec(0);
-  const total: Owed = { punitoryPosted: zero, punitoryAccrued: zero, paid: zero, outstanding: zero };
+  const total: Owed = {
+    punitoryPosted: zero,
+    punitoryAccrued: zero,
+    charges: zero,
+    waived: zero,
+    paid: zero,
+    outstanding: zero,
+  };
   for (const o of items) {
     total.punitoryPosted = total.punitoryPosted.plus(o.punitoryPosted);
     total.punitoryAccrued = total.punitoryAccrued.plus(o.punitoryAccrued);
+    total.charges = total.charges.plus(o.charges);
+    total.waived = total.waived.plus(o.waived);
     total.paid = total.paid.plus(o.paid);
     total.outstanding = total.outstanding.plus(o.outstanding);
   }

@@ -1,0 +1,154 @@
+// Waivers of punitory and charges (docs/domain.md, "Fees and charges"; docs/api.md, "Waivers"),
+// through the API. Every figure is worked out by hand in a comment next to it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { build, json, settableClock } from '../../../helpers/app.ts';
+import { userSession } from '../../../helpers/sessions.ts';
+import { P35, client, credit, detail, ledger, pay, payoff, plan } from '../../../helpers/book-in-cents.ts';
+
+// 1000 on 2024-01-01 at 35 % flat (P35): 450 due 01-31, 02-29, 03-31; 2.25 a day of punitory on
+// an unpaid installment. On 02-10 installment 1 is 10 days late (Feb 1..10): 22.50 of punitory.
+async function lateCredit(t: Parameters<typeof build>[0]) {
+  const h = await build(t, { clock: settableClock('2024-02-10') });
+  const p = await plan(h, P35);
+  const c = await client(h);
+  const cr = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2024-01-01' });
+  return { h, id: cr.credit.id as string, first: cr.installments[0].id as string };
+}
+
+test('a punitory waiver posts punitory up to today, takes the amount off what is owed, and the next payment pays the rest first', async (t) => {
+  const { h, id, first } = await lateCredit(t);
+  const before = await payoff(h, id);
+  const res = await h.post(`/api/credits/${id}/waivers`, {
+    installment_id: first,
+    kind: 'punitory',
+    amount: 10,
+    reason: 'hospitalised; agreed with the manager',
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  const d = json(res);
+  // #1: 22.50 posted, 10 waived: 450 + 22.50 − 10 = 462.50 owed
+  const i1 = d.installments[0];
+  assert.deepEqual(
+    [i1.punitory_posted, i1.punitory_accrued, i1.waived, i1.charges, i1.paid, i1.outstanding],
+    [22.5, 0, 10, 0, 0, 462.5],
+  );
+  // the credit: 1,350 + 22.50 − 10 = 1,362.50
+  assert.deepEqual([d.balance.waived, d.balance.outstanding], [10, 1362.5]);
+  // the ledger: the punitory posted up to today, then the waiver (negative, no payment)
+  const entries = (await ledger(h, id)).filter((e) => e.type !== 'installment');
+  assert.deepEqual(
+    entries.map((e) => [e.type, e.origin, e.amount, e.effective_date, e.payment_id]),
+    [
+      ['punitory', 'accrual', 22.5, '2024-02-10', null],
+      ['waiver', 'waiver', -10, '2024-02-10', null],
+    ],
+  );
+  // the payoff quote drops by exactly the 10 waived; its punitory is 22.50 − 10 = 12.50
+  const after = await payoff(h, id);
+  assert.equal(after.breakdown.punitory, 12.5);
+  assert.equal(Math.round((before.amount - after.amount) * 100), 1000);
+  // the event, with the reason
+  const events = json(await h.get('/api/events?after=0&limit=100')).items.filter(
+    (e: { type: string }) => e.type === 'waiver.created',
+  );
+  assert.equal(events.length, 1);
+  assert.deepEqual(
+    [events[0].data.object.kind, events[0].data.object.amount, events[0].data.object.reason],
+    ['punitory', 10, 'hospitalised; agreed with the manager'],
+  );
+
+  // a payment of 460: #1's punitory first, 12.50 (not the 22.50 posted), then 447.50 of its amount
+  const paid = await pay(h, id, { amount: 460 });
+  const slice = paid.ledgerEntries.find((e: any) => e.type === 'payment');
+  assert.equal(slice.amount, 460);
+  const now = await detail(h, id);
+  // #1: 462.50 − 460 = 2.50 still owed, all of its amount
+  assert.deepEqual([now.installments[0].status, now.installments[0].outstanding], ['partial', 2.5]);
+  assert.equal((await payoff(h, id)).breakdown.punitory, 0);
+
+  // reversing the payment leaves the waiver where it was: 462.50 owed on #1 again
+  const pid = paid.ledgerEntries.find((e: any) => e.type === 'payment').payment_id;
+  const rev = await h.post(`/api/credits/${id}/payments/${pid}/reverse`, { reason: 'bounced' });
+  assert.equal(rev.statusCode, 200, rev.body);
+  const back = json(rev).installments[0];
+  assert.deepEqual([back.waived, back.outstanding, back.status], [10, 462.5, 'pending']);
+});
+
+test('a waiver of more than is posted and unpaid is 422 and changes nothing; so is a charge waiver with no charge posted', async (t) => {
+  const { h, id, first } = await lateCredit(t);
+  assert.equal(
+    (await h.post(`/api/credits/${id}/waivers`, { installment_id: first, kind: 'punitory', amount: 10, reason: 'x' }))
+      .statusCode,
+    201,
+  );
+  const ledgerBefore = await ledger(h, id);
+  const detailBefore = await detail(h, id);
+  // unpaid punitory on #1: 22.50 − 10 = 12.50; 12.51 is one cent too much
+  const over = await h.post(`/api/credits/${id}/waivers`, {
+    installment_id: first,
+    kind: 'punitory',
+    amount: 12.51,
+    reason: 'x',
+  });
+  assert.equal(over.statusCode, 422, over.body);
+  assert.equal(json(over).code, 'unprocessable');
+  assert.match(json(over).error, /12\.50/);
+  // no charge is posted on #1: any charge waiver is too much
+  const charge = await h.post(`/api/credits/${id}/waivers`, {
+    installment_id: first,
+    kind: 'charge',
+    amount: 1,
+    reason: 'x',
+  });
+  assert.equal(charge.statusCode, 422, charge.body);
+  // installment 2 is not due: nothing posted on it
+  const notDue = await h.post(`/api/credits/${id}/waivers`, {
+    installment_id: detailBefore.installments[1].id,
+    kind: 'punitory',
+    amount: 0.01,
+    reason: 'x',
+  });
+  assert.equal(notDue.statusCode, 422, notDue.body);
+  assert.deepEqual(await ledger(h, id), ledgerBefore);
+  assert.deepEqual(await detail(h, id), detailBefore);
+
+  // the 12.50 left is waived in full: #1 owes its amount only
+  const all = await h.post(`/api/credits/${id}/waivers`, {
+    installment_id: first,
+    kind: 'punitory',
+    amount: 12.5,
+    reason: 'x',
+  });
+  assert.equal(all.statusCode, 201, all.body);
+  assert.deepEqual([json(all).installments[0].waived, json(all).installments[0].outstanding], [22.5, 450]);
+});
+
+test('only admins and full keys waive: an employee or a read key is 403 and nothing changes', async (t) => {
+  const { h, id, first } = await lateCredit(t);
+  const body = { installment_id: first, kind: 'punitory', amount: 1, reason: 'x' };
+  const ledgerBefore = await ledger(h, id);
+  const employee = await userSession(h, h.tenant.businessId, 'employee');
+  const byEmployee = await h.req({
+    method: 'POST',
+    url: `/api/credits/${id}/waivers`,
+    key: null,
+    headers: employee.write,
+    payload: body,
+  });
+  assert.equal(byEmployee.statusCode, 403, byEmployee.body);
+  assert.equal((await h.post(`/api/credits/${id}/waivers`, body, h.tenant.readKey)).statusCode, 403);
+  assert.deepEqual(await ledger(h, id), ledgerBefore);
+  const admin = await userSession(h, h.tenant.businessId, 'admin');
+  const byAdmin = await h.req({
+    method: 'POST',
+    url: `/api/credits/${id}/waivers`,
+    key: null,
+    headers: admin.write,
+    payload: body,
+  });
+  assert.equal(byAdmin.statusCode, 201, byAdmin.body);
+  // created_by: who waived
+  const w = (await ledger(h, id)).find((e) => e.type === 'waiver');
+  assert.equal(w.created_by, `user:${admin.id}`);
+});
