@@ -1978,6 +1978,10 @@ export interface components {
             paid: number;
             /** @description decimal amount, at most 2 decimals */
             outstanding: number;
+            /** @description decimal amount, at most 2 decimals */
+            insurance: number;
+            /** @description decimal amount, at most 2 decimals */
+            fees: number;
         };
         /** LedgerEntry */
         LedgerEntry: {
@@ -2121,22 +2125,24 @@ export interface components {
             };
             /** @description fees charged on its credits, at most one of each type; default none */
             fees: {
-                /** @description origination: charged once, when the credit is granted */
-                type: "origination";
+                /** @description origination: charged once, when the credit is granted (rate or amount); insurance: life insurance, rate a month × the principal outstanding at the start of each period, added to each installment; admin: a fixed amount added to each installment; collection: a fixed amount charged once on an installment after_days late */
+                type: "origination" | "insurance" | "admin" | "collection";
                 /**
                  * Format: rate
-                 * @description a fraction of the amount lent: 0.03 = 3 %; give rate or amount
+                 * @description origination: a fraction of the amount lent (0.03 = 3 %), or amount; insurance: a fraction a month
                  */
                 rate?: number;
                 /**
                  * Format: money
-                 * @description a fixed amount; give rate or amount
+                 * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment
                  */
                 amount?: number;
                 /** @description VAT at the plan's vat_rate on the fee */
                 vat: boolean;
-                /** @description true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
+                /** @description origination only. true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
                 financed?: boolean;
+                /** @description collection only: days late that charge it */
+                after_days?: number;
             }[];
         };
         /** AuditLogEntry */
@@ -2326,6 +2332,10 @@ export interface components {
                 paid: number;
                 /** @description decimal amount, at most 2 decimals */
                 outstanding: number;
+                /** @description decimal amount, at most 2 decimals */
+                insurance: number;
+                /** @description decimal amount, at most 2 decimals */
+                fees: number;
             }[];
             /** @description oldest first; reversed ones stay, with reversed_at */
             payments: {
@@ -2351,7 +2361,7 @@ export interface components {
                 channel: string | null;
                 external_reference: string | null;
             }[];
-            /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+            /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
             balance: {
                 /** @description decimal amount, at most 2 decimals */
                 principal: number;
@@ -2367,6 +2377,10 @@ export interface components {
                 paid: number;
                 /** @description decimal amount, at most 2 decimals */
                 outstanding: number;
+                /** @description decimal amount, at most 2 decimals */
+                insurance: number;
+                /** @description decimal amount, at most 2 decimals */
+                fees: number;
             };
         };
         /**
@@ -2452,6 +2466,10 @@ export interface components {
                 vat: number | null;
                 /** @description decimal amount, at most 2 decimals */
                 outstanding_after: number;
+                /** @description decimal amount, at most 2 decimals */
+                insurance: number;
+                /** @description decimal amount, at most 2 decimals */
+                fees: number;
             }[];
             /** @description the credit's balance right after the payment was recorded (entries recorded up to it), as of its date */
             balance_after: {
@@ -2469,6 +2487,10 @@ export interface components {
                 paid: number;
                 /** @description decimal amount, at most 2 decimals */
                 outstanding: number;
+                /** @description decimal amount, at most 2 decimals */
+                insurance: number;
+                /** @description decimal amount, at most 2 decimals */
+                fees: number;
             };
         };
         /** Holiday */
@@ -5361,7 +5383,9 @@ export interface operations {
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -5380,7 +5404,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -5399,7 +5425,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -5776,7 +5804,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -5795,7 +5825,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -5814,7 +5846,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -5865,7 +5899,9 @@ export interface operations {
                      *         "punitory_posted": 0,
                      *         "punitory_accrued": 0,
                      *         "paid": 0,
-                     *         "outstanding": 120000
+                     *         "outstanding": 120000,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -5879,7 +5915,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -5895,6 +5931,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                         /** @description the clients who back the credit, oldest first */
@@ -6494,22 +6534,24 @@ export interface operations {
                     };
                     /** @description fees charged on its credits, at most one of each type; default none */
                     fees?: {
-                        /** @description origination: charged once, when the credit is granted */
-                        type: "origination";
+                        /** @description origination: charged once, when the credit is granted (rate or amount); insurance: life insurance, rate a month × the principal outstanding at the start of each period, added to each installment; admin: a fixed amount added to each installment; collection: a fixed amount charged once on an installment after_days late */
+                        type: "origination" | "insurance" | "admin" | "collection";
                         /**
                          * Format: rate
-                         * @description a fraction of the amount lent: 0.03 = 3 %; give rate or amount
+                         * @description origination: a fraction of the amount lent (0.03 = 3 %), or amount; insurance: a fraction a month
                          */
                         rate?: number;
                         /**
                          * Format: money
-                         * @description a fixed amount; give rate or amount
+                         * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment
                          */
                         amount?: number;
                         /** @description VAT at the plan's vat_rate on the fee */
                         vat: boolean;
-                        /** @description true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
+                        /** @description origination only. true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
                         financed?: boolean;
+                        /** @description collection only: days late that charge it */
+                        after_days?: number;
                     }[];
                     id?: unknown;
                     business_id?: unknown;
@@ -6735,22 +6777,24 @@ export interface operations {
                     };
                     /** @description fees charged on its credits, at most one of each type; default none */
                     fees?: {
-                        /** @description origination: charged once, when the credit is granted */
-                        type: "origination";
+                        /** @description origination: charged once, when the credit is granted (rate or amount); insurance: life insurance, rate a month × the principal outstanding at the start of each period, added to each installment; admin: a fixed amount added to each installment; collection: a fixed amount charged once on an installment after_days late */
+                        type: "origination" | "insurance" | "admin" | "collection";
                         /**
                          * Format: rate
-                         * @description a fraction of the amount lent: 0.03 = 3 %; give rate or amount
+                         * @description origination: a fraction of the amount lent (0.03 = 3 %), or amount; insurance: a fraction a month
                          */
                         rate?: number;
                         /**
                          * Format: money
-                         * @description a fixed amount; give rate or amount
+                         * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment
                          */
                         amount?: number;
                         /** @description VAT at the plan's vat_rate on the fee */
                         vat: boolean;
-                        /** @description true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
+                        /** @description origination only. true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
                         financed?: boolean;
+                        /** @description collection only: days late that charge it */
+                        after_days?: number;
                     }[];
                     id?: unknown;
                     business_id?: unknown;
@@ -6877,7 +6921,9 @@ export interface operations {
                      *           "due_date": "2026-03-10",
                      *           "principal": 33333.33,
                      *           "interest": 6666.67,
-                     *           "vat": 0
+                     *           "vat": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "number": 2,
@@ -6885,7 +6931,9 @@ export interface operations {
                      *           "due_date": "2026-04-10",
                      *           "principal": 33333.33,
                      *           "interest": 6666.67,
-                     *           "vat": 0
+                     *           "vat": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "number": 3,
@@ -6893,7 +6941,9 @@ export interface operations {
                      *           "due_date": "2026-05-10",
                      *           "principal": 33333.34,
                      *           "interest": 6666.66,
-                     *           "vat": 0
+                     *           "vat": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "total": 120000,
@@ -6901,6 +6951,13 @@ export interface operations {
                      *         "tna": 1.164123,
                      *         "tea": 2.037584,
                      *         "cft_tea": 1.208452
+                     *       },
+                     *       "disbursed": 100000,
+                     *       "fees": {
+                     *         "origination": 0,
+                     *         "origination_financed": false,
+                     *         "insurance": 0,
+                     *         "admin": 0
                      *       }
                      *     }
                      */
@@ -6915,10 +6972,26 @@ export interface operations {
                             due_date: string;
                             principal: number;
                             interest: number;
+                            /** @description the VAT of the interest, the insurance and the fees */
                             vat: number;
+                            insurance: number;
+                            fees: number;
                         }[];
                         total: number;
                         cost: components["schemas"]["Cost"];
+                        /** @description the cash handed over: the amount, less an origination fee deducted */
+                        disbursed: number;
+                        /** @description the plan's fees on this credit (docs/domain.md, "Fees and charges") */
+                        fees: {
+                            /** @description the origination fee, VAT included */
+                            origination: number;
+                            /** @description true: added to the principal; false: deducted */
+                            origination_financed: boolean;
+                            /** @description the insurance of every installment, VAT included */
+                            insurance: number;
+                            /** @description the admin fees of every installment, VAT included */
+                            admin: number;
+                        };
                     };
                 };
             };
@@ -7929,7 +8002,9 @@ export interface operations {
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -7948,7 +8023,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -7967,7 +8044,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -8057,7 +8136,9 @@ export interface operations {
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -8071,7 +8152,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -8087,6 +8168,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                         /** @description the clients who back the credit, oldest first */
@@ -8263,7 +8348,9 @@ export interface operations {
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -8282,7 +8369,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -8301,7 +8390,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -8352,7 +8443,9 @@ export interface operations {
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -8366,7 +8459,7 @@ export interface operations {
                         installments: components["schemas"]["Installment"][];
                         /** @description only the entries this payment created: punitory posted, an early-payoff rebate, the payment slices, and the corrections of later payments allocated again when it is dated before them */
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -8382,6 +8475,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                     };
@@ -8488,7 +8585,9 @@ export interface operations {
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -8507,7 +8606,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -8526,7 +8627,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -8616,7 +8719,9 @@ export interface operations {
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -8630,7 +8735,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -8646,6 +8751,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                         /** @description the clients who back the credit, oldest first */
@@ -8703,6 +8812,8 @@ export interface operations {
                      *         "principal": 66666.67,
                      *         "interest": 531.18,
                      *         "vat": 0,
+                     *         "insurance": 0,
+                     *         "fees": 0,
                      *         "rebate": 8602.15
                      *       }
                      *     }
@@ -8723,7 +8834,11 @@ export interface operations {
                             interest: number;
                             /** @description the VAT of that interest */
                             vat: number;
-                            /** @description the interest and VAT not owed: written off by an early-payoff rebate */
+                            /** @description the insurance of the current period of installments due later, VAT included */
+                            insurance: number;
+                            /** @description the fees of the current period of installments due later, VAT included */
+                            fees: number;
+                            /** @description the interest, insurance, fees and VAT not owed (of periods not begun): written off by an early-payoff rebate */
                             rebate: number;
                         };
                     };
@@ -8924,7 +9039,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
-                     *           "outstanding": 32000
+                     *           "outstanding": 32000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "7f2b3c4d-5e6f-4071-9283-94a516273849",
@@ -8943,7 +9060,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
-                     *           "outstanding": 32000
+                     *           "outstanding": 32000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "803c4d5e-6f70-4182-a394-a5b62738495a",
@@ -8962,7 +9081,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
-                     *           "outstanding": 32000
+                     *           "outstanding": 32000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -9013,7 +9134,9 @@ export interface operations {
                      *         "punitory_posted": 0,
                      *         "punitory_accrued": 0,
                      *         "paid": 0,
-                     *         "outstanding": 96000
+                     *         "outstanding": 96000,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -9027,7 +9150,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -9043,6 +9166,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                         /** @description the clients who back the credit, oldest first */
@@ -9834,6 +9961,8 @@ export interface operations {
                      *           "punitory_accrued": 859.2,
                      *           "paid": 4200,
                      *           "outstanding": 36659.2,
+                     *           "insurance": 0,
+                     *           "fees": 0,
                      *           "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
                      *           "credit_sequential_id": 1,
                      *           "client_name": "Ana García",
@@ -9882,6 +10011,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                             /** Format: uuid */
                             client_id: string;
                             /** @description the credit's per-business number */
@@ -10004,7 +10137,9 @@ export interface operations {
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -10020,7 +10155,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -10036,7 +10173,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "payments": [
@@ -10063,7 +10202,9 @@ export interface operations {
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       }
                      *     }
                      */
@@ -10164,7 +10305,9 @@ export interface operations {
                      *           "principal": 33333.33,
                      *           "interest": 6666.67,
                      *           "vat": 0,
-                     *           "outstanding_after": 0
+                     *           "outstanding_after": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -10175,7 +10318,9 @@ export interface operations {
                      *           "principal": 0,
                      *           "interest": 4200,
                      *           "vat": 0,
-                     *           "outstanding_after": 35800
+                     *           "outstanding_after": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "balance_after": {
@@ -10185,7 +10330,9 @@ export interface operations {
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       }
                      *     }
                      */
@@ -13282,7 +13429,9 @@ export interface operations {
                      *           "punitory_posted": 800,
                      *           "punitory_accrued": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -13301,7 +13450,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -13320,7 +13471,9 @@ export interface operations {
                      *           "punitory_posted": 0,
                      *           "punitory_accrued": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -13410,7 +13563,9 @@ export interface operations {
                      *         "punitory_posted": 800,
                      *         "punitory_accrued": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -13424,7 +13579,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -13440,6 +13595,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                         /** @description the clients who back the credit, oldest first */
@@ -13891,6 +14050,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                             /** Format: uuid */
                             client_id: string;
                             /** @description the credit's per-business number */

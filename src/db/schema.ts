@@ -183,6 +183,14 @@ export interface InstallmentsTable {
   principal: Numeric;
   interest: Numeric;
   vat: Numeric;
+  /**
+   * migration 046: the insurance and the admin fee, each with its VAT (inside vat):
+   * principal + interest + insurance + fees + vat = amount
+   */
+  insurance: ColumnType<string, string | number | undefined, never>;
+  insurance_vat: ColumnType<string, string | number | undefined, never>;
+  fees: ColumnType<string, string | number | undefined, never>;
+  fees_vat: ColumnType<string, string | number | undefined, never>;
   /** days from a due date that is not a business day to the next business day */
   tolerance_days: ColumnType<number, number | undefined, number>;
 }
@@ -201,6 +209,9 @@ export interface LedgerTable {
   punitory_part: ColumnType<string, string | number | undefined, never>;
   vat_part: ColumnType<string, string | number | undefined, never>;
   interest_part: ColumnType<string, string | number | undefined, never>;
+  /** migration 046: what a slice paid of the fees and of the insurance, their VAT included */
+  fees_part: ColumnType<string, string | number | undefined, never>;
+  insurance_part: ColumnType<string, string | number | undefined, never>;
   origin: LedgerOrigin;
   effective_date: DateStr;
   payment_id: string | null;

@@ -13,18 +13,53 @@ export interface InstallmentBalance {
   /** the VAT and interest in `amount` still unpaid (absent: none), paid before its principal */
   vatDue?: Decimal;
   interestDue?: Decimal;
+  /** the fees and the insurance in `amount` still unpaid, their VAT included (absent: none), paid before the interest's VAT */
+  feesDue?: Decimal;
+  insuranceDue?: Decimal;
 }
 
 export interface PaymentSlice {
   installmentId: string;
   /** principal + punitory */
   amount: Decimal;
-  /** the part applied to the installment's amount: its VAT, interest and principal proper */
+  /** the part applied to the installment's amount: its fees, insurance, VAT, interest and principal proper */
   principal: Decimal;
   punitory: Decimal;
-  /** of `principal`, what went to the installment's VAT and to its interest (in that order, first) */
+  /** of `principal`, what went to the interest's VAT and to the interest */
   vat: Decimal;
   interest: Decimal;
+  /** of `principal`, what went to the fees and to the insurance, their VAT included */
+  fees: Decimal;
+  insurance: Decimal;
+}
+
+/**
+ * The parts of an installment's amount a payment covers before its principal proper, in the order
+ * it covers them (docs/domain.md, "Fees and charges"): the fees and the insurance (with their VAT),
+ * the interest's VAT, the interest. What owes something outside the amount (punitory, charges)
+ * comes before all of them.
+ */
+export const AMOUNT_PARTS = [
+  { part: 'fees', due: 'feesDue' },
+  { part: 'insurance', due: 'insuranceDue' },
+  { part: 'vat', due: 'vatDue' },
+  { part: 'interest', due: 'interestDue' },
+] as const;
+export type AmountPart = (typeof AMOUNT_PARTS)[number]['part'];
+
+/** What `paid` (applied to the installment's amount) covers of each part, in order; the rest is principal. */
+export function splitAmountPaid(
+  paid: Decimal,
+  inst: Pick<InstallmentBalance, 'vatDue' | 'interestDue' | 'feesDue' | 'insuranceDue'>,
+): Record<AmountPart, Decimal> {
+  let left = paid;
+  const out = {} as Record<AmountPart, Decimal>;
+  for (const { part, due } of AMOUNT_PARTS) {
+    const x = Dec.max(Dec.min(left, max0(inst[due] ?? ZERO)), ZERO);
+    out[part] = x;
+    left = left.minus(x);
+  }
+  return out;
 }
 
 export interface Allocation {
@@ -52,7 +87,7 @@ export function installmentDue(i: Pick<InstallmentBalance, 'amount' | 'principal
 
 /**
  * Splits a payment over installments in order of `number`; within one, unpaid punitory (with its
- * VAT) first, then unpaid amount: its VAT, its interest, its principal. One slice per installment
+ * VAT) first, then unpaid amount: its fees and insurance, the interest's VAT, its interest, its principal. One slice per installment
  * touched; never more than owed.
  */
 export function allocatePayment(amount: Decimal, installments: InstallmentBalance[]): Allocation {
@@ -67,10 +102,9 @@ export function allocatePayment(amount: Decimal, installments: InstallmentBalanc
     const principal = Dec.min(left, due.principal);
     left = left.minus(principal);
     if (punitory.gt(0) || principal.gt(0)) {
-      // inside the amount: VAT, then interest, then principal (DOMAIN.md "Interest methods")
-      const vat = Dec.min(principal, max0(inst.vatDue ?? ZERO));
-      const interest = Dec.min(principal.minus(vat), max0(inst.interestDue ?? ZERO));
-      slices.push({ installmentId: inst.id, amount: punitory.plus(principal), principal, punitory, vat, interest });
+      // inside the amount: fees and insurance, the interest's VAT, the interest, then principal
+      const parts = splitAmountPaid(principal, inst);
+      slices.push({ installmentId: inst.id, amount: punitory.plus(principal), principal, punitory, ...parts });
     }
   }
   return { slices, unallocated: max0(left) };

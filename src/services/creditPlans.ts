@@ -12,12 +12,14 @@ import {
 } from '../db/repositories/creditConfigs.ts';
 import {
   creditCost,
+  feesProblem,
   disbursedOf,
   financedPrincipal,
   money,
   originationOf,
   toMoneyNumber,
   toMoneyString,
+  type Decimal,
 } from '../domain/index.ts';
 import { plannedSchedule } from './lending/grant.ts';
 import { holidaySet } from './holidays.ts';
@@ -32,22 +34,12 @@ import { emit, emitEdit } from './events.ts';
 export type PlanInput = Omit<CreditConfigInput, 'fees'> & { fees?: PlanFee[] };
 export type PlanPatch = Omit<CreditConfigPatch, 'fees'> & { fees?: PlanFee[] };
 
-/** A plan's fees checked (at most one of each type; rate or amount, not both) and written as JSON text. */
+/** A plan's fees checked (at most one of each type, each with the fields its type takes) and written as JSON text. */
 function feesColumn<T extends { fees?: PlanFee[] }>(input: T): Omit<T, 'fees'> & { fees?: string } {
   const { fees, ...rest } = input;
   if (fees === undefined) return rest;
-  const seen = new Set<string>();
-  fees.forEach((f, k) => {
-    if (seen.has(f.type))
-      throw unprocessable(`fees: at most one fee of type ${f.type}`, [
-        { path: `/fees/${k}/type`, message: 'repeated' },
-      ]);
-    seen.add(f.type);
-    if ((f.rate === undefined) === (f.amount === undefined))
-      throw unprocessable(`fees: the ${f.type} fee takes either rate or amount`, [
-        { path: `/fees/${k}`, message: 'give rate or amount, not both' },
-      ]);
-  });
+  const problem = feesProblem(fees);
+  if (problem) throw unprocessable(`fees: ${problem.detail}`, [{ path: problem.path, message: problem.message }]);
   return { ...rest, fees: JSON.stringify(fees) };
 }
 
@@ -91,6 +83,8 @@ export async function editPlan(db: Database, ctx: ActorContext, id: string, inpu
   return presentCreditConfig(plan);
 }
 
+const sum = (xs: Decimal[]) => xs.reduce((a, x) => a.plus(x), money(0));
+
 /** The schedule of a credit of amount on this plan, starting startDate (the business's today by default). */
 export async function simulate(
   db: Database,
@@ -133,8 +127,17 @@ export async function simulate(
       principal: toMoneyNumber(money(r.principal)),
       interest: toMoneyNumber(money(r.interest)),
       vat: toMoneyNumber(money(r.vat)),
+      insurance: toMoneyNumber(money(r.insurance)),
+      fees: toMoneyNumber(money(r.fees)),
     })),
     total: toMoneyNumber(schedule.total),
     cost: { tna: cost.tna.toNumber(), tea: cost.tea.toNumber(), cft_tea: cost.cft_tea?.toNumber() ?? null },
+    disbursed: toMoneyNumber(disbursed),
+    fees: {
+      origination: toMoneyNumber(origination.total),
+      origination_financed: origination.financed,
+      insurance: toMoneyNumber(sum(schedule.installments.map((i) => i.insurance.plus(i.insuranceVat)))),
+      admin: toMoneyNumber(sum(schedule.installments.map((i) => i.fees.plus(i.feesVat)))),
+    },
   };
 }

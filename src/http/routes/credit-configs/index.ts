@@ -49,11 +49,23 @@ const Simulation = Type.Object({
       due_date: CalendarDate,
       principal: Type.Number(),
       interest: Type.Number(),
-      vat: Type.Number(),
+      vat: Type.Number({ description: 'the VAT of the interest, the insurance and the fees' }),
+      insurance: Type.Number(),
+      fees: Type.Number(),
     }),
   ),
   total: Type.Number(),
   cost: ref(Cost),
+  disbursed: Type.Number({ description: 'the cash handed over: the amount, less an origination fee deducted' }),
+  fees: Type.Object(
+    {
+      origination: Type.Number({ description: 'the origination fee, VAT included' }),
+      origination_financed: Type.Boolean({ description: 'true: added to the principal; false: deducted' }),
+      insurance: Type.Number({ description: 'the insurance of every installment, VAT included' }),
+      admin: Type.Number({ description: 'the admin fees of every installment, VAT included' }),
+    },
+    { description: 'the plan\'s fees on this credit (docs/domain.md, "Fees and charges")' },
+  ),
 });
 
 export default async function creditConfigRoutes(app: App) {

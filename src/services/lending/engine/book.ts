@@ -116,6 +116,8 @@ export function statesOf(l: Book): InstallmentState[] {
       punitory_part: String(e.punitory_part ?? 0),
       vat_part: String(e.vat_part ?? 0),
       interest_part: String(e.interest_part ?? 0),
+      fees_part: String(e.fees_part ?? 0),
+      insurance_part: String(e.insurance_part ?? 0),
       created_at: at,
     })),
   ]);
@@ -170,6 +172,8 @@ export function stageSlices(
       punitory_part: toMoneyString(s.punitory),
       vat_part: toMoneyString(s.vat),
       interest_part: toMoneyString(s.interest),
+      fees_part: toMoneyString(s.fees),
+      insurance_part: toMoneyString(s.insurance),
       effective_date: o.paidOn,
       payment_id: o.paymentId,
       branch_id: o.branchId,
@@ -185,6 +189,8 @@ const zeroSlice = (installmentId: string): PaymentSlice => ({
   punitory: ZERO,
   vat: ZERO,
   interest: ZERO,
+  fees: ZERO,
+  insurance: ZERO,
 });
 const addSlice = (a: PaymentSlice, b: PaymentSlice, sign = 1): PaymentSlice => ({
   installmentId: a.installmentId,
@@ -193,6 +199,8 @@ const addSlice = (a: PaymentSlice, b: PaymentSlice, sign = 1): PaymentSlice => (
   punitory: a.punitory.plus(b.punitory.times(sign)),
   vat: a.vat.plus(b.vat.times(sign)),
   interest: a.interest.plus(b.interest.times(sign)),
+  fees: a.fees.plus(b.fees.times(sign)),
+  insurance: a.insurance.plus(b.insurance.times(sign)),
 });
 const sliceOf = (e: EntryShape): PaymentSlice => {
   const punitory = money(e.punitory_part);
@@ -203,10 +211,17 @@ const sliceOf = (e: EntryShape): PaymentSlice => {
     punitory,
     vat: money(e.vat_part),
     interest: money(e.interest_part),
+    fees: money(e.fees_part ?? 0),
+    insurance: money(e.insurance_part ?? 0),
   };
 };
 const isZeroSlice = (s: PaymentSlice) =>
-  s.amount.isZero() && s.punitory.isZero() && s.vat.isZero() && s.interest.isZero();
+  s.amount.isZero() &&
+  s.punitory.isZero() &&
+  s.vat.isZero() &&
+  s.interest.isZero() &&
+  s.fees.isZero() &&
+  s.insurance.isZero();
 
 /** Per installment, the net of these entries (in installment order of first appearance). */
 function netSlices(entries: EntryShape[]): Map<string, PaymentSlice> {
@@ -270,8 +285,17 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
     for (const s of states) {
       const over = s.principalPaid.minus(s.amount);
       if (over.lte(0)) continue;
-      const vat = Dec.min(over, Dec.max(s.vatPaid.minus(s.vat), ZERO));
-      const interest = Dec.min(over.minus(vat), Dec.max(s.interestPaid.minus(s.interest), ZERO));
+      // each part paid beyond what it carries, in the allocation's order
+      let left = over;
+      const beyond = (paid: Decimal, due: Decimal) => {
+        const x = Dec.min(left, Dec.max(paid.minus(due), ZERO));
+        left = left.minus(x);
+        return x;
+      };
+      const fees = beyond(s.feesPaid, s.fees);
+      const insurance = beyond(s.insurancePaid, s.insurance);
+      const vat = beyond(s.vatPaid, s.vat);
+      const interest = beyond(s.interestPaid, s.interest);
       const slice = {
         installmentId: s.id,
         amount: over.neg(),
@@ -279,6 +303,8 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
         punitory: ZERO,
         vat: vat.neg(),
         interest: interest.neg(),
+        fees: fees.neg(),
+        insurance: insurance.neg(),
       };
       addPayment(s, { paidOn: p.paidOn, ...slice });
       back.push(slice);
@@ -406,7 +432,10 @@ export interface Payoff {
     principal: Decimal;
     interest: Decimal;
     vat: Decimal;
-    /** interest and VAT not owed: written off by a payment of exactly `amount` */
+    /** of installments due later: the insurance and fees (their VAT included) of the period begun */
+    insurance: Decimal;
+    fees: Decimal;
+    /** interest, insurance, fees and VAT not owed: written off by a payment of exactly `amount` */
     rebate: Decimal;
   };
   /** per installment due later, the interest and VAT written off */
@@ -431,7 +460,16 @@ export function payoffOfStates(
   stop: string | null,
   asOf: string,
 ): Payoff {
-  const b = { due: ZERO, punitory: ZERO, principal: ZERO, interest: ZERO, vat: ZERO, rebate: ZERO };
+  const b = {
+    due: ZERO,
+    punitory: ZERO,
+    principal: ZERO,
+    interest: ZERO,
+    vat: ZERO,
+    insurance: ZERO,
+    fees: ZERO,
+    rebate: ZERO,
+  };
   const rebates: PaymentSlice[] = [];
   let prevDue = credit.start_date;
   // of installments due later: what they owe in all, less what is paid of them (may be negative)
@@ -449,20 +487,34 @@ export function payoffOfStates(
       const share = period > 0 ? Dec.min(new Dec(elapsed).div(period), 1) : ZERO;
       const accruedInterest = round2(s.interest.times(share));
       const accruedVat = round2(s.vat.times(share));
-      // owed of it: its principal and the interest and VAT accrued, less everything paid of its amount
-      const gross = s.amount.minus(s.interest).minus(s.vat).plus(accruedInterest).plus(accruedVat);
+      // the insurance and the fees (with their VAT) of a period are owed in full once it has begun,
+      // none of them before (docs/domain.md, "Early payoff")
+      const begun = elapsed > 0;
+      const accruedFees = begun ? s.fees : ZERO;
+      const accruedInsurance = begun ? s.insurance : ZERO;
+      // owed of it: its principal and what is accrued, less everything paid of its amount
+      const principal = s.amount.minus(s.interest).minus(s.vat).minus(s.fees).minus(s.insurance);
+      const gross = principal.plus(accruedInterest).plus(accruedVat).plus(accruedFees).plus(accruedInsurance);
       const net = gross.minus(s.principalPaid);
       later = later.plus(net);
-      const owed = Dec.max(net, ZERO);
-      const interest = Dec.min(Dec.max(accruedInterest.minus(s.interestPaid), ZERO), owed);
-      const vat = Dec.min(Dec.max(accruedVat.minus(s.vatPaid), ZERO), owed.minus(interest));
-      b.interest = b.interest.plus(interest);
-      b.vat = b.vat.plus(vat);
-      // the rebate: the interest and VAT of its amount not owed (a payment of exactly the quote
-      // writes it off; what was paid of it beyond that moves to the installments still owing)
+      // what is owed goes to the parts in the allocation's order
+      let owed = Dec.max(net, ZERO);
+      const part = (accrued: Decimal, paid: Decimal) => {
+        const x = Dec.min(Dec.max(accrued.minus(paid), ZERO), owed);
+        owed = owed.minus(x);
+        return x;
+      };
+      b.fees = b.fees.plus(part(accruedFees, s.feesPaid));
+      b.insurance = b.insurance.plus(part(accruedInsurance, s.insurancePaid));
+      b.vat = b.vat.plus(part(accruedVat, s.vatPaid));
+      b.interest = b.interest.plus(part(accruedInterest, s.interestPaid));
+      // the rebate: what of its amount is not owed (a payment of exactly the quote writes it off;
+      // what was paid of it beyond that moves to the installments still owing)
       const rebate = s.amount.minus(gross);
       if (rebate.gt(0)) {
-        const rebateVat = Dec.min(rebate, Dec.max(s.vat.minus(accruedVat), ZERO));
+        const fees = s.fees.minus(accruedFees);
+        const insurance = s.insurance.minus(accruedInsurance);
+        const rebateVat = Dec.min(rebate.minus(fees).minus(insurance), Dec.max(s.vat.minus(accruedVat), ZERO));
         b.rebate = b.rebate.plus(rebate);
         rebates.push({
           installmentId: s.id,
@@ -470,7 +522,9 @@ export function payoffOfStates(
           principal: rebate,
           punitory: ZERO,
           vat: rebateVat,
-          interest: rebate.minus(rebateVat),
+          interest: rebate.minus(fees).minus(insurance).minus(rebateVat),
+          fees,
+          insurance,
         });
       }
     }
@@ -478,7 +532,7 @@ export function payoffOfStates(
   }
   // the principal: what the later installments owe beyond the interest and VAT accrued, less the
   // prepayments (negative when these exceed it)
-  b.principal = later.minus(b.interest).minus(b.vat);
+  b.principal = later.minus(b.interest).minus(b.vat).minus(b.fees).minus(b.insurance);
   const amount = Dec.max(b.due.plus(b.punitory).plus(later), ZERO);
   return { asOf, amount, breakdown: b, rebates };
 }

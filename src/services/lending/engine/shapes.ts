@@ -43,7 +43,13 @@ export interface InstallmentLike {
   amount: MoneyText;
   due_date: DateText;
   interest?: MoneyText;
+  /** the VAT of the interest, the insurance and the fees */
   vat?: MoneyText;
+  /** the insurance and the admin fee, and the VAT of each (inside vat) */
+  insurance?: MoneyText;
+  insurance_vat?: MoneyText;
+  fees?: MoneyText;
+  fees_vat?: MoneyText;
   tolerance_days?: number;
 }
 
@@ -61,6 +67,8 @@ export interface EntryLike {
   effective_date: DateText;
   vat_part?: MoneyText;
   interest_part?: MoneyText;
+  fees_part?: MoneyText;
+  insurance_part?: MoneyText;
 }
 
 /** A written ledger entry. */
@@ -71,6 +79,8 @@ export interface EntryShape extends EntryLike {
   payment_id: string | null;
   vat_part: MoneyText;
   interest_part: MoneyText;
+  fees_part: MoneyText;
+  insurance_part: MoneyText;
   created_at: Date;
 }
 
@@ -84,6 +94,8 @@ export interface NewEntry {
   punitory_part?: MoneyText;
   vat_part?: MoneyText;
   interest_part?: MoneyText;
+  fees_part?: MoneyText;
+  insurance_part?: MoneyText;
   effective_date: DateText;
   payment_id?: string | null;
   branch_id: string | null;
