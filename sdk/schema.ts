@@ -2062,6 +2062,10 @@ export interface components {
             paid: number;
             /** @description decimal amount, at most 2 decimals */
             outstanding: number;
+            /** @description decimal amount, at most 2 decimals */
+            insurance: number;
+            /** @description decimal amount, at most 2 decimals */
+            fees: number;
         };
         /** LedgerEntry */
         LedgerEntry: {
@@ -2205,22 +2209,24 @@ export interface components {
             };
             /** @description fees charged on its credits, at most one of each type; default none */
             fees: {
-                /** @description origination: charged once, when the credit is granted */
-                type: "origination";
+                /** @description origination: charged once, when the credit is granted (rate or amount); insurance: life insurance, rate a month × the principal outstanding at the start of each period, added to each installment; admin: a fixed amount added to each installment; collection: a fixed amount charged once on an installment after_days late */
+                type: "origination" | "insurance" | "admin" | "collection";
                 /**
                  * Format: rate
-                 * @description a fraction of the amount lent: 0.03 = 3 %; give rate or amount
+                 * @description origination: a fraction of the amount lent (0.03 = 3 %), or amount; insurance: a fraction a month
                  */
                 rate?: number;
                 /**
                  * Format: money
-                 * @description a fixed amount; give rate or amount
+                 * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment
                  */
                 amount?: number;
                 /** @description VAT at the plan's vat_rate on the fee */
                 vat: boolean;
-                /** @description true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
+                /** @description origination only. true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
                 financed?: boolean;
+                /** @description collection only: days late that charge it */
+                after_days?: number;
             }[];
         };
         /** AuditLogEntry */
@@ -2414,6 +2420,10 @@ export interface components {
                 paid: number;
                 /** @description decimal amount, at most 2 decimals */
                 outstanding: number;
+                /** @description decimal amount, at most 2 decimals */
+                insurance: number;
+                /** @description decimal amount, at most 2 decimals */
+                fees: number;
             }[];
             /** @description oldest first; reversed ones stay, with reversed_at */
             payments: {
@@ -2439,7 +2449,7 @@ export interface components {
                 channel: string | null;
                 external_reference: string | null;
             }[];
-            /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
+            /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued + charges − waived − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
             balance: {
                 /** @description decimal amount, at most 2 decimals */
                 principal: number;
@@ -2459,6 +2469,10 @@ export interface components {
                 paid: number;
                 /** @description decimal amount, at most 2 decimals */
                 outstanding: number;
+                /** @description decimal amount, at most 2 decimals */
+                insurance: number;
+                /** @description decimal amount, at most 2 decimals */
+                fees: number;
             };
         };
         /**
@@ -2544,6 +2558,10 @@ export interface components {
                 vat: number | null;
                 /** @description decimal amount, at most 2 decimals */
                 outstanding_after: number;
+                /** @description decimal amount, at most 2 decimals */
+                insurance: number;
+                /** @description decimal amount, at most 2 decimals */
+                fees: number;
             }[];
             /** @description the credit's balance right after the payment was recorded (entries recorded up to it), as of its date */
             balance_after: {
@@ -2565,6 +2583,10 @@ export interface components {
                 paid: number;
                 /** @description decimal amount, at most 2 decimals */
                 outstanding: number;
+                /** @description decimal amount, at most 2 decimals */
+                insurance: number;
+                /** @description decimal amount, at most 2 decimals */
+                fees: number;
             };
         };
         /** Holiday */
@@ -5471,7 +5493,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -5492,7 +5516,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -5513,7 +5539,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -5897,7 +5925,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -5918,7 +5948,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -5939,7 +5971,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -5992,7 +6026,9 @@ export interface operations {
                      *         "charges": 0,
                      *         "waived": 0,
                      *         "paid": 0,
-                     *         "outstanding": 120000
+                     *         "outstanding": 120000,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -6006,7 +6042,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued + charges − waived − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -6026,6 +6062,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                         /** @description the clients who back the credit, oldest first */
@@ -6641,22 +6681,24 @@ export interface operations {
                     };
                     /** @description fees charged on its credits, at most one of each type; default none */
                     fees?: {
-                        /** @description origination: charged once, when the credit is granted */
-                        type: "origination";
+                        /** @description origination: charged once, when the credit is granted (rate or amount); insurance: life insurance, rate a month × the principal outstanding at the start of each period, added to each installment; admin: a fixed amount added to each installment; collection: a fixed amount charged once on an installment after_days late */
+                        type: "origination" | "insurance" | "admin" | "collection";
                         /**
                          * Format: rate
-                         * @description a fraction of the amount lent: 0.03 = 3 %; give rate or amount
+                         * @description origination: a fraction of the amount lent (0.03 = 3 %), or amount; insurance: a fraction a month
                          */
                         rate?: number;
                         /**
                          * Format: money
-                         * @description a fixed amount; give rate or amount
+                         * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment
                          */
                         amount?: number;
                         /** @description VAT at the plan's vat_rate on the fee */
                         vat: boolean;
-                        /** @description true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
+                        /** @description origination only. true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
                         financed?: boolean;
+                        /** @description collection only: days late that charge it */
+                        after_days?: number;
                     }[];
                     id?: unknown;
                     business_id?: unknown;
@@ -6886,22 +6928,24 @@ export interface operations {
                     };
                     /** @description fees charged on its credits, at most one of each type; default none */
                     fees?: {
-                        /** @description origination: charged once, when the credit is granted */
-                        type: "origination";
+                        /** @description origination: charged once, when the credit is granted (rate or amount); insurance: life insurance, rate a month × the principal outstanding at the start of each period, added to each installment; admin: a fixed amount added to each installment; collection: a fixed amount charged once on an installment after_days late */
+                        type: "origination" | "insurance" | "admin" | "collection";
                         /**
                          * Format: rate
-                         * @description a fraction of the amount lent: 0.03 = 3 %; give rate or amount
+                         * @description origination: a fraction of the amount lent (0.03 = 3 %), or amount; insurance: a fraction a month
                          */
                         rate?: number;
                         /**
                          * Format: money
-                         * @description a fixed amount; give rate or amount
+                         * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment
                          */
                         amount?: number;
                         /** @description VAT at the plan's vat_rate on the fee */
                         vat: boolean;
-                        /** @description true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
+                        /** @description origination only. true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
                         financed?: boolean;
+                        /** @description collection only: days late that charge it */
+                        after_days?: number;
                     }[];
                     id?: unknown;
                     business_id?: unknown;
@@ -7030,7 +7074,9 @@ export interface operations {
                      *           "due_date": "2026-03-10",
                      *           "principal": 33333.33,
                      *           "interest": 6666.67,
-                     *           "vat": 0
+                     *           "vat": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "number": 2,
@@ -7038,7 +7084,9 @@ export interface operations {
                      *           "due_date": "2026-04-10",
                      *           "principal": 33333.33,
                      *           "interest": 6666.67,
-                     *           "vat": 0
+                     *           "vat": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "number": 3,
@@ -7046,7 +7094,9 @@ export interface operations {
                      *           "due_date": "2026-05-10",
                      *           "principal": 33333.34,
                      *           "interest": 6666.66,
-                     *           "vat": 0
+                     *           "vat": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "total": 120000,
@@ -7070,18 +7120,21 @@ export interface operations {
                             due_date: string;
                             principal: number;
                             interest: number;
+                            /** @description the VAT of the interest, the insurance and the fees */
                             vat: number;
+                            insurance: number;
+                            fees: number;
                         }[];
                         total: number;
                         cost: components["schemas"]["Cost"];
-                        /** @description the plan's fees on this amount; empty when it has none */
+                        /** @description the plan's fees on this amount, in this order, each only when it comes to more than 0; empty when it has none */
                         fees: {
-                            type: "origination";
-                            /** @description the fee, VAT aside */
+                            type: "origination" | "insurance" | "admin";
+                            /** @description the fee, VAT aside (insurance and admin: over every installment) */
                             amount: number;
                             /** @description the fee's VAT */
                             vat: number;
-                            /** @description true: added to the principal the schedule is built on; false: deducted from the cash handed over */
+                            /** @description origination: true when added to the principal the schedule is built on, false when deducted from the cash handed over; insurance and admin (added to the installments): false */
                             financed: boolean;
                         }[];
                         /** @description the cash the client would be handed: the amount, less a deducted fee and its VAT */
@@ -8125,7 +8178,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -8146,7 +8201,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -8167,7 +8224,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -8259,7 +8318,9 @@ export interface operations {
                      *         "charges": 0,
                      *         "waived": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -8273,7 +8334,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued + charges − waived − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -8293,6 +8354,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                         /** @description the clients who back the credit, oldest first */
@@ -8475,7 +8540,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -8496,7 +8563,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -8517,7 +8586,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -8570,7 +8641,9 @@ export interface operations {
                      *         "charges": 0,
                      *         "waived": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -8584,7 +8657,7 @@ export interface operations {
                         installments: components["schemas"]["Installment"][];
                         /** @description only the entries this payment created: punitory posted, an early-payoff rebate, the payment slices, and the corrections of later payments allocated again when it is dated before them */
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued + charges − waived − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -8604,6 +8677,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                     };
@@ -8713,7 +8790,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -8734,7 +8813,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -8755,7 +8836,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -8847,7 +8930,9 @@ export interface operations {
                      *         "charges": 0,
                      *         "waived": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -8861,7 +8946,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued + charges − waived − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -8881,6 +8966,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                         /** @description the clients who back the credit, oldest first */
@@ -8952,6 +9041,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9000,7 +9090,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -9021,7 +9113,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -9042,7 +9136,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -9134,7 +9230,9 @@ export interface operations {
                      *         "charges": 0,
                      *         "waived": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -9148,7 +9246,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued + charges − waived − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -9168,6 +9266,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                         /** @description the clients who back the credit, oldest first */
@@ -9230,6 +9332,8 @@ export interface operations {
                      *         "principal": 66666.67,
                      *         "interest": 531.18,
                      *         "vat": 0,
+                     *         "insurance": 0,
+                     *         "fees": 0,
                      *         "rebate": 8602.15
                      *       }
                      *     }
@@ -9252,7 +9356,11 @@ export interface operations {
                             interest: number;
                             /** @description the VAT of that interest */
                             vat: number;
-                            /** @description the interest and VAT not owed: written off by an early-payoff rebate */
+                            /** @description the insurance of the current period of installments due later, VAT included */
+                            insurance: number;
+                            /** @description the fees of the current period of installments due later, VAT included */
+                            fees: number;
+                            /** @description the interest, insurance, fees and VAT not owed (of periods not begun): written off by an early-payoff rebate */
                             rebate: number;
                         };
                     };
@@ -9457,7 +9565,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 32000
+                     *           "outstanding": 32000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "7f2b3c4d-5e6f-4071-9283-94a516273849",
@@ -9478,7 +9588,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 32000
+                     *           "outstanding": 32000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "803c4d5e-6f70-4182-a394-a5b62738495a",
@@ -9499,7 +9611,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 32000
+                     *           "outstanding": 32000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -9552,7 +9666,9 @@ export interface operations {
                      *         "charges": 0,
                      *         "waived": 0,
                      *         "paid": 0,
-                     *         "outstanding": 96000
+                     *         "outstanding": 96000,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -9566,7 +9682,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued + charges − waived − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -9586,6 +9702,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                         /** @description the clients who back the credit, oldest first */
@@ -10400,6 +10520,8 @@ export interface operations {
                      *           "waived": 0,
                      *           "paid": 4200,
                      *           "outstanding": 36659.2,
+                     *           "insurance": 0,
+                     *           "fees": 0,
                      *           "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
                      *           "credit_sequential_id": 1,
                      *           "client_name": "Ana García",
@@ -10452,6 +10574,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                             /** Format: uuid */
                             client_id: string;
                             /** @description the credit's per-business number */
@@ -10579,7 +10705,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -10597,7 +10725,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -10615,7 +10745,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "payments": [
@@ -10644,7 +10776,9 @@ export interface operations {
                      *         "charges": 0,
                      *         "waived": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       }
                      *     }
                      */
@@ -10748,7 +10882,9 @@ export interface operations {
                      *           "principal": 33333.33,
                      *           "interest": 6666.67,
                      *           "vat": 0,
-                     *           "outstanding_after": 0
+                     *           "outstanding_after": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -10759,7 +10895,9 @@ export interface operations {
                      *           "principal": 0,
                      *           "interest": 4200,
                      *           "vat": 0,
-                     *           "outstanding_after": 35800
+                     *           "outstanding_after": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "balance_after": {
@@ -10771,7 +10909,9 @@ export interface operations {
                      *         "charges": 0,
                      *         "waived": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       }
                      *     }
                      */
@@ -13936,7 +14076,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 40800,
-                     *           "outstanding": 0
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -13957,7 +14099,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 4200,
-                     *           "outstanding": 35800
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         },
                      *         {
                      *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
@@ -13978,7 +14122,9 @@ export interface operations {
                      *           "charges": 0,
                      *           "waived": 0,
                      *           "paid": 0,
-                     *           "outstanding": 40000
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
                      *         }
                      *       ],
                      *       "ledgerEntries": [
@@ -14070,7 +14216,9 @@ export interface operations {
                      *         "charges": 0,
                      *         "waived": 0,
                      *         "paid": 45000,
-                     *         "outstanding": 75800
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
                      *       },
                      *       "cost": {
                      *         "tna": 1.164123,
@@ -14084,7 +14232,7 @@ export interface operations {
                         credit: components["schemas"]["Credit"];
                         installments: components["schemas"]["Installment"][];
                         ledgerEntries: components["schemas"]["LedgerEntry"][];
-                        /** @description as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid (paid counts payments and early-payoff rebates) */
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued + charges − waived − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
                         balance: {
                             /** @description decimal amount, at most 2 decimals */
                             principal: number;
@@ -14104,6 +14252,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                         };
                         cost: components["schemas"]["Cost"];
                         /** @description the clients who back the credit, oldest first */
@@ -14647,6 +14799,10 @@ export interface operations {
                             paid: number;
                             /** @description decimal amount, at most 2 decimals */
                             outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
                             /** Format: uuid */
                             client_id: string;
                             /** @description the credit's per-business number */

@@ -190,6 +190,14 @@ export interface InstallmentsTable {
   principal: Numeric;
   interest: Numeric;
   vat: Numeric;
+  /**
+   * migration 046: the insurance and the admin fee, each with its VAT (inside vat):
+   * principal + interest + insurance + fees + vat = amount
+   */
+  insurance: ColumnType<string, string | number | undefined, never>;
+  insurance_vat: ColumnType<string, string | number | undefined, never>;
+  fees: ColumnType<string, string | number | undefined, never>;
+  fees_vat: ColumnType<string, string | number | undefined, never>;
   /** days from a due date that is not a business day to the next business day */
   tolerance_days: ColumnType<number, number | undefined, number>;
 }
@@ -219,6 +227,9 @@ export interface LedgerTable {
   interest_part: ColumnType<string, string | number | undefined, never>;
   /** what a payment slice paid of charges; a charge waiver's amount (migration 047) */
   charge_part: ColumnType<string, string | number | undefined, never>;
+  /** migration 046: what a slice paid of the fees and of the insurance, their VAT included */
+  fees_part: ColumnType<string, string | number | undefined, never>;
+  insurance_part: ColumnType<string, string | number | undefined, never>;
   origin: LedgerOrigin;
   effective_date: DateStr;
   payment_id: string | null;

@@ -15,20 +15,55 @@ export interface InstallmentBalance {
   /** the VAT and interest in `amount` still unpaid (absent: none), paid before its principal */
   vatDue?: Decimal;
   interestDue?: Decimal;
+  /** the fees and the insurance in `amount` still unpaid, their VAT included (absent: none), paid before the interest's VAT */
+  feesDue?: Decimal;
+  insuranceDue?: Decimal;
 }
 
 export interface PaymentSlice {
   installmentId: string;
   /** principal + punitory + charge */
   amount: Decimal;
-  /** the part applied to the installment's amount: its VAT, interest and principal proper */
+  /** the part applied to the installment's amount: its fees, insurance, VAT, interest and principal proper */
   principal: Decimal;
   punitory: Decimal;
   /** what went to the installment's posted charges (their VAT included) */
   charge: Decimal;
-  /** of `principal`, what went to the installment's VAT and to its interest (in that order, first) */
+  /** of `principal`, what went to the interest's VAT and to the interest */
   vat: Decimal;
   interest: Decimal;
+  /** of `principal`, what went to the fees and to the insurance, their VAT included */
+  fees: Decimal;
+  insurance: Decimal;
+}
+
+/**
+ * The parts of an installment's amount a payment covers before its principal proper, in the order
+ * it covers them (docs/domain.md, "Fees and charges"): the fees and the insurance (with their VAT),
+ * the interest's VAT, the interest. What owes something outside the amount (punitory, charges)
+ * comes before all of them.
+ */
+export const AMOUNT_PARTS = [
+  { part: 'fees', due: 'feesDue' },
+  { part: 'insurance', due: 'insuranceDue' },
+  { part: 'vat', due: 'vatDue' },
+  { part: 'interest', due: 'interestDue' },
+] as const;
+export type AmountPart = (typeof AMOUNT_PARTS)[number]['part'];
+
+/** What `paid` (applied to the installment's amount) covers of each part, in order; the rest is principal. */
+export function splitAmountPaid(
+  paid: Decimal,
+  inst: Pick<InstallmentBalance, 'vatDue' | 'interestDue' | 'feesDue' | 'insuranceDue'>,
+): Record<AmountPart, Decimal> {
+  let left = paid;
+  const out = {} as Record<AmountPart, Decimal>;
+  for (const { part, due } of AMOUNT_PARTS) {
+    const x = Dec.max(Dec.min(left, max0(inst[due] ?? ZERO)), ZERO);
+    out[part] = x;
+    left = left.minus(x);
+  }
+  return out;
 }
 
 export interface Allocation {
@@ -70,7 +105,8 @@ export function partsDue(i: InstallmentBalance): Record<AllocationPart, Decimal>
 
 /**
  * Splits a payment over installments in order of `number`; within one, part by part in
- * ALLOCATION_ORDER. One slice per installment touched; never more than owed.
+ * ALLOCATION_ORDER, and inside the amount its fees and insurance, the interest's VAT, its interest,
+ * its principal (AMOUNT_PARTS). One slice per installment touched; never more than owed.
  */
 export function allocatePayment(amount: Decimal, installments: InstallmentBalance[]): Allocation {
   let left = round2(new Dec(amount));
@@ -86,17 +122,15 @@ export function allocatePayment(amount: Decimal, installments: InstallmentBalanc
     }
     const { charge, punitory, principal } = paid;
     if (charge.gt(0) || punitory.gt(0) || principal.gt(0)) {
-      // inside the amount: VAT, then interest, then principal (docs/domain.md "Interest methods")
-      const vat = Dec.min(principal, max0(inst.vatDue ?? ZERO));
-      const interest = Dec.min(principal.minus(vat), max0(inst.interestDue ?? ZERO));
+      // inside the amount: fees and insurance, the interest's VAT, the interest, then principal
+      const parts = splitAmountPaid(principal, inst);
       slices.push({
         installmentId: inst.id,
         amount: charge.plus(punitory).plus(principal),
         principal,
         punitory,
         charge,
-        vat,
-        interest,
+        ...parts,
       });
     }
   }

@@ -3,17 +3,73 @@
 import type { Decimal } from './money.ts';
 import { Dec, money, round2 } from './money.ts';
 
-/** A fee as a plan declares it (the `fees` of CreditConfig). */
+export type FeeType = 'origination' | 'insurance' | 'admin' | 'collection';
+
+/** A fee as a plan declares it (the `fees` of CreditConfig): at most one of each type. */
 export interface PlanFee {
-  type: 'origination';
-  /** a fraction of the amount lent (0.03 = 3 %); or `amount` */
+  type: FeeType;
+  /** origination: a fraction of the amount lent (0.03 = 3 %), or `amount`; insurance: a fraction a month of the principal outstanding */
   rate?: number;
-  /** a fixed amount; or `rate` */
+  /** origination: a fixed amount, or `rate`; admin: per installment; collection: per installment late */
   amount?: number;
   /** VAT at the plan's vat_rate on it */
   vat: boolean;
   /** origination: added to the principal (true) or deducted from what is handed over (false, default) */
   financed?: boolean;
+  /** collection: posted once an installment is this many days late */
+  after_days?: number;
+}
+
+/**
+ * What a fee of each type takes (docs/domain.md, "Fees and charges"): `rate` or `amount` or
+ * either; `financed` and `after_days` only where they mean something.
+ */
+const FEE_FIELDS: Record<FeeType, { rate: boolean; amount: boolean; financed: boolean; after_days: boolean }> = {
+  origination: { rate: true, amount: true, financed: true, after_days: false },
+  insurance: { rate: true, amount: false, financed: false, after_days: false },
+  admin: { rate: false, amount: true, financed: false, after_days: false },
+  collection: { rate: false, amount: true, financed: false, after_days: true },
+};
+
+/** Why a plan's fees cannot be (a path under /fees and a message), or null when they can. */
+export function feesProblem(fees: readonly PlanFee[]): { path: string; message: string; detail: string } | null {
+  const seen = new Set<string>();
+  for (const [k, f] of fees.entries()) {
+    const at = `/fees/${k}`;
+    if (seen.has(f.type))
+      return { path: `${at}/type`, message: 'repeated', detail: `at most one fee of type ${f.type}` };
+    seen.add(f.type);
+    const takes = FEE_FIELDS[f.type];
+    if (takes.rate && takes.amount) {
+      if ((f.rate === undefined) === (f.amount === undefined))
+        return {
+          path: at,
+          message: 'give rate or amount, not both',
+          detail: `the ${f.type} fee takes either rate or amount`,
+        };
+    } else {
+      const needed = takes.rate ? 'rate' : 'amount';
+      const other = takes.rate ? 'amount' : 'rate';
+      if (f[other] !== undefined)
+        return {
+          path: `${at}/${other}`,
+          message: `not for ${f.type}`,
+          detail: `the ${f.type} fee takes ${needed}, not ${other}`,
+        };
+      if (f[needed] === undefined)
+        return { path: at, message: `${needed} is required`, detail: `the ${f.type} fee takes ${needed}` };
+    }
+    for (const field of ['financed', 'after_days'] as const)
+      if (f[field] !== undefined && !takes[field])
+        return {
+          path: `${at}/${field}`,
+          message: `not for ${f.type}`,
+          detail: `${field} is only for the ${field === 'financed' ? 'origination' : 'collection'} fee`,
+        };
+    if (f.type === 'collection' && f.after_days === undefined)
+      return { path: at, message: 'after_days is required', detail: 'the collection fee takes after_days' };
+  }
+  return null;
 }
 
 export interface Origination {
@@ -43,4 +99,32 @@ export function financedPrincipal(amount: Decimal, o: Origination): Decimal {
 /** The cash handed over: the amount, less the fee and its VAT when deducted. */
 export function disbursedOf(amount: Decimal, o: Origination): Decimal {
   return o.financed ? amount : amount.minus(o.total);
+}
+
+/** An installment's insurance and admin fee, each with its VAT (zeros: none). */
+export interface PeriodFees {
+  insurance: Decimal;
+  insuranceVat: Decimal;
+  fees: Decimal;
+  feesVat: Decimal;
+}
+
+export const NO_PERIOD_FEES: PeriodFees = { insurance: ZERO, insuranceVat: ZERO, fees: ZERO, feesVat: ZERO };
+
+/**
+ * The insurance and admin fee of one period: insurance is `rate` (a month) × the principal
+ * outstanding at the start of the period, rounded to the cent; the admin fee is its fixed
+ * `amount`; each with its VAT, rounded on the rounded figure, only when the fee says `vat`.
+ */
+export function periodFeesOf(fees: readonly PlanFee[], principalAtStart: Decimal, vatRate: Decimal): PeriodFees {
+  const ins = fees.find((x) => x.type === 'insurance');
+  const adm = fees.find((x) => x.type === 'admin');
+  const insurance = ins ? round2(principalAtStart.times(money(ins.rate ?? 0))) : ZERO;
+  const admin = adm ? round2(money(adm.amount ?? 0)) : ZERO;
+  return {
+    insurance,
+    insuranceVat: ins?.vat ? round2(insurance.times(vatRate)) : ZERO,
+    fees: admin,
+    feesVat: adm?.vat ? round2(admin.times(vatRate)) : ZERO,
+  };
 }

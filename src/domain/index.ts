@@ -45,10 +45,17 @@ export { delinquency } from './delinquency.ts';
 export type { InstallmentStatus, DelinquencyInput, Delinquency } from './delinquency.ts';
 export { atStorableMax, cumulativePunitory, punitoryToPost, punitoryCap } from './punitory.ts';
 export type { PunitoryMode, PunitoryTerms, InstallmentPayment, PunitoryInput } from './punitory.ts';
-export { allocatePayment, outstanding, installmentStatus, installmentDue } from './allocation.ts';
-export type { InstallmentBalance, PaymentSlice, Allocation } from './allocation.ts';
+export {
+  allocatePayment,
+  outstanding,
+  installmentStatus,
+  installmentDue,
+  splitAmountPaid,
+  AMOUNT_PARTS,
+} from './allocation.ts';
+export type { InstallmentBalance, PaymentSlice, Allocation, AmountPart } from './allocation.ts';
 export { cuitCheckDigit, isValidCuit, parseCuit, withCheckDigit } from './cuit.ts';
 export { datesReaching, isBusinessDay, isWeekend, nextBusinessDay, toleranceDays } from './businessDays.ts';
-export { originationOf, financedPrincipal, disbursedOf } from './fees.ts';
-export type { PlanFee, Origination } from './fees.ts';
+export { originationOf, financedPrincipal, disbursedOf, feesProblem, periodFeesOf, NO_PERIOD_FEES } from './fees.ts';
+export type { PlanFee, Origination, FeeType, PeriodFees } from './fees.ts';
 export { numberInWords, pesosInWords, MAX_IN_WORDS } from './words.ts';

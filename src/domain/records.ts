@@ -178,16 +178,19 @@ export const Installment = Type.Object(
     interest: Money,
     vat: Money,
     ...Balance.properties,
+    insurance: Money,
+    fees: Money,
   },
   { $id: 'Installment', title: 'Installment' },
 );
 
 /** A credit's balance as of today: its installments' parts and figures summed. */
 export const CreditBalance = Type.Object(
-  { principal: Money, interest: Money, vat: Money, ...Balance.properties },
+  { principal: Money, interest: Money, vat: Money, ...Balance.properties, insurance: Money, fees: Money },
   {
     description:
-      'as of today: outstanding = principal + interest + vat + punitory_posted + punitory_accrued + charges − waived − paid ' +
+      'as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + ' +
+      'punitory_accrued + charges − waived − paid (vat: of the interest, the insurance and the fees) ' +
       '(paid counts payments and early-payoff rebates)',
   },
 );
@@ -435,19 +438,31 @@ export const PunitoryMode = Type.Union([
 const DAYS = 36_500; // a century: anything longer is a typo
 const Days = (description: string) => Type.Integer({ minimum: 0, maximum: DAYS, description });
 
-/** A plan's fee (docs/domain.md, "Fees and charges"); so far the origination fee. */
+/** A plan's fee (docs/domain.md, "Fees and charges"): at most one of each type. */
 export const PlanFee = Type.Object(
   {
-    type: OneOf(['origination'], { description: 'origination: charged once, when the credit is granted' }),
-    rate: Type.Optional(RateInput('a fraction of the amount lent: 0.03 = 3 %; give rate or amount')),
-    amount: Type.Optional(MoneyInput('a fixed amount; give rate or amount')),
+    type: OneOf(['origination', 'insurance', 'admin', 'collection'], {
+      description:
+        'origination: charged once, when the credit is granted (rate or amount); insurance: life insurance, rate a ' +
+        'month × the principal outstanding at the start of each period, added to each installment; admin: a fixed ' +
+        'amount added to each installment; collection: a fixed amount charged once on an installment after_days late',
+    }),
+    rate: Type.Optional(
+      RateInput('origination: a fraction of the amount lent (0.03 = 3 %), or amount; insurance: a fraction a month'),
+    ),
+    amount: Type.Optional(
+      MoneyInput('origination: a fixed amount, or rate; admin: per installment; collection: per late installment'),
+    ),
     vat: Type.Boolean({ description: "VAT at the plan's vat_rate on the fee" }),
     financed: Type.Optional(
       Type.Boolean({
         description:
-          'true: added (with its VAT) to the principal the schedule is built on; false (default): deducted ' +
-          "from the cash handed over (the credit's disbursed)",
+          'origination only. true: added (with its VAT) to the principal the schedule is built on; false ' +
+          "(default): deducted from the cash handed over (the credit's disbursed)",
       }),
+    ),
+    after_days: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: DAYS, description: 'collection only: days late that charge it' }),
     ),
   },
   { additionalProperties: false },
@@ -512,7 +527,7 @@ export const CreditConfig = Type.Object(
       },
     ),
     fees: Type.Array(PlanFee, {
-      maxItems: 1,
+      maxItems: 4,
       description: 'fees charged on its credits, at most one of each type; default none',
     }),
   },
@@ -614,6 +629,8 @@ export const StatementInstallment = Type.Object({
   status: Type.Union([Type.Literal('pending'), Type.Literal('partial'), Type.Literal('paid')]),
   ...Delinquency.properties,
   ...Balance.properties,
+  insurance: Money,
+  fees: Money,
 });
 
 /** A payment as a statement and a receipt show it: the slices of one payment request, summed. */
@@ -662,10 +679,13 @@ export const ReceiptSlice = Type.Object(
     punitory: Money,
     ...InstallmentParts,
     outstanding_after: Money,
+    insurance: Money,
+    fees: Money,
   },
   {
     description:
-      "amount = punitory + what went to the installment's amount (principal + interest + vat); outstanding_after: what the installment still owed right after",
+      "amount = punitory + what went to the installment's amount (principal + interest + vat + insurance + fees; " +
+      "here vat is the interest's, insurance and fees carry their own VAT); outstanding_after: what the installment still owed right after",
   },
 );
 

@@ -2,6 +2,7 @@ import type { Decimal } from './money.ts';
 import { Dec, round2 } from './money.ts';
 import { addDays, addMonthsClamped, isValidDate } from './dates.ts';
 import { DomainError } from './errors.ts';
+import { periodFeesOf, type PlanFee } from './fees.ts';
 
 export type CutType = 'fixed' | 'monthly';
 
@@ -23,16 +24,24 @@ export interface ScheduleInput {
   amortization?: Amortization;
   /** VAT on interest, a fraction (0.21 = 21 %); default 0. */
   vatRate?: Decimal;
+  /** the plan's fees: its insurance and admin fee are added to each installment; default none */
+  fees?: readonly PlanFee[];
 }
 
 export interface ScheduledInstallment {
   number: number;
-  /** principal + interest + vat, exactly. */
+  /** principal + interest + insurance + fees + vat, exactly. */
   amount: Decimal;
   dueDate: string;
   principal: Decimal;
   interest: Decimal;
+  /** the VAT of the interest, the insurance and the fees */
   vat: Decimal;
+  /** the life insurance of the period and the admin fee, and the VAT of each (inside vat) */
+  insurance: Decimal;
+  insuranceVat: Decimal;
+  fees: Decimal;
+  feesVat: Decimal;
 }
 
 export interface Schedule {
@@ -164,21 +173,33 @@ export function buildSchedule(input: ScheduleInput): Schedule {
       'amount_too_small',
       'the interest or its VAT is too small to split into installments without a negative part',
     );
-  const total = parts.reduce((sum, p) => sum.plus(p.amount), new Dec(0));
-
   const installments: ScheduledInstallment[] = [];
+  // the insurance and the admin fee on top of each installment (docs/domain.md, "Fees and
+  // charges"): insurance on the principal outstanding at the start of the period
+  let balance = new Dec(amount);
+  const periodFees = parts.map((p) => {
+    const f = periodFeesOf(input.fees ?? [], balance, vatRate);
+    balance = balance.minus(p.principal);
+    return f;
+  });
+  let total = new Dec(0);
   try {
     const first = firstDueDate({ cutType, daysUntilFirstPayment, paymentDay, startDate });
     for (let k = 1; k <= n; k++) {
       const p = parts[k - 1]!;
+      const f = periodFees[k - 1]!;
+      const vat = p.vat.plus(f.insuranceVat).plus(f.feesVat);
+      const amount = p.principal.plus(p.interest).plus(f.insurance).plus(f.fees).plus(vat);
+      total = total.plus(amount);
       installments.push({
         number: k,
-        amount: p.amount,
+        amount,
         // Counted from the first due date, not chained: Jan 31 → Feb 29 → Mar 31.
         dueDate: addMonthsClamped(first, k - 1),
         principal: p.principal,
         interest: p.interest,
-        vat: p.vat,
+        vat,
+        ...f,
       });
     }
   } catch (err) {
@@ -203,6 +224,8 @@ export interface PlanScheduleTerms {
   amortization?: Amortization | null;
   /** absent or null: 0 */
   vat_rate?: string | number | null;
+  /** the plan's fees (absent: none): the insurance and the admin fee go into the installments */
+  fees?: readonly PlanFee[] | null;
 }
 
 /** The schedule a credit of `amount` on these terms gets when it starts on startDate. */
@@ -217,5 +240,6 @@ export function scheduleFor(terms: PlanScheduleTerms, amount: Decimal | string |
     startDate,
     amortization: terms.amortization ?? 'flat',
     vatRate: new Dec(terms.vat_rate ?? 0),
+    fees: terms.fees ?? [],
   });
 }

@@ -1,3 +1,4 @@
+import type { PlanFee } from '../domain/fees.ts';
 // The examples of the OpenAPI document: one small story told by every operation, so the ids agree
 // from one example to the next. Business "Demo" (time zone America/Argentina/Buenos_Aires) opens
 // branch Centro and plan "Monthly 3" (3 monthly installments, 20 % flat interest, 0.2 % a day of
@@ -86,14 +87,41 @@ export const plan = {
   vat_rate: 0,
   business_day_rule: 'none' as const,
   policy: { max_central_bank_situation: 2, require_tax_active: true },
-  fees: [] as { type: 'origination'; rate?: number; amount?: number; vat: boolean; financed?: boolean }[],
+  fees: [] as PlanFee[],
 };
 
 export const simulation = {
   installments: [
-    { number: 1, amount: 40000, due_date: '2026-03-10', principal: 33333.33, interest: 6666.67, vat: 0 },
-    { number: 2, amount: 40000, due_date: '2026-04-10', principal: 33333.33, interest: 6666.67, vat: 0 },
-    { number: 3, amount: 40000, due_date: '2026-05-10', principal: 33333.34, interest: 6666.66, vat: 0 },
+    {
+      number: 1,
+      amount: 40000,
+      due_date: '2026-03-10',
+      principal: 33333.33,
+      interest: 6666.67,
+      vat: 0,
+      insurance: 0,
+      fees: 0,
+    },
+    {
+      number: 2,
+      amount: 40000,
+      due_date: '2026-04-10',
+      principal: 33333.33,
+      interest: 6666.67,
+      vat: 0,
+      insurance: 0,
+      fees: 0,
+    },
+    {
+      number: 3,
+      amount: 40000,
+      due_date: '2026-05-10',
+      principal: 33333.34,
+      interest: 6666.66,
+      vat: 0,
+      insurance: 0,
+      fees: 0,
+    },
   ],
   total: 120000,
   cost: { tna: 1.164123, tea: 2.037584, cft_tea: 1.208452 },
@@ -184,6 +212,8 @@ const newInstallments = INSTALLMENTS.map((id, i) => ({
   waived: 0,
   paid: 0,
   outstanding: 40000,
+  insurance: 0,
+  fees: 0,
 }));
 
 /** The installments after the payment of 2026-03-20. */
@@ -278,6 +308,8 @@ export const creditCreated = {
     waived: 0,
     paid: 0,
     outstanding: 120000,
+    insurance: 0,
+    fees: 0,
   },
   cost: COST,
 };
@@ -300,6 +332,8 @@ const balanceAfterPayment = {
   waived: 0,
   paid: 45000,
   outstanding: 75800,
+  insurance: 0,
+  fees: 0,
 };
 
 /** GET /api/credits/{id}/payments */
@@ -327,7 +361,17 @@ export const payments = [
 export const payoff = {
   as_of: '2026-04-01',
   amount: 67197.85,
-  breakdown: { due: 0, punitory: 0, charges: 0, principal: 66666.67, interest: 531.18, vat: 0, rebate: 8602.15 },
+  breakdown: {
+    due: 0,
+    punitory: 0,
+    charges: 0,
+    principal: 66666.67,
+    interest: 531.18,
+    vat: 0,
+    insurance: 0,
+    fees: 0,
+    rebate: 8602.15,
+  },
 };
 
 /** POST /api/credits/{id}/payments: only the entries the payment created. */
@@ -491,6 +535,8 @@ export const refinanced = {
     created_at: REFINANCED_AT,
     updated_at: REFINANCED_AT,
     outstanding: 32000,
+    insurance: 0,
+    fees: 0,
   })),
   ledgerEntries: NEW_INSTALLMENTS.map((installment_id, i) => ({
     ...scheduleEntries[i]!,
@@ -514,6 +560,8 @@ export const refinanced = {
     waived: 0,
     paid: 0,
     outstanding: 96000,
+    insurance: 0,
+    fees: 0,
   },
   cost: { tna: 1.164123, tea: 2.037584, cft_tea: 1.274803 },
 };
@@ -575,6 +623,8 @@ export const statement = {
     waived: 0,
     paid: i.paid,
     outstanding: i.outstanding,
+    insurance: 0,
+    fees: 0,
   })),
   payments: [statementPayment],
   balance: balanceAfterPayment,
@@ -596,6 +646,8 @@ export const receipt = {
       interest: 6666.67,
       vat: 0,
       outstanding_after: 0,
+      insurance: 0,
+      fees: 0,
     },
     {
       installment_id: INSTALLMENTS[1],
@@ -607,6 +659,8 @@ export const receipt = {
       interest: 4200,
       vat: 0,
       outstanding_after: 35800,
+      insurance: 0,
+      fees: 0,
     },
   ],
   balance_after: balanceAfterPayment,

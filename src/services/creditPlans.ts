@@ -12,12 +12,14 @@ import {
 } from '../db/repositories/creditConfigs.ts';
 import {
   creditCost,
+  feesProblem,
   disbursedOf,
   financedPrincipal,
   money,
   originationOf,
   toMoneyNumber,
   toMoneyString,
+  type Decimal,
 } from '../domain/index.ts';
 import { plannedSchedule } from './lending/grant.ts';
 import { holidaySet } from './holidays.ts';
@@ -32,22 +34,12 @@ import { emit, emitEdit } from './events.ts';
 export type PlanInput = Omit<CreditConfigInput, 'fees'> & { fees?: PlanFee[] };
 export type PlanPatch = Omit<CreditConfigPatch, 'fees'> & { fees?: PlanFee[] };
 
-/** A plan's fees checked (at most one of each type; rate or amount, not both) and written as JSON text. */
+/** A plan's fees checked (at most one of each type, each with the fields its type takes) and written as JSON text. */
 function feesColumn<T extends { fees?: PlanFee[] }>(input: T): Omit<T, 'fees'> & { fees?: string } {
   const { fees, ...rest } = input;
   if (fees === undefined) return rest;
-  const seen = new Set<string>();
-  fees.forEach((f, k) => {
-    if (seen.has(f.type))
-      throw unprocessable(`fees: at most one fee of type ${f.type}`, [
-        { path: `/fees/${k}/type`, message: 'repeated' },
-      ]);
-    seen.add(f.type);
-    if ((f.rate === undefined) === (f.amount === undefined))
-      throw unprocessable(`fees: the ${f.type} fee takes either rate or amount`, [
-        { path: `/fees/${k}`, message: 'give rate or amount, not both' },
-      ]);
-  });
+  const problem = feesProblem(fees);
+  if (problem) throw unprocessable(`fees: ${problem.detail}`, [{ path: problem.path, message: problem.message }]);
   return { ...rest, fees: JSON.stringify(fees) };
 }
 
@@ -91,7 +83,39 @@ export async function editPlan(db: Database, ctx: ActorContext, id: string, inpu
   return presentCreditConfig(plan);
 }
 
+const sum = (xs: Decimal[]) => xs.reduce((a, x) => a.plus(x), money(0));
+
 /** The schedule of a credit of amount on this plan, starting startDate (the business's today by default). */
+/** The simulation's fees: the origination fee, and the insurance and admin fees over every installment, each when more than 0. */
+function simulatedFees(
+  origination: ReturnType<typeof originationOf>,
+  installments: readonly { insurance: Decimal; insuranceVat: Decimal; fees: Decimal; feesVat: Decimal }[],
+) {
+  const total = (f: (i: (typeof installments)[number]) => Decimal) => sum(installments.map(f));
+  const out: { type: 'origination' | 'insurance' | 'admin'; amount: number; vat: number; financed: boolean }[] = [];
+  if (!origination.total.isZero())
+    out.push({
+      type: 'origination',
+      amount: toMoneyNumber(origination.fee),
+      vat: toMoneyNumber(origination.vat),
+      financed: origination.financed,
+    });
+  const insurance = total((i) => i.insurance);
+  const insuranceVat = total((i) => i.insuranceVat);
+  if (insurance.plus(insuranceVat).gt(0))
+    out.push({
+      type: 'insurance',
+      amount: toMoneyNumber(insurance),
+      vat: toMoneyNumber(insuranceVat),
+      financed: false,
+    });
+  const admin = total((i) => i.fees);
+  const adminVat = total((i) => i.feesVat);
+  if (admin.plus(adminVat).gt(0))
+    out.push({ type: 'admin', amount: toMoneyNumber(admin), vat: toMoneyNumber(adminVat), financed: false });
+  return out;
+}
+
 export async function simulate(
   db: Database,
   ctx: ActorContext,
@@ -133,20 +157,13 @@ export async function simulate(
       principal: toMoneyNumber(money(r.principal)),
       interest: toMoneyNumber(money(r.interest)),
       vat: toMoneyNumber(money(r.vat)),
+      insurance: toMoneyNumber(money(r.insurance)),
+      fees: toMoneyNumber(money(r.fees)),
     })),
     total: toMoneyNumber(schedule.total),
     cost: { tna: cost.tna.toNumber(), tea: cost.tea.toNumber(), cft_tea: cost.cft_tea?.toNumber() ?? null },
     // what granting would charge and hand over (docs/api.md "Simulate a schedule")
-    fees: origination.total.isZero()
-      ? []
-      : [
-          {
-            type: 'origination' as const,
-            amount: toMoneyNumber(origination.fee),
-            vat: toMoneyNumber(origination.vat),
-            financed: origination.financed,
-          },
-        ],
+    fees: simulatedFees(origination, schedule.installments),
     disbursed: toMoneyNumber(disbursed),
   };
 }

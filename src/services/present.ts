@@ -190,6 +190,8 @@ export const presentPayoff = (p: Payoff) => ({
     principal: toMoneyNumber(p.breakdown.principal),
     interest: toMoneyNumber(p.breakdown.interest),
     vat: toMoneyNumber(p.breakdown.vat),
+    insurance: toMoneyNumber(p.breakdown.insurance),
+    fees: toMoneyNumber(p.breakdown.fees),
     rebate: toMoneyNumber(p.breakdown.rebate),
   },
 });
@@ -199,16 +201,22 @@ export function presentCreditBalance(installments: InstallmentRow[], owed: Owed[
   let principal = new Dec(0);
   let interest = new Dec(0);
   let vat = new Dec(0);
+  let insurance = new Dec(0);
+  let fees = new Dec(0);
   for (const i of installments) {
     principal = principal.plus(money(i.principal));
     interest = interest.plus(money(i.interest));
     vat = vat.plus(money(i.vat));
+    insurance = insurance.plus(money(i.insurance ?? 0));
+    fees = fees.plus(money(i.fees ?? 0));
   }
   return {
     principal: toMoneyNumber(principal),
     interest: toMoneyNumber(interest),
     vat: toMoneyNumber(vat),
     ...presentBalance(sumOwed(owed)),
+    insurance: toMoneyNumber(insurance),
+    fees: toMoneyNumber(fees),
   };
 }
 

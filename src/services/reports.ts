@@ -114,6 +114,7 @@ export function parseBound(s: string): Bound | null {
  * The installments export keeps the columns it has always had: the contract's fields and the
  * delinquency. What an installment owes (punitory_posted, punitory_accrued, paid, outstanding)
  * is a figure of the day it is read, computed from the ledger; the ledger export has its entries.
+ * The insurance and the fees of each installment (docs/domain.md, "Fees and charges") close the row.
  */
 const InstallmentColumns = Type.Pick(Installment, [
   'id',
@@ -126,6 +127,8 @@ const InstallmentColumns = Type.Pick(Installment, [
   'days_late',
   'created_at',
   'updated_at',
+  'insurance',
+  'fees',
 ]);
 
 const EXPORTS: Record<Dataset, { record: TObject; computed?: Computed<never> }> = {

@@ -55,6 +55,9 @@ export interface GatheredSlice {
   vat: Decimal | null;
   interest: Decimal | null;
   principal: Decimal | null;
+  /** what it paid of the insurance and of the fees, their VAT included */
+  insurance: Decimal;
+  fees: Decimal;
 }
 
 export interface Gathered {
@@ -106,6 +109,8 @@ export async function gatherStatement(db: Kysely<DB>, businessId: string, credit
               punitory_part: money(n.punitory_part).plus(money(e.punitory_part)).toFixed(2),
               vat_part: money(n.vat_part).plus(money(e.vat_part)).toFixed(2),
               interest_part: money(n.interest_part).plus(money(e.interest_part)).toFixed(2),
+              fees_part: money(n.fees_part).plus(money(e.fees_part)).toFixed(2),
+              insurance_part: money(n.insurance_part).plus(money(e.insurance_part)).toFixed(2),
               created_at: e.created_at,
             }
           : e,
@@ -117,12 +122,16 @@ export async function gatherStatement(db: Kysely<DB>, businessId: string, credit
         const punitory = money(entry.punitory_part);
         const vat = money(entry.vat_part);
         const interest = money(entry.interest_part);
+        const insurance = money(entry.insurance_part);
+        const fees = money(entry.fees_part);
         return {
           entry,
           punitory,
           vat,
           interest,
-          principal: money(entry.amount).minus(punitory).minus(vat).minus(interest),
+          insurance,
+          fees,
+          principal: money(entry.amount).minus(punitory).minus(vat).minus(interest).minus(insurance).minus(fees),
         };
       });
   };
@@ -248,6 +257,8 @@ export async function creditStatement(db: Kysely<DB>, ctx: ActorContext, creditI
       status: i.status,
       ...delinquency({ dueDate: i.due_date, status: i.status, paidDate: i.paid_date }, ctx.today),
       ...presentBalance(owed.get(i.id)!),
+      insurance: num(i.insurance),
+      fees: num(i.fees),
     })),
     payments: g.payments.map((p) => presentPayment(p, g)),
     balance: presentCreditBalance(g.installments, [...owed.values()]),
@@ -292,6 +303,8 @@ export async function paymentReceipt(
         interest: orNull(s.interest),
         vat: orNull(s.vat),
         outstanding_after: num(owed.get(i.id)!.outstanding),
+        insurance: num(s.insurance),
+        fees: num(s.fees),
       };
     }),
     balance_after: presentCreditBalance(g.installments, [...owed.values()]),

@@ -4,7 +4,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { disbursedOf, financedPrincipal, money, originationOf } from '../../src/domain/index.ts';
+import {
+  Dec,
+  allocatePayment,
+  disbursedOf,
+  financedPrincipal,
+  money,
+  originationOf,
+  round2,
+  scheduleFor,
+  type PlanFee,
+} from '../../src/domain/index.ts';
 
 test('origination by hand: a rate with VAT, a fixed amount without, none', () => {
   const o = originationOf([{ type: 'origination', rate: 0.05, vat: true }], money(1000), money('0.21'));
@@ -62,5 +72,102 @@ test('properties: cents, never negative, and the amount split exactly', () => {
         assert.ok(disbursedOf(amount, o).plus(o.total).eq(amount));
       }
     }),
+  );
+});
+
+test('properties of the insurance and the admin fee: per period, in cents, on the balance, amounts split exactly', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 100_00, max: 5_000_000_00 }),
+      fc.integer({ min: 1, max: 12 }),
+      fc.integer({ min: 0, max: 400_000 }),
+      fc.constantFrom('flat' as const, 'french' as const),
+      fc.constantFrom(0, 0.105, 0.21),
+      fc.integer({ min: 1, max: 5_000 }),
+      fc.integer({ min: 0, max: 100_000 }),
+      fc.boolean(),
+      fc.boolean(),
+      (cents, n, rateMicros, amortization, vatRate, insMicros, adminCents, insVat, adminVat) => {
+        const amount = money(cents).div(100);
+        const terms = {
+          interest_rate: rateMicros / 1_000_000,
+          installments_count: n,
+          days_until_first_payment: 30,
+          cut_type: 'fixed' as const,
+          payment_day: 10,
+          amortization,
+          vat_rate: vatRate,
+        };
+        const fees: PlanFee[] = [
+          { type: 'insurance', rate: insMicros / 1_000_000, vat: insVat },
+          { type: 'admin', amount: adminCents / 100, vat: adminVat },
+        ];
+        const bare = scheduleFor(terms, amount, '2026-01-15');
+        const withFees = scheduleFor({ ...terms, fees }, amount, '2026-01-15');
+        let balance = amount;
+        let added = money(0);
+        withFees.installments.forEach((i, k) => {
+          const b = bare.installments[k]!;
+          // the interest, principal and due dates are those of the plan without fees
+          assert.deepEqual([i.principal, i.interest, i.dueDate], [b.principal, b.interest, b.dueDate]);
+          // insurance: rate × the principal outstanding at the start of the period, to the cent
+          assert.ok(i.insurance.eq(round2(balance.times(insMicros).div(1_000_000))));
+          assert.ok(i.fees.eq(money(adminCents).div(100)));
+          assert.ok(i.insuranceVat.eq(insVat ? round2(i.insurance.times(vatRate)) : 0));
+          assert.ok(i.feesVat.eq(adminVat ? round2(i.fees.times(vatRate)) : 0));
+          // vat is the interest's plus theirs, and the parts add up to the amount exactly
+          assert.ok(i.vat.eq(b.vat.plus(i.insuranceVat).plus(i.feesVat)));
+          assert.ok(i.amount.eq(i.principal.plus(i.interest).plus(i.insurance).plus(i.fees).plus(i.vat)));
+          for (const x of [i.insurance, i.fees, i.insuranceVat, i.feesVat]) assert.equal(x.decimalPlaces() <= 2, true);
+          added = added.plus(i.amount.minus(b.amount));
+          balance = balance.minus(i.principal);
+        });
+        assert.ok(withFees.total.eq(bare.total.plus(added)));
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+test('properties of a payment inside an installment: fees and insurance first, then VAT, interest, principal; never more than each part owes', () => {
+  const part = fc.integer({ min: 0, max: 100_000 }).map((c) => money(c).div(100));
+  fc.assert(
+    fc.property(part, part, part, part, part, fc.integer({ min: 1, max: 600_000 }), (f, s, v, i, p, payCents) => {
+      const amount = f.plus(s).plus(v).plus(i).plus(p);
+      fc.pre(amount.gt(0));
+      const pay = money(payCents).div(100);
+      const { slices, unallocated } = allocatePayment(pay, [
+        {
+          id: 'a',
+          number: 1,
+          amount,
+          principalPaid: money(0),
+          punitoryOwed: money(0),
+          feesDue: f,
+          insuranceDue: s,
+          vatDue: v,
+          interestDue: i,
+        },
+      ]);
+      const applied = Dec.min(pay, amount);
+      assert.ok(unallocated.eq(pay.minus(applied)));
+      const sl = slices[0]!;
+      const parts = [
+        sl.fees,
+        sl.insurance,
+        sl.vat,
+        sl.interest,
+        sl.principal.minus(sl.fees).minus(sl.insurance).minus(sl.vat).minus(sl.interest),
+      ];
+      const dues = [f, s, v, i, p];
+      // each part is covered only once every part before it is covered in full
+      let left = applied;
+      parts.forEach((x, k) => {
+        const expected = Dec.min(left, dues[k]!);
+        assert.ok(x.eq(expected), `part ${k}: ${x} ≠ ${expected}`);
+        left = left.minus(expected);
+      });
+    }),
+    { numRuns: 500 },
   );
 });

@@ -78,7 +78,11 @@ export function SimulationView({ sim }: { sim: Simulation }) {
             {
               header: t('How it is charged'),
               cell: (f) =>
-                f.financed ? t('financed: added to the installments') : t('deducted from the cash handed over'),
+                f.type !== 'origination'
+                  ? t('in every installment')
+                  : f.financed
+                    ? t('financed: added to the installments')
+                    : t('deducted from the cash handed over'),
             },
           ]}
         />

@@ -25,14 +25,18 @@ ALTER TABLE ledger
   ADD CONSTRAINT ledger_parts CHECK (
     type = 'payment' AND origin IN ('reversal', 'correction') OR
     type = 'payment' AND punitory_part >= 0 AND charge_part >= 0 AND vat_part >= 0 AND interest_part >= 0
-      AND punitory_part + charge_part + vat_part + interest_part <= amount OR
+      AND fees_part >= 0 AND insurance_part >= 0
+      AND punitory_part + charge_part + vat_part + interest_part + fees_part + insurance_part <= amount OR
     type = 'payment' AND origin = 'rebate' AND amount < 0 AND punitory_part <= 0 AND charge_part = 0
-      AND vat_part <= 0 AND interest_part <= 0 AND punitory_part + vat_part + interest_part >= amount OR
-    type = 'punitory' AND interest_part = 0 AND punitory_part = 0 AND charge_part = 0 OR
-    type = 'installment' AND punitory_part = 0 AND charge_part = 0 AND vat_part = 0 AND interest_part = 0 OR
+      AND vat_part <= 0 AND interest_part <= 0 AND fees_part <= 0 AND insurance_part <= 0
+      AND punitory_part + vat_part + interest_part + fees_part + insurance_part >= amount OR
+    type = 'punitory' AND interest_part = 0 AND punitory_part = 0 AND charge_part = 0
+      AND fees_part = 0 AND insurance_part = 0 OR
+    type = 'installment' AND punitory_part = 0 AND charge_part = 0 AND vat_part = 0 AND interest_part = 0
+      AND fees_part = 0 AND insurance_part = 0 OR
     type = 'charge' AND punitory_part = 0 AND charge_part = 0 AND interest_part = 0 AND vat_part >= 0
-      AND vat_part < amount OR
-    type = 'waiver' AND vat_part = 0 AND interest_part = 0
+      AND vat_part < amount AND fees_part = 0 AND insurance_part = 0 OR
+    type = 'waiver' AND vat_part = 0 AND interest_part = 0 AND fees_part = 0 AND insurance_part = 0
       AND (punitory_part = amount AND charge_part = 0 OR charge_part = amount AND punitory_part = 0));
 
 -- A waiver's why and who: one row per waiver entry (the same id), what the waiver.created event

@@ -17,12 +17,14 @@ export const CREDIT_BOOK = `
 WITH i AS (SELECT * FROM installments WHERE business_id = $1::uuid AND credit_id = $2::uuid)
 SELECT
   (SELECT coalesce(jsonb_agg(to_jsonb(i) || jsonb_build_object('amount', i.amount::text, 'principal', i.principal::text,
-            'interest', i.interest::text, 'vat', i.vat::text, 'created_at', ${ms('i.created_at')},
+            'interest', i.interest::text, 'vat', i.vat::text, 'insurance', i.insurance::text,
+            'insurance_vat', i.insurance_vat::text, 'fees', i.fees::text, 'fees_vat', i.fees_vat::text, 'created_at', ${ms('i.created_at')},
             'updated_at', ${ms('i.updated_at')}) ORDER BY i.number), '[]')
      FROM i) AS installments,
   (SELECT coalesce(jsonb_agg(to_jsonb(l) || jsonb_build_object('amount', l.amount::text,
             'punitory_part', l.punitory_part::text, 'vat_part', l.vat_part::text,
-            'interest_part', l.interest_part::text, 'charge_part', l.charge_part::text, 'created_at', ${ms('l.created_at')})
+            'interest_part', l.interest_part::text, 'charge_part', l.charge_part::text,
+            'fees_part', l.fees_part::text, 'insurance_part', l.insurance_part::text, 'created_at', ${ms('l.created_at')})
           ORDER BY l.created_at, l.effective_date, CASE l.type WHEN 'installment' THEN 0 WHEN 'punitory' THEN 1 ELSE 2 END,
                    i.number, l.id), '[]')
      FROM ledger l JOIN i ON i.id = l.installment_id

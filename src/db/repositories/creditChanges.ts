@@ -66,13 +66,13 @@ rev AS (
    WHERE $8::json IS NOT NULL AND business_id = $1::uuid AND id = r.payment_id AND reversed_at IS NULL),
 v AS (
   SELECT * FROM json_to_recordset($3::json) AS r(ord int, id uuid, installment_id uuid, type text, origin text,
-    amount numeric, punitory_part numeric, vat_part numeric, interest_part numeric, charge_part numeric, effective_date date, payment_id uuid,
-    branch_id uuid, created_by text)),
+    amount numeric, punitory_part numeric, vat_part numeric, interest_part numeric, charge_part numeric,
+    fees_part numeric, insurance_part numeric, effective_date date, payment_id uuid, branch_id uuid, created_by text)),
 ins AS (
   INSERT INTO ledger (id, business_id, credit_id, installment_id, type, origin, amount, punitory_part, vat_part,
-                      interest_part, charge_part, effective_date, payment_id, branch_id, created_by)
+                      interest_part, charge_part, fees_part, insurance_part, effective_date, payment_id, branch_id, created_by)
   SELECT v.id, $1::uuid, $2::uuid, v.installment_id, v.type, v.origin, v.amount, v.punitory_part, v.vat_part,
-         v.interest_part, v.charge_part, v.effective_date, v.payment_id, v.branch_id, v.created_by
+         v.interest_part, v.charge_part, v.fees_part, v.insurance_part, v.effective_date, v.payment_id, v.branch_id, v.created_by
     FROM v ORDER BY v.ord
   RETURNING *),
 acc AS (
@@ -105,6 +105,8 @@ function entryRow(e: StagedEntry, ord: number) {
     vat_part: e.vat_part === undefined ? '0' : String(e.vat_part),
     interest_part: e.interest_part === undefined ? '0' : String(e.interest_part),
     charge_part: e.charge_part === undefined ? '0' : String(e.charge_part),
+    fees_part: e.fees_part === undefined ? '0' : String(e.fees_part),
+    insurance_part: e.insurance_part === undefined ? '0' : String(e.insurance_part),
     effective_date: e.effective_date,
     payment_id: e.payment_id ?? null,
     branch_id: e.branch_id ?? null,
@@ -155,13 +157,14 @@ WITH pay AS (
   RETURNING id, created_at),
 v AS (
   SELECT * FROM json_to_recordset($3::json) AS r(ord int, id uuid, credit_id uuid, installment_id uuid, type text,
-    origin text, amount numeric, punitory_part numeric, vat_part numeric, interest_part numeric, charge_part numeric, effective_date date,
+    origin text, amount numeric, punitory_part numeric, vat_part numeric, interest_part numeric, charge_part numeric,
+    fees_part numeric, insurance_part numeric, effective_date date,
     payment_id uuid, branch_id uuid, created_by text)),
 ins AS (
   INSERT INTO ledger (id, business_id, credit_id, installment_id, type, origin, amount, punitory_part, vat_part,
-                      interest_part, charge_part, effective_date, payment_id, branch_id, created_by)
+                      interest_part, charge_part, fees_part, insurance_part, effective_date, payment_id, branch_id, created_by)
   SELECT v.id, $1::uuid, v.credit_id, v.installment_id, v.type, v.origin, v.amount, v.punitory_part, v.vat_part,
-         v.interest_part, v.charge_part, v.effective_date, v.payment_id, v.branch_id, v.created_by
+         v.interest_part, v.charge_part, v.fees_part, v.insurance_part, v.effective_date, v.payment_id, v.branch_id, v.created_by
     FROM v ORDER BY v.ord
   RETURNING *),
 acc AS (

@@ -35,18 +35,34 @@ export async function insertSchedule(
   db: Executor,
   businessId: string,
   creditId: string,
-  rows: Pick<NewInstallment, 'number' | 'amount' | 'due_date' | 'principal' | 'interest' | 'vat' | 'tolerance_days'>[],
+  rows: Pick<
+    NewInstallment,
+    | 'number'
+    | 'amount'
+    | 'due_date'
+    | 'principal'
+    | 'interest'
+    | 'vat'
+    | 'insurance'
+    | 'insurance_vat'
+    | 'fees'
+    | 'fees_vat'
+    | 'tolerance_days'
+  >[],
   entry: { effective_date: string; branch_id: string | null; created_by: string },
 ): Promise<{ installments: Installment[]; entries: LedgerEntry[] }> {
   if (rows.length === 0) return { installments: [], entries: [] };
   // each row: the installment's columns, and its entry's under l_ names
   const r = await sql<Record<string, unknown>>`
     WITH i AS (
-      INSERT INTO installments (business_id, credit_id, number, amount, due_date, principal, interest, vat, tolerance_days)
+      INSERT INTO installments (business_id, credit_id, number, amount, due_date, principal, interest, vat,
+                                insurance, insurance_vat, fees, fees_vat, tolerance_days)
       SELECT ${businessId}::uuid, ${creditId}::uuid, r.number, r.amount, r.due_date, r.principal, r.interest, r.vat,
+             coalesce(r.insurance, 0), coalesce(r.insurance_vat, 0), coalesce(r.fees, 0), coalesce(r.fees_vat, 0),
              coalesce(r.tolerance_days, 0)
         FROM json_to_recordset(${JSON.stringify(rows)}::json)
-          AS r(number int, amount numeric, due_date date, principal numeric, interest numeric, vat numeric, tolerance_days int)
+          AS r(number int, amount numeric, due_date date, principal numeric, interest numeric, vat numeric,
+               insurance numeric, insurance_vat numeric, fees numeric, fees_vat numeric, tolerance_days int)
        ORDER BY r.number
       RETURNING *),
     l AS (
@@ -58,6 +74,7 @@ export async function insertSchedule(
     SELECT i.*, l.business_id AS l_business_id, l.id AS l_id, l.credit_id AS l_credit_id,
            l.installment_id AS l_installment_id, l.type AS l_type, l.amount AS l_amount,
            l.punitory_part AS l_punitory_part, l.vat_part AS l_vat_part, l.interest_part AS l_interest_part,
+           l.fees_part AS l_fees_part, l.insurance_part AS l_insurance_part,
            l.origin AS l_origin, l.effective_date AS l_effective_date, l.payment_id AS l_payment_id,
            l.branch_id AS l_branch_id, l.created_by AS l_created_by, l.created_at AS l_created_at
       FROM i JOIN l ON l.installment_id = i.id

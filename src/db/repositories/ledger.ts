@@ -8,6 +8,8 @@ export type NewLedgerEntry = Omit<Insertable<LedgerTable>, 'business_id' | 'id' 
   punitory_part?: string | number;
   vat_part?: string | number;
   interest_part?: string | number;
+  fees_part?: string | number;
+  insurance_part?: string | number;
 };
 
 /** One multi-row INSERT; entries come back in the order given (created_at is clock_timestamp()). */

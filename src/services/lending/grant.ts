@@ -62,6 +62,10 @@ export function plannedSchedule(
       principal: toMoneyString(i.principal),
       interest: toMoneyString(i.interest),
       vat: toMoneyString(i.vat),
+      insurance: toMoneyString(i.insurance),
+      insurance_vat: toMoneyString(i.insuranceVat),
+      fees: toMoneyString(i.fees),
+      fees_vat: toMoneyString(i.feesVat),
       due_date: dueDate,
       tolerance_days: toleranceDays(dueDate, holidays),
     };

@@ -150,6 +150,8 @@ export function setAside(ctx: LendingContext, l: RowBook): SetAside {
           vat_part: e.vat_part ?? '0.00',
           interest_part: e.interest_part ?? '0.00',
           charge_part: e.charge_part ?? '0.00',
+          fees_part: e.fees_part ?? '0.00',
+          insurance_part: e.insurance_part ?? '0.00',
           payment_id: e.payment_id ?? null,
           created_at: at(k),
         }) satisfies LedgerEntry,

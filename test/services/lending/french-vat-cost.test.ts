@@ -123,6 +123,8 @@ test('a French credit of 100,000 at TNA 120 % with 21 % VAT: every installment t
     waived: 0,
     paid: 0,
     outstanding: TOTAL,
+    insurance: 0,
+    fees: 0,
   });
   // each installment's entry is its amount (VAT included), origin schedule, effective the start date
   assert.deepEqual(

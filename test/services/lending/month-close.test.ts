@@ -13,7 +13,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { addDays, dayNumber, fromDay, lastMonthEnd, money, type PunitoryMode } from '../../../src/domain/index.ts';
+import {
+  addDays,
+  dayNumber,
+  fromDay,
+  lastMonthEnd,
+  money,
+  round2,
+  type PunitoryMode,
+} from '../../../src/domain/index.ts';
 import { build, json, type Harness } from '../../helpers/app.ts';
 import {
   ReferenceModel,
@@ -134,6 +142,20 @@ const arbScenario: fc.Arbitrary<Scenario> = fc
 
 const cents = (x: unknown) => money(x as number).toFixed(2);
 
+/**
+ * The insurance and admin fee of a plan, drawn from its other terms so the seeds keep their books:
+ * plans with an odd grace carry life insurance of 0.2 % a month with VAT and an admin fee of 15
+ * without; those whose payment day is even, an admin fee of 7.50 with VAT.
+ */
+function feesOf(p: PlanSpec): { type: 'insurance' | 'admin'; rate?: number; amount?: number; vat: boolean }[] {
+  if (p.grace_days % 2 === 1)
+    return [
+      { type: 'insurance', rate: 0.002, vat: true },
+      { type: 'admin', amount: 15, vat: false },
+    ];
+  return p.payment_day % 2 === 0 ? [{ type: 'admin', amount: 7.5, vat: true }] : [];
+}
+
 /** The figures compared, as strings, from the API's credit detail and from the model's view. */
 function apiFigures(detail: any) {
   return {
@@ -180,7 +202,7 @@ async function runScenario(
   h.clock.set(FIRST);
   const plans = [];
   for (const p of s.plans) {
-    const res = await h.post('/api/credit-configs', { name: 'plan', ...p });
+    const res = await h.post('/api/credit-configs', { name: 'plan', ...p, fees: feesOf(p) });
     assert.equal(res.statusCode, 201, res.body);
     plans.push(json(res));
   }
@@ -196,16 +218,36 @@ async function runScenario(
     });
     assert.equal(res.statusCode, 201, res.body);
     const d = json(res);
+    // the insurance and the admin fee, computed here: the insurance on the principal outstanding
+    // at the start of each period, each with its VAT when the fee says so
+    const [ins, adm] = [feesOf(plan).find((f) => f.type === 'insurance'), feesOf(plan).find((f) => f.type === 'admin')];
+    let principalLeft = money(d.credit.amount);
+    const withVat = (x: ReturnType<typeof money>, vat: boolean) => (vat ? x.plus(round2(x.times(plan.vat_rate))) : x);
     credits.push({
       id: d.credit.id,
       startDate: d.credit.start_date,
-      installments: d.installments.map((i: any) => ({
-        number: i.number,
-        amount: String(i.amount),
-        dueDate: i.due_date,
-        interest: String(i.interest),
-        vat: String(i.vat),
-      })),
+      installments: d.installments.map((i: any) => {
+        const insurance = ins ? round2(principalLeft.times(ins.rate!)) : money(0);
+        const fees = adm ? money(adm.amount!) : money(0);
+        principalLeft = principalLeft.minus(money(i.principal));
+        // the API shows the same figures, and its vat holds their VAT
+        assert.deepEqual(
+          [cents(i.insurance), cents(i.fees)],
+          [insurance.toFixed(2), fees.toFixed(2)],
+          'insurance and fees',
+        );
+        const insuranceAll = withVat(insurance, ins?.vat ?? false);
+        const feesAll = withVat(fees, adm?.vat ?? false);
+        return {
+          number: i.number,
+          amount: String(i.amount),
+          dueDate: i.due_date,
+          interest: String(i.interest),
+          vat: money(i.vat).minus(insuranceAll.minus(insurance)).minus(feesAll.minus(fees)).toFixed(2),
+          insurance: insuranceAll.toFixed(2),
+          fees: feesAll.toFixed(2),
+        };
+      }),
       terms: {
         dailyRate: money(plan.daily_punitory_rate),
         mode: plan.punitory_mode,

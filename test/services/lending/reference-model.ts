@@ -54,7 +54,17 @@ export interface ModelCredit {
   startDate: string;
   /** the schedule as created: amount and due date of each installment, numbered from 1, and the
    *  interest and VAT in its amount (absent: none; only the payoff reads them) */
-  installments: { number: number; amount: Money; dueDate: string; interest?: Money; vat?: Money }[];
+  installments: {
+    number: number;
+    amount: Money;
+    dueDate: string;
+    interest?: Money;
+    /** the interest's VAT */
+    vat?: Money;
+    /** the period's insurance and fees, each with its VAT (absent: none; only the payoff reads them) */
+    insurance?: Money;
+    fees?: Money;
+  }[];
   /** the punitory terms snapshotted on the credit */
   terms: PunitoryTerms;
   /** the VAT on punitory, a fraction (absent: none) */
@@ -400,7 +410,7 @@ export class ReferenceModel {
    * The early-payoff quote of a credit on `day` (docs/domain.md "Early payoff"), from that day's view:
    * installments due by then owe all they still owe, punitory included; each later one owes its
    * principal and the interest and VAT of its own period pro rata to the days elapsed (none before
-   * the period starts), less what is paid of its amount, which counts in full (a prepayment of
+   * the period starts) and, once the period has begun, its insurance and fees in full, less what is paid of its amount, which counts in full (a prepayment of
    * interest not owed lowers what the others owe). A credit that no longer accrues quotes 0.
    */
   payoffOn(creditId: string, day: string): Decimal {
@@ -418,11 +428,15 @@ export class ReferenceModel {
         const share = due > prev ? new Dec(Math.min(Math.max(t - prev, 0), due - prev)).div(due - prev) : ZERO;
         const interest = money(sched.interest ?? 0);
         const vat = money(sched.vat ?? 0);
+        // the insurance and fees of a period are owed in full once it has begun, none before
+        const periodFees = money(sched.insurance ?? 0).plus(money(sched.fees ?? 0));
         const owed = i.amount
           .minus(interest)
           .minus(vat)
+          .minus(periodFees)
           .plus(round2(interest.times(share)))
           .plus(round2(vat.times(share)))
+          .plus(t > prev ? periodFees : ZERO)
           .minus(i.principalPaid);
         // what was paid of it beyond that (interest of a period not begun) counts against the rest
         total = total.plus(owed);

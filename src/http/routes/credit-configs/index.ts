@@ -50,21 +50,27 @@ const Simulation = Type.Object({
       due_date: CalendarDate,
       principal: Type.Number(),
       interest: Type.Number(),
-      vat: Type.Number(),
+      vat: Type.Number({ description: 'the VAT of the interest, the insurance and the fees' }),
+      insurance: Type.Number(),
+      fees: Type.Number(),
     }),
   ),
   total: Type.Number(),
   cost: ref(Cost),
   fees: Type.Array(
     Type.Object({
-      type: OneOf(['origination']),
-      amount: Type.Number({ description: 'the fee, VAT aside' }),
+      type: OneOf(['origination', 'insurance', 'admin']),
+      amount: Type.Number({ description: 'the fee, VAT aside (insurance and admin: over every installment)' }),
       vat: Type.Number({ description: "the fee's VAT" }),
       financed: Type.Boolean({
-        description: 'true: added to the principal the schedule is built on; false: deducted from the cash handed over',
+        description:
+          'origination: true when added to the principal the schedule is built on, false when deducted from the cash handed over; insurance and admin (added to the installments): false',
       }),
     }),
-    { description: "the plan's fees on this amount; empty when it has none" },
+    {
+      description:
+        "the plan's fees on this amount, in this order, each only when it comes to more than 0; empty when it has none",
+    },
   ),
   disbursed: Type.Number({
     description: 'the cash the client would be handed: the amount, less a deducted fee and its VAT',

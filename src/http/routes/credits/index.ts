@@ -181,7 +181,11 @@ const Payoff = Type.Object({
     principal: PayoffMoney('the principal of installments due later'),
     interest: PayoffMoney('their interest accrued pro rata in the current period'),
     vat: PayoffMoney('the VAT of that interest'),
-    rebate: PayoffMoney('the interest and VAT not owed: written off by an early-payoff rebate'),
+    insurance: PayoffMoney('the insurance of the current period of installments due later, VAT included'),
+    fees: PayoffMoney('the fees of the current period of installments due later, VAT included'),
+    rebate: PayoffMoney(
+      'the interest, insurance, fees and VAT not owed (of periods not begun): written off by an early-payoff rebate',
+    ),
   }),
 });
 

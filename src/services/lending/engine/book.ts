@@ -118,6 +118,8 @@ export function statesOf(l: Book): InstallmentState[] {
       vat_part: String(e.vat_part ?? 0),
       interest_part: String(e.interest_part ?? 0),
       charge_part: String(e.charge_part ?? 0),
+      fees_part: String(e.fees_part ?? 0),
+      insurance_part: String(e.insurance_part ?? 0),
       created_at: at,
     })),
   ]);
@@ -173,6 +175,8 @@ export function stageSlices(
       vat_part: toMoneyString(s.vat),
       interest_part: toMoneyString(s.interest),
       charge_part: toMoneyString(s.charge),
+      fees_part: toMoneyString(s.fees),
+      insurance_part: toMoneyString(s.insurance),
       effective_date: o.paidOn,
       payment_id: o.paymentId,
       branch_id: o.branchId,
@@ -189,6 +193,8 @@ const zeroSlice = (installmentId: string): PaymentSlice => ({
   charge: ZERO,
   vat: ZERO,
   interest: ZERO,
+  fees: ZERO,
+  insurance: ZERO,
 });
 const addSlice = (a: PaymentSlice, b: PaymentSlice, sign = 1): PaymentSlice => ({
   installmentId: a.installmentId,
@@ -198,6 +204,8 @@ const addSlice = (a: PaymentSlice, b: PaymentSlice, sign = 1): PaymentSlice => (
   charge: a.charge.plus(b.charge.times(sign)),
   vat: a.vat.plus(b.vat.times(sign)),
   interest: a.interest.plus(b.interest.times(sign)),
+  fees: a.fees.plus(b.fees.times(sign)),
+  insurance: a.insurance.plus(b.insurance.times(sign)),
 });
 const sliceOf = (e: EntryShape): PaymentSlice => {
   const punitory = money(e.punitory_part);
@@ -210,10 +218,18 @@ const sliceOf = (e: EntryShape): PaymentSlice => {
     charge,
     vat: money(e.vat_part),
     interest: money(e.interest_part),
+    fees: money(e.fees_part ?? 0),
+    insurance: money(e.insurance_part ?? 0),
   };
 };
 const isZeroSlice = (s: PaymentSlice) =>
-  s.amount.isZero() && s.punitory.isZero() && s.charge.isZero() && s.vat.isZero() && s.interest.isZero();
+  s.amount.isZero() &&
+  s.punitory.isZero() &&
+  s.charge.isZero() &&
+  s.vat.isZero() &&
+  s.interest.isZero() &&
+  s.fees.isZero() &&
+  s.insurance.isZero();
 
 /** Per installment, the net of these entries (in installment order of first appearance). */
 function netSlices(entries: EntryShape[]): Map<string, PaymentSlice> {
@@ -288,8 +304,17 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
     for (const s of states) {
       const over = s.principalPaid.minus(s.amount);
       if (over.lte(0)) continue;
-      const vat = Dec.min(over, Dec.max(s.vatPaid.minus(s.vat), ZERO));
-      const interest = Dec.min(over.minus(vat), Dec.max(s.interestPaid.minus(s.interest), ZERO));
+      // each part paid beyond what it carries, in the allocation's order
+      let left = over;
+      const beyond = (paid: Decimal, due: Decimal) => {
+        const x = Dec.min(left, Dec.max(paid.minus(due), ZERO));
+        left = left.minus(x);
+        return x;
+      };
+      const fees = beyond(s.feesPaid, s.fees);
+      const insurance = beyond(s.insurancePaid, s.insurance);
+      const vat = beyond(s.vatPaid, s.vat);
+      const interest = beyond(s.interestPaid, s.interest);
       const slice = {
         installmentId: s.id,
         amount: over.neg(),
@@ -298,6 +323,8 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
         charge: ZERO,
         vat: vat.neg(),
         interest: interest.neg(),
+        fees: fees.neg(),
+        insurance: insurance.neg(),
       };
       addPayment(s, { paidOn: p.paidOn, ...slice });
       back.push(slice);
@@ -429,7 +456,10 @@ export interface Payoff {
     principal: Decimal;
     interest: Decimal;
     vat: Decimal;
-    /** interest and VAT not owed: written off by a payment of exactly `amount` */
+    /** of installments due later: the insurance and fees (their VAT included) of the period begun */
+    insurance: Decimal;
+    fees: Decimal;
+    /** interest, insurance, fees and VAT not owed: written off by a payment of exactly `amount` */
     rebate: Decimal;
   };
   /** per installment due later, the interest and VAT written off */
@@ -454,7 +484,17 @@ export function payoffOfStates(
   stop: string | null,
   asOf: string,
 ): Payoff {
-  const b = { due: ZERO, punitory: ZERO, charges: ZERO, principal: ZERO, interest: ZERO, vat: ZERO, rebate: ZERO };
+  const b = {
+    due: ZERO,
+    punitory: ZERO,
+    charges: ZERO,
+    principal: ZERO,
+    interest: ZERO,
+    vat: ZERO,
+    insurance: ZERO,
+    fees: ZERO,
+    rebate: ZERO,
+  };
   const rebates: PaymentSlice[] = [];
   let prevDue = credit.start_date;
   // of installments due later: what they owe in all, less what is paid of them (may be negative)
@@ -473,20 +513,34 @@ export function payoffOfStates(
       const share = period > 0 ? Dec.min(new Dec(elapsed).div(period), 1) : ZERO;
       const accruedInterest = round2(s.interest.times(share));
       const accruedVat = round2(s.vat.times(share));
-      // owed of it: its principal and the interest and VAT accrued, less everything paid of its amount
-      const gross = s.amount.minus(s.interest).minus(s.vat).plus(accruedInterest).plus(accruedVat);
+      // the insurance and the fees (with their VAT) of a period are owed in full once it has begun,
+      // none of them before (docs/domain.md, "Early payoff")
+      const begun = elapsed > 0;
+      const accruedFees = begun ? s.fees : ZERO;
+      const accruedInsurance = begun ? s.insurance : ZERO;
+      // owed of it: its principal and what is accrued, less everything paid of its amount
+      const principal = s.amount.minus(s.interest).minus(s.vat).minus(s.fees).minus(s.insurance);
+      const gross = principal.plus(accruedInterest).plus(accruedVat).plus(accruedFees).plus(accruedInsurance);
       const net = gross.minus(s.principalPaid);
       later = later.plus(net);
-      const owed = Dec.max(net, ZERO);
-      const interest = Dec.min(Dec.max(accruedInterest.minus(s.interestPaid), ZERO), owed);
-      const vat = Dec.min(Dec.max(accruedVat.minus(s.vatPaid), ZERO), owed.minus(interest));
-      b.interest = b.interest.plus(interest);
-      b.vat = b.vat.plus(vat);
-      // the rebate: the interest and VAT of its amount not owed (a payment of exactly the quote
-      // writes it off; what was paid of it beyond that moves to the installments still owing)
+      // what is owed goes to the parts in the allocation's order
+      let owed = Dec.max(net, ZERO);
+      const part = (accrued: Decimal, paid: Decimal) => {
+        const x = Dec.min(Dec.max(accrued.minus(paid), ZERO), owed);
+        owed = owed.minus(x);
+        return x;
+      };
+      b.fees = b.fees.plus(part(accruedFees, s.feesPaid));
+      b.insurance = b.insurance.plus(part(accruedInsurance, s.insurancePaid));
+      b.vat = b.vat.plus(part(accruedVat, s.vatPaid));
+      b.interest = b.interest.plus(part(accruedInterest, s.interestPaid));
+      // the rebate: what of its amount is not owed (a payment of exactly the quote writes it off;
+      // what was paid of it beyond that moves to the installments still owing)
       const rebate = s.amount.minus(gross);
       if (rebate.gt(0)) {
-        const rebateVat = Dec.min(rebate, Dec.max(s.vat.minus(accruedVat), ZERO));
+        const fees = s.fees.minus(accruedFees);
+        const insurance = s.insurance.minus(accruedInsurance);
+        const rebateVat = Dec.min(rebate.minus(fees).minus(insurance), Dec.max(s.vat.minus(accruedVat), ZERO));
         b.rebate = b.rebate.plus(rebate);
         rebates.push({
           installmentId: s.id,
@@ -495,7 +549,9 @@ export function payoffOfStates(
           punitory: ZERO,
           charge: ZERO,
           vat: rebateVat,
-          interest: rebate.minus(rebateVat),
+          interest: rebate.minus(fees).minus(insurance).minus(rebateVat),
+          fees,
+          insurance,
         });
       }
     }
@@ -503,7 +559,7 @@ export function payoffOfStates(
   }
   // the principal: what the later installments owe beyond the interest and VAT accrued, less the
   // prepayments (negative when these exceed it)
-  b.principal = later.minus(b.interest).minus(b.vat);
+  b.principal = later.minus(b.interest).minus(b.vat).minus(b.fees).minus(b.insurance);
   const amount = Dec.max(b.due.plus(b.punitory).plus(b.charges).plus(later), ZERO);
   return { asOf, amount, breakdown: b, rebates };
 }

@@ -52,7 +52,13 @@ export interface InstallmentLike {
   amount: MoneyText;
   due_date: DateText;
   interest?: MoneyText;
+  /** the VAT of the interest, the insurance and the fees */
   vat?: MoneyText;
+  /** the insurance and the admin fee, and the VAT of each (inside vat) */
+  insurance?: MoneyText;
+  insurance_vat?: MoneyText;
+  fees?: MoneyText;
+  fees_vat?: MoneyText;
   tolerance_days?: number;
 }
 
@@ -72,6 +78,8 @@ export interface EntryLike {
   interest_part?: MoneyText;
   /** a payment slice: what it paid of charges; a charge waiver: the amount waived (negative) */
   charge_part?: MoneyText;
+  fees_part?: MoneyText;
+  insurance_part?: MoneyText;
 }
 
 /** A written ledger entry. */
@@ -82,6 +90,8 @@ export interface EntryShape extends EntryLike {
   payment_id: string | null;
   vat_part: MoneyText;
   interest_part: MoneyText;
+  fees_part: MoneyText;
+  insurance_part: MoneyText;
   created_at: Date;
 }
 
@@ -96,6 +106,8 @@ export interface NewEntry {
   vat_part?: MoneyText;
   interest_part?: MoneyText;
   charge_part?: MoneyText;
+  fees_part?: MoneyText;
+  insurance_part?: MoneyText;
   effective_date: DateText;
   payment_id?: string | null;
   branch_id: string | null;

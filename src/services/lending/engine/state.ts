@@ -26,15 +26,20 @@ export interface InstallmentState {
   number: number;
   dueDate: string;
   amount: Decimal;
-  /** the VAT and interest in amount */
+  /** the interest's VAT and the interest in amount */
   vat: Decimal;
   interest: Decimal;
+  /** the fees and the insurance in amount, each with its VAT */
+  fees: Decimal;
+  insurance: Decimal;
   /** days after a due date that is not a business day before it can be late (src/domain/businessDays.ts) */
   toleranceDays: number;
   /** what is paid of amount (VAT, interest and principal), and of it the VAT and the interest */
   principalPaid: Decimal;
   vatPaid: Decimal;
   interestPaid: Decimal;
+  feesPaid: Decimal;
+  insurancePaid: Decimal;
   /** punitory posted, VAT included, and the VAT in it */
   punitoryPosted: Decimal;
   punitoryVatPosted: Decimal;
@@ -73,17 +78,26 @@ export function stopDate(c: Pick<CreditShape, 'written_off_at'>, timezone: strin
 }
 
 function emptyState(i: InstallmentLike): InstallmentState {
+  const insuranceVat = money(i.insurance_vat ?? 0);
+  const feesVat = money(i.fees_vat ?? 0);
   return {
     id: i.id,
     number: i.number,
     dueDate: i.due_date,
     amount: money(i.amount),
-    vat: money(i.vat ?? 0),
+    // the installment's vat is that of its interest, insurance and fees together
+    vat: money(i.vat ?? 0)
+      .minus(insuranceVat)
+      .minus(feesVat),
     interest: money(i.interest ?? 0),
+    fees: money(i.fees ?? 0).plus(feesVat),
+    insurance: money(i.insurance ?? 0).plus(insuranceVat),
     toleranceDays: i.tolerance_days ?? 0,
     principalPaid: new Dec(0),
     vatPaid: new Dec(0),
     interestPaid: new Dec(0),
+    feesPaid: new Dec(0),
+    insurancePaid: new Dec(0),
     punitoryPosted: new Dec(0),
     punitoryVatPosted: new Dec(0),
     punitoryPaid: new Dec(0),
@@ -105,13 +119,15 @@ export function addPunitory(s: InstallmentState, amount: Decimal, vat: Decimal =
 /** One payment slice on the installment; slices come in date order. */
 export function addPayment(
   s: InstallmentState,
-  p: InstallmentPayment & { vat?: Decimal; interest?: Decimal; charge?: Decimal },
+  p: InstallmentPayment & { vat?: Decimal; interest?: Decimal; charge?: Decimal; fees?: Decimal; insurance?: Decimal },
 ) {
   s.principalPaid = s.principalPaid.plus(p.principal);
   s.punitoryPaid = s.punitoryPaid.plus(p.punitory);
   if (p.charge) s.chargesPaid = s.chargesPaid.plus(p.charge);
   if (p.vat) s.vatPaid = s.vatPaid.plus(p.vat);
   if (p.interest) s.interestPaid = s.interestPaid.plus(p.interest);
+  if (p.fees) s.feesPaid = s.feesPaid.plus(p.fees);
+  if (p.insurance) s.insurancePaid = s.insurancePaid.plus(p.insurance);
   s.payments.push({ paidOn: p.paidOn, principal: p.principal, punitory: p.punitory, charge: p.charge });
 }
 
@@ -140,6 +156,8 @@ export function applyEntry(s: InstallmentState, e: EntryLike) {
       charge,
       vat: money(e.vat_part ?? 0),
       interest: money(e.interest_part ?? 0),
+      fees: money(e.fees_part ?? 0),
+      insurance: money(e.insurance_part ?? 0),
     });
   }
 }
@@ -268,6 +286,8 @@ export function balanceOf(s: InstallmentState, punitoryOwed?: Decimal): Installm
     chargesOwed: chargesUnpaid(s),
     vatDue: s.vat.minus(s.vatPaid),
     interestDue: s.interest.minus(s.interestPaid),
+    feesDue: s.fees.minus(s.feesPaid),
+    insuranceDue: s.insurance.minus(s.insurancePaid),
   };
 }
 
