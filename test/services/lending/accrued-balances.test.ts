@@ -10,8 +10,8 @@ import { client, credit, pay, plan } from '../../helpers/book.ts';
 const ONE = { installments_count: 1, days_until_first_payment: 30, daily_punitory_rate: 0.005 };
 const balance = (i: any) => [i.punitory_posted, i.punitory_accrued, i.paid, i.outstanding];
 /** A credit's balance without the schedule's parts (principal, interest, vat: 1000, 0, 0 here). */
-const owed = ({ principal, interest, vat, ...rest }: any) => {
-  assert.deepEqual([principal, interest, vat], [1000, 0, 0]);
+const owed = ({ principal, interest, vat, insurance, fees, charges, waived, ...rest }: any) => {
+  assert.deepEqual([principal, interest, vat, insurance, fees, charges, waived], [1000, 0, 0, 0, 0, 0, 0]);
   return rest;
 };
 
@@ -30,8 +30,12 @@ test('reads add the punitory accrued since the last posting; nothing is written 
     principal: 1000,
     interest: 0,
     vat: 0,
+    insurance: 0,
+    fees: 0,
     punitory_posted: 0,
     punitory_accrued: 50,
+    charges: 0,
+    waived: 0,
     paid: 0,
     outstanding: 1050,
   });

@@ -175,6 +175,7 @@ test('insurance and an admin fee: in each installment, paid first inside it, in 
   assert.deepEqual(q.breakdown, {
     due: 0,
     punitory: 0,
+    charges: 0,
     principal: 666.67,
     interest: 38.89,
     vat: 8.17,

@@ -77,6 +77,8 @@ const COLUMNS = {
     'days_late',
     'created_at',
     'updated_at',
+    'insurance',
+    'fees',
   ],
   ledger: [
     'id',
