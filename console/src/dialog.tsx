@@ -1,4 +1,4 @@
-// A modal form in a <dialog>, as the password dialog of ui.tsx: open while mounted, labelled by its
+// A modal form in a <dialog> (and the password dialog built on it): open while mounted, labelled by its
 // title, the focus starting in its first field and kept inside (Tab wraps), Escape or *Cancel*
 // calls onCancel, the API's `details` under each field and any other refusal under the form. The
 // dialog stays open until onSubmit succeeds; a second submit while the first is on its way sends
@@ -6,7 +6,7 @@
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ApiError } from './api.ts';
 import { t } from './i18n.ts';
-import { ErrorNote, trapFocus } from './ui.tsx';
+import { ErrorNote, PasswordField, trapFocus } from './ui.tsx';
 
 export function FormDialog({
   title,
@@ -83,5 +83,37 @@ export function FormDialog({
         </div>
       </form>
     </dialog>
+  );
+}
+
+/**
+ * A modal dialog asking for the signed-in person's own password before something that needs it
+ * again (making an admin): a FormDialog with the password field. A refusal about
+ * `current_password` is written under the field, any other (a wrong password) under the form.
+ */
+export function PasswordDialog({
+  title,
+  text,
+  submitLabel,
+  onSubmit,
+  onCancel,
+}: {
+  title: string;
+  text: string;
+  submitLabel: string;
+  onSubmit: (password: string) => Promise<unknown>;
+  onCancel: () => void;
+}) {
+  const [password, setPassword] = useState('');
+  return (
+    <FormDialog
+      title={title}
+      text={text}
+      submitLabel={submitLabel}
+      onCancel={onCancel}
+      onSubmit={() => onSubmit(password)}
+    >
+      {(error) => <PasswordField value={password} onChange={setPassword} error={error} />}
+    </FormDialog>
   );
 }

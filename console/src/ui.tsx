@@ -312,86 +312,8 @@ export function trapFocus(e: KeyboardEvent<HTMLDialogElement>) {
   }
 }
 
-/**
- * A modal dialog asking for the signed-in person's own password before something that needs it
- * again (making an admin). Open while mounted; the password field is masked and labelled, the
- * focus starts in it and stays in the dialog (Tab wraps), Escape or *Cancel* calls onCancel. The
- * API's `details` about `current_password` are written under the field, any other refusal (a wrong
- * password) under the form; the dialog stays open until onSubmit succeeds.
- */
-export function PasswordDialog({
-  title,
-  text,
-  submitLabel,
-  onSubmit,
-  onCancel,
-}: {
-  title: string;
-  text: string;
-  submitLabel: string;
-  onSubmit: (password: string) => Promise<unknown>;
-  onCancel: () => void;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const id = useId();
-  useEffect(() => {
-    const d = ref.current;
-    if (d && !d.open) d.showModal();
-    return () => d?.close();
-  }, []);
-  const fieldError = error instanceof ApiError ? error.fieldError('current_password') : undefined;
-  return (
-    <dialog
-      ref={ref}
-      aria-labelledby={`${id}-t`}
-      aria-describedby={`${id}-d`}
-      onKeyDown={trapFocus}
-      onCancel={(e) => {
-        // Escape: the parent unmounts the dialog, which closes it
-        e.preventDefault();
-        onCancel();
-      }}
-    >
-      <form
-        noValidate
-        onSubmit={async (e) => {
-          e.preventDefault();
-          if (busy) return;
-          setBusy(true);
-          try {
-            await onSubmit(password);
-          } catch (err) {
-            setError(err);
-            setBusy(false);
-          }
-        }}
-      >
-        <h2 id={`${id}-t`}>{title}</h2>
-        <p id={`${id}-d`}>{text}</p>
-        <PasswordField value={password} onChange={setPassword} error={error as ApiError | null} autoFocus />
-        {error && !fieldError ? <ErrorNote error={error} /> : null}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={busy}>
-            {submitLabel}
-          </button>
-          <button type="button" onClick={onCancel}>
-            {t('Cancel')}
-          </button>
-        </div>
-      </form>
-    </dialog>
-  );
-}
-
-function PasswordField(p: {
-  value: string;
-  onChange: (v: string) => void;
-  error: ApiError | null;
-  autoFocus?: boolean;
-}) {
+/** The signed-in person's own password, masked and labelled; the API's `details` about `current_password` under it. */
+export function PasswordField(p: { value: string; onChange: (v: string) => void; error: ApiError | null }) {
   const id = useId();
   const err = p.error instanceof ApiError ? p.error.fieldError('current_password') : undefined;
   return (
@@ -403,8 +325,6 @@ function PasswordField(p: {
         type="password"
         autoComplete="current-password"
         required
-        // biome-ignore lint/a11y/noAutofocus: see PasswordDialog
-        autoFocus={p.autoFocus}
         value={p.value}
         aria-invalid={err ? true : undefined}
         aria-describedby={err ? `${id}-err` : undefined}

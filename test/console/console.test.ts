@@ -8,20 +8,12 @@
 // otherwise they go to a temporary directory.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { build, createTenant, json, settableClock, type Harness } from '../helpers/app.ts';
-import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.ts';
+import { axe, noBrowser, openBrowser, shot, signIn as signInAt } from './harness.ts';
 import { PASSWORD, newUser } from '../helpers/sessions.ts';
 import { createOperator } from '../../src/services/users.ts';
 import { setPasswordWithLink } from '../../src/services/sessions.ts';
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'lending-console-'));
-mkdirSync(SHOTS, { recursive: true });
 
 interface World {
   h: Harness;
@@ -32,53 +24,10 @@ interface World {
   dni: string;
 }
 
-/** A browser with a fresh profile (its own --user-data-dir: cookies, storage) and the page's errors collected. */
-async function open(t: TestContext, viewport = { width: 1100, height: 760 }) {
-  const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'lending-chromium-')), {
-    executablePath: CHROMIUM,
-    // an Argentine counter's browser: its own date inputs read dd/mm/aaaa
-    args: [...CHROMIUM_ARGS, '--lang=es-AR'],
-    locale: 'es-AR',
-    viewport,
-    acceptDownloads: true,
-    timeout: 60_000,
-  });
-  t.after(() => context.close());
-  const page = context.pages()[0] ?? (await context.newPage());
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => {
-    // an API refusal the page shows (a 401 before signing in, a 403 the test provokes) is no script error
-    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
-  });
-  t.after(() => assert.deepEqual(errors, [], 'no script error or CSP refusal on the pages'));
-  return page;
-}
+/** A browser with a fresh profile, at this file's window size. */
+const open = (t: TestContext, viewport = { width: 1100, height: 760 }) => openBrowser(t, viewport);
 
-/** axe-core on the page as it is: no serious or critical violation. */
-async function axe(page: Page, what: string) {
-  // evaluated through the DevTools protocol: the page's own CSP (no inline script) stays as it is
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const r = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-    return r.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-  });
-  assert.deepEqual(violations, [], `accessibility of ${what}`);
-}
-
-async function shot(page: Page, name: string) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
-}
-
-async function signIn(page: Page, w: World, email: string, password = PASSWORD) {
-  await page.goto(`${w.base}/`);
-  await page.getByRole('heading', { name: 'Ingresar' }).waitFor();
-  await page.getByLabel('Correo electrónico').fill(email);
-  await page.getByLabel('Contraseña').fill(password);
-  await page.getByRole('button', { name: 'Ingresar' }).click();
-}
+const signIn = (page: Page, w: World, email: string, password = PASSWORD) => signInAt(page, w.base, email, password);
 
 /** A client created by the page's own script: once without the X-CSRF-Token header, once with it. */
 async function writeClient(page: Page, dni: string): Promise<{ withToken: number; without: number }> {
@@ -119,7 +68,7 @@ async function setup(t: TestContext): Promise<World> {
 }
 
 test('the staff console in Chromium', {
-  skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install -y chromium to run this test)`,
+  skip: noBrowser,
   timeout: 600_000,
 }, async (t) => {
   const w = await setup(t);

@@ -33,14 +33,19 @@ export async function openBrowser(t: TestContext, viewport = { width: 1366, heig
   });
   t.after(() => context.close());
   const page = context.pages()[0] ?? (await context.newPage());
+  failOnScriptErrors(t, page);
+  return page;
+}
+
+/** The page's script errors and CSP refusals fail the test when it ends. */
+export function failOnScriptErrors(t: TestContext, page: Page) {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => {
-    // an API refusal the page shows (a 409 the test provokes) is no script error
+    // an API refusal the page shows (a 401 before signing in, a 403 or 409 the test provokes) is no script error
     if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
   });
   t.after(() => assert.deepEqual(errors, [], 'no script error or CSP refusal on the pages'));
-  return page;
 }
 
 /** axe-core on the page as it is: no serious or critical violation. */

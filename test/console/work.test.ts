@@ -8,18 +8,12 @@
 // CONSOLE_SCREENSHOTS=docs/console keeps the screenshots there.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { build, json, settableClock, type Harness } from '../helpers/app.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.ts';
-import { PASSWORD, newUser } from '../helpers/sessions.ts';
+import { newUser } from '../helpers/sessions.ts';
+import { axe, failOnScriptErrors, noBrowser, shot, signIn } from './harness.ts';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'lending-console-'));
-mkdirSync(SHOTS, { recursive: true });
 const DAY = 86_400_000;
 
 /** A person's own context (cookies, storage) in the file's one browser, the page's errors collected. */
@@ -27,33 +21,11 @@ async function person(t: TestContext, browser: Browser, base: string, email: str
   const context = await browser.newContext({ locale: 'es-AR', viewport: { width: 1366, height: 768 } });
   t.after(() => context.close());
   const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => {
-    // an API refusal the page shows (the 403s this test provokes) is no script error
-    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
-  });
-  t.after(() => assert.deepEqual(errors, [], 'no script error or CSP refusal on the pages'));
-  await page.goto(`${base}/`);
-  await page.getByLabel('Correo electrónico').fill(email);
-  await page.getByLabel('Contraseña').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Ingresar' }).click();
+  failOnScriptErrors(t, page);
+  await signIn(page, base, email);
   await page.getByRole('heading', { name: 'Resumen de cartera' }).waitFor();
   return page;
 }
-
-async function axe(page: Page, what: string) {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const r = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-    return r.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-  });
-  assert.deepEqual(violations, [], `accessibility of ${what}`);
-}
-
-const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
 
 /** The menu's link, then the page's heading. */
 async function go(page: Page, link: string, heading: string) {
@@ -126,7 +98,7 @@ async function setup(t: TestContext): Promise<World> {
 }
 
 test('applications, collections, settings and notifications in Chromium', {
-  skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install -y chromium to run this test)`,
+  skip: noBrowser,
   timeout: 600_000,
 }, async (t) => {
   const w = await setup(t);

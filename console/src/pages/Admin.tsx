@@ -5,18 +5,9 @@ import { useState } from 'react';
 import { useLocation } from 'wouter';
 import { type Page, api, newKey, qs } from '../api.ts';
 import { fmtDate, fmtInstant, fmtPct, t } from '../i18n.ts';
+import { PasswordDialog } from '../dialog.tsx';
 import { type User, useCan } from '../session.tsx';
-import {
-  ConfirmButton,
-  ErrorNote,
-  Field,
-  Money,
-  PasswordDialog,
-  QuickForm,
-  ServerTable,
-  ShownOnce,
-  Table,
-} from '../ui.tsx';
+import { ConfirmButton, ErrorNote, Field, Money, QuickForm, ServerTable, ShownOnce, Table } from '../ui.tsx';
 import { SimulationView, useSimulation } from './Grant.tsx';
 import { type Plan, useBranches, usePlans } from './shared.ts';
 
