@@ -101,7 +101,11 @@ export default async function creditConfigRoutes(app: App) {
         tags: ['credit plans'],
         summary: 'Create a credit plan (contract 5); omitted fields take the defaults',
         body: CreateBody,
-        response: { 201: documented(ref(CreditConfig), 'The plan created, every field filled in', ex.plan) },
+        // 422: fees that contradict each other (docs/api.md, "Fees and charges")
+        response: {
+          201: documented(ref(CreditConfig), 'The plan created, every field filled in', ex.plan),
+          ...errors(422),
+        },
       },
     },
     async (req, reply) => write(req, reply, 201, (ctx) => createPlan(app.db, ctx, writable(req.body))),
@@ -137,6 +141,7 @@ export default async function creditConfigRoutes(app: App) {
             is_active: false,
             updated_at: '2026-06-01T12:00:00.000Z',
           }),
+          ...errors(422),
         },
       },
     },
