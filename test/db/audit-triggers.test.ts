@@ -228,6 +228,15 @@ test('the audit log and the ledger refuse UPDATE, DELETE and TRUNCATE at the dat
   // with CASCADE it reaches the ledger's own guard
   await assert.rejects(sql`TRUNCATE ledger`.execute(db), 'ledger truncate');
   await refused('ledger truncate cascade', sql`TRUNCATE ledger CASCADE`);
+  // a waiver's row (its reason, who) is part of its ledger entry: the same guard on every row
+  await refused('waivers truncate', sql`TRUNCATE waivers`);
+  const guards = await sql<{ tgname: string }>`
+    SELECT t.tgname FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+     WHERE t.tgrelid = 'waivers'::regclass AND p.proname = 'refuse_change' ORDER BY t.tgname`.execute(db);
+  assert.deepEqual(
+    guards.rows.map((r) => r.tgname),
+    ['append_only', 'append_only_truncate'],
+  );
   assert.ok(
     await db
       .selectFrom('ledger')

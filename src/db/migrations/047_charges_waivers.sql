@@ -64,3 +64,7 @@ CREATE TRIGGER audit_update AFTER UPDATE ON waivers REFERENCING OLD TABLE AS old
   FOR EACH STATEMENT EXECUTE FUNCTION audit_rows();
 CREATE TRIGGER audit_delete AFTER DELETE ON waivers REFERENCING OLD TABLE AS old_rows
   FOR EACH STATEMENT EXECUTE FUNCTION audit_rows();
+
+-- a waiver's row is part of its ledger entry: append-only like the ledger
+CREATE TRIGGER append_only BEFORE UPDATE OR DELETE ON waivers FOR EACH ROW EXECUTE FUNCTION refuse_change();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON waivers FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
