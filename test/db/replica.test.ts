@@ -140,6 +140,17 @@ async function one<T>(c: pg.Client, text: string): Promise<T> {
   return (await c.query(text)).rows[0] as T;
 }
 
+/** Waits until the standby has replayed everything the primary had written when called (5 s at most). */
+async function replayed(primary: pg.Client, standby: pg.Client): Promise<void> {
+  const { lsn } = await one<{ lsn: string }>(primary, 'SELECT pg_current_wal_insert_lsn()::text AS lsn');
+  for (let i = 0; i < 500; i++) {
+    const { ok } = await one<{ ok: boolean }>(standby, `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS ok`);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('the standby did not catch up in 5 s');
+}
+
 test('reads go to the standby within the lag bound, a caller reads its own writes, a standby behind the bound sends reads to the primary', {
   skip,
   timeout: 60_000,
@@ -181,15 +192,7 @@ test('reads go to the standby within the lag bound, a caller reads its own write
   const ids = async (key: string) =>
     ((await get('/api/clients?limit=100', key)).items as { id: string }[]).map((c) => c.id);
   const reads = () => db.readStats()!.reads;
-  const caughtUp = async () => {
-    const { lsn } = await one<{ lsn: string }>(primary, 'SELECT pg_current_wal_insert_lsn()::text AS lsn');
-    for (let i = 0; i < 500; i++) {
-      const { ok } = await one<{ ok: boolean }>(standby, `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS ok`);
-      if (ok) return;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    throw new Error('the standby did not catch up in 5 s');
-  };
+  const caughtUp = () => replayed(primary, standby);
   const pause = async () => {
     await standby.query('SELECT pg_wal_replay_pause()');
     for (let i = 0; i < 500; i++) {
@@ -347,15 +350,7 @@ test("a write's Consistency-Token makes another process's read wait for it on th
   const tenant: Tenant = await createTenant(dbA);
   const auth = { authorization: `Bearer ${tenant.fullKey}` };
 
-  const caughtUp = async () => {
-    const { lsn } = await one<{ lsn: string }>(primary, 'SELECT pg_current_wal_insert_lsn()::text AS lsn');
-    for (let i = 0; i < 500; i++) {
-      const { ok } = await one<{ ok: boolean }>(standby, `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS ok`);
-      if (ok) return;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    throw new Error('the standby did not catch up in 5 s');
-  };
+  const caughtUp = () => replayed(primary, standby);
   const ids = async (app: App, token?: string) => {
     const res = await app.inject({
       method: 'GET',
