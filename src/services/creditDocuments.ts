@@ -12,6 +12,7 @@ import { getClient } from '../db/repositories/clients.ts';
 import { getCredit } from '../db/repositories/credits.ts';
 import { guarantorsOfCredit } from '../db/repositories/guarantors.ts';
 import { installmentsOfCredit } from '../db/repositories/installments.ts';
+import { ledgerOfCredit } from '../db/repositories/ledger.ts';
 import { Dec, creditCost, money, originationOf, toMoneyString, type Decimal } from '../domain/index.ts';
 import { notFound } from '../domain/errors.ts';
 import type { ActorContext } from './context.ts';
@@ -49,7 +50,7 @@ export interface DocumentInstallment {
   due_date: string;
   /** what falls due, every part included ("1234.50") */
   amount: string;
-  /** the money parts of the installment by column name (principal, interest, vat, and any other), "1234.50" each */
+  /** the parts of the amount (principal, interest, vat: the interest's, insurance, insurance_vat, fees, fees_vat), "1234.50" each */
   parts: Record<string, string>;
 }
 
@@ -87,67 +88,52 @@ export interface CreditDocuments {
     /** the origination fee charged, its VAT, both together, and whether it went into the principal */
     origination: { fee: string; vat: string; total: string; financed: boolean };
     fees: FeeTerms[];
+    /** of a refinance: the credit it settled and the balance settled (no cash: only the rest is handed over); else null */
+    refinanced_from: { sequential_id: number; settled: string } | null;
   };
   installments: DocumentInstallment[];
-  /**
-   * The parts shown as the schedule's columns, in order: principal, interest and vat, then any
-   * other money part the installments carry (insurance, fees, …) that is not zero on some installment.
-   */
+  /** The parts shown as the schedule's columns, in order: principal, interest and vat, then those not zero on some installment. */
   parts: string[];
   /** fractions to 6 decimals ("0.123456"); the CFT null when no rate equates the flows */
   cost: { tna: string; tea: string; cft_tea: string | null; cft_tea_without_vat: string | null };
 }
 
-/** Installment columns that are not money parts of what falls due. */
-const NOT_PARTS = new Set([
-  'business_id',
-  'id',
-  'credit_id',
-  'number',
-  'amount',
-  'due_date',
-  'status',
-  'paid_date',
-  'created_at',
-  'updated_at',
-  'tolerance_days',
-]);
-const FIRST_PARTS = ['principal', 'interest', 'vat'];
-const NUMERIC = /^-?\d+(\.\d+)?$/;
-/** A part that is VAT: the interest's own, or the VAT of a fee or insurance (`insurance_vat`, …). */
-const isVat = (part: string) => part === 'vat' || part.endsWith('_vat') || part.startsWith('vat_');
-
 /**
- * The money parts an installment record carries: its numeric columns besides the amount and the
- * bookkeeping ones. Read from the record rather than listed, so a part added to installments later
- * (insurance, an admin fee) shows in the contract without a change here.
+ * The parts of an installment's amount, in the schedule's order, each with the installment columns
+ * it is made of (docs/domain.md, "Fees and charges"): the installment's `vat` holds the VAT of its
+ * interest, insurance and fees together, so the interest's VAT is `vat` less the other two. The
+ * parts add up to the amount; the first three always show, the others where some installment
+ * carries them.
  */
-function partsOf(i: Installment): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(i)) {
-    if (NOT_PARTS.has(key)) continue;
-    if ((typeof value === 'string' && NUMERIC.test(value)) || (FIRST_PARTS.includes(key) && value !== null))
-      out[key] = toMoneyString(money(value as string));
-  }
-  return out;
-}
+const PARTS: { part: string; of: (i: Installment) => Decimal }[] = [
+  { part: 'principal', of: (i) => money(i.principal) },
+  { part: 'interest', of: (i) => money(i.interest) },
+  { part: 'vat', of: (i) => money(i.vat).minus(money(i.insurance_vat)).minus(money(i.fees_vat)) },
+  { part: 'insurance', of: (i) => money(i.insurance) },
+  { part: 'insurance_vat', of: (i) => money(i.insurance_vat) },
+  { part: 'fees', of: (i) => money(i.fees) },
+  { part: 'fees_vat', of: (i) => money(i.fees_vat) },
+];
+const ALWAYS = new Set(['principal', 'interest', 'vat']);
+/** The parts that are VAT: left out of the CFT without VAT. */
+const VAT_PARTS = new Set(['vat', 'insurance_vat', 'fees_vat']);
 
 /**
  * The schedule as the contract shows it: each installment with its money parts, and the parts
- * that make its columns (principal, interest and vat, then any other part not zero on some
- * installment, in the record's order).
+ * that make its columns (principal, interest and the interest's VAT, then insurance and fees with
+ * their VAT where some installment carries them).
  */
 export function scheduleParts(rows: readonly Installment[]): { installments: DocumentInstallment[]; parts: string[] } {
   const installments = rows.map((i) => ({
     number: i.number,
     due_date: i.due_date,
     amount: toMoneyString(money(i.amount)),
-    parts: partsOf(i),
+    parts: Object.fromEntries(PARTS.map(({ part, of }) => [part, toMoneyString(of(i))])),
   }));
-  const extra = [...new Set(installments.flatMap((i) => Object.keys(i.parts)))].filter(
-    (p) => !FIRST_PARTS.includes(p) && installments.some((i) => !money(i.parts[p] ?? 0).isZero()),
+  const parts = PARTS.map((p) => p.part).filter(
+    (p) => ALWAYS.has(p) || installments.some((i) => !money(i.parts[p] ?? 0).isZero()),
   );
-  return { installments, parts: [...FIRST_PARTS.filter((p) => installments.some((i) => p in i.parts)), ...extra] };
+  return { installments, parts };
 }
 
 function party(c: Client): Party {
@@ -184,7 +170,7 @@ function cftWithoutVat(c: Credit, installments: DocumentInstallment[], originati
     interestRate: money(c.interest_rate),
     installments: installments.map((i) => {
       const vat = Object.entries(i.parts)
-        .filter(([k]) => isVat(k))
+        .filter(([k]) => VAT_PARTS.has(k))
         .reduce((s, [, v]) => s.plus(money(v)), new Dec(0));
       return {
         dueDate: i.due_date,
@@ -229,6 +215,14 @@ export async function creditDocuments(db: Kysely<DB>, ctx: ActorContext, creditI
       const terms = originationOf(credit.fees ?? [], money(credit.amount), money(credit.vat_rate));
       const origination = terms.total.eq(charged) ? terms : { fee: charged, vat: new Dec(0) };
 
+      const refinanced = credit.refinanced_from_id
+        ? await getCredit(trx, ctx.businessId, credit.refinanced_from_id)
+        : undefined;
+      const settled = refinanced
+        ? (await ledgerOfCredit(trx, ctx.businessId, refinanced.id))
+            .filter((e) => e.origin === 'refinance')
+            .reduce((sum, e) => sum.plus(money(e.amount)), new Dec(0))
+        : undefined;
       const cost = presentCost(credit, rows);
       return {
         as_of: ctx.today,
@@ -260,6 +254,10 @@ export async function creditDocuments(db: Kysely<DB>, ctx: ActorContext, creditI
             financed: credit.origination_financed,
           },
           fees,
+          refinanced_from:
+            refinanced && settled
+              ? { sequential_id: Number(refinanced.sequential_id), settled: toMoneyString(settled) }
+              : null,
         },
         installments,
         parts,

@@ -4,7 +4,7 @@
 // as the central bank's transparency rules ask: TNA and TEA in the body's type, the CFT (with and
 // without VAT) larger and in bold.
 import type { CreditDocuments, FeeTerms, Party } from '../../services/creditDocuments.ts';
-import { money, pesosInWords } from '../../domain/index.ts';
+import { Dec, money, pesosInWords } from '../../domain/index.ts';
 import { INK, MARGIN, MUTED, Sheet, WIDTH, type Column } from './documents.ts';
 import { cuit, dni, domicilio, fecha, fullName, pesos, porcentaje } from './format.ts';
 
@@ -12,7 +12,7 @@ import { cuit, dni, domicilio, fecha, fullName, pesos, porcentaje } from './form
 export const RATE_SIZE = 9;
 export const CFT_SIZE = 15;
 
-/** The schedule's columns for the parts an installment carries; a part added later shows its column name. */
+/** The schedule's columns (the parts of services/creditDocuments.ts). */
 const PART_LABELS: Record<string, string> = {
   principal: 'Capital',
   interest: 'Interés',
@@ -21,17 +21,8 @@ const PART_LABELS: Record<string, string> = {
   insurance_vat: 'IVA seguro',
   fees: 'Gastos adm.',
   fees_vat: 'IVA gastos',
-  admin_fee: 'Gastos adm.',
-  admin_fee_vat: 'IVA gastos',
-  charges: 'Cargos',
-  charges_vat: 'IVA cargos',
 };
-const partLabel = (p: string) =>
-  PART_LABELS[p] ??
-  p
-    .replace(/_/g, ' ')
-    .replace(/^./, (c) => c.toUpperCase())
-    .replace(/\bvat\b/i, 'IVA');
+const partLabel = (p: string) => PART_LABELS[p] ?? p;
 
 /** "José María Peña, DNI 30.123.456, CUIT/CUIL 20-30123456-7, con domicilio en …" */
 function identity(p: Party): string {
@@ -166,21 +157,30 @@ export function renderContractPdf(d: CreditDocuments, opts: { now: Date }): Prom
   const fee = !money(o.total).isZero();
   const principal = total(d.installments.map((i) => i.parts.principal ?? '0'));
   s.heading('PRIMERA. Monto del préstamo');
+  // a refinance hands over no cash for the balance it settles (docs/domain.md, "Refinance"): only
+  // what the new credit lends beyond it
+  const r = c.refinanced_from;
+  const cash = r ? money(c.disbursed).minus(money(r.settled)) : money(c.disbursed);
+  const receives = cash.gt(0)
+    ? `EL DEUDOR recibe en este acto ${fee && !o.financed ? 'el neto de ' : ''}${pesos(cash.toFixed(2))}, a su entera satisfacción.`
+    : 'EL DEUDOR no recibe dinero en efectivo.';
+  const handed = r
+    ? `De ella, ${pesos(r.settled)} se aplican en este acto a la cancelación del saldo del crédito Nº ${r.sequential_id}. ${receives}`
+    : receives;
   s.para(
     `EL ACREEDOR presta a EL DEUDOR la suma de ${pesos(c.amount)} (${pesosInWords(c.amount)}). ` +
       (!fee
-        ? `EL DEUDOR recibe en este acto ${pesos(c.disbursed)}, a su entera satisfacción.`
+        ? handed
         : o.financed
-          ? `La comisión de otorgamiento de ${pesos(o.total)} (IVA incluido) se financia: se suma al capital a devolver. ` +
-            `EL DEUDOR recibe en este acto ${pesos(c.disbursed)}, a su entera satisfacción.`
-          : `De ella se descuenta la comisión de otorgamiento de ${pesos(o.total)} (IVA incluido): ` +
-            `EL DEUDOR recibe en este acto el neto de ${pesos(c.disbursed)}, a su entera satisfacción.`),
+          ? `La comisión de otorgamiento de ${pesos(o.total)} (IVA incluido) se financia: se suma al capital a devolver. ${handed}`
+          : `De ella se descuenta la comisión de otorgamiento de ${pesos(o.total)} (IVA incluido). ${handed}`),
     { size: 9.5, gap: 6 },
   );
   const money1: [string, string][] = [['Monto del préstamo', pesos(c.amount)]];
   if (fee)
     money1.push([`Comisión de otorgamiento (${o.financed ? 'financiada' : 'descontada'}, IVA incl.)`, pesos(o.total)]);
-  money1.push(['Monto neto desembolsado', pesos(c.disbursed)]);
+  if (r) money1.push([`Aplicado a cancelar el crédito Nº ${r.sequential_id}`, pesos(r.settled)]);
+  money1.push([r ? 'Entregado en efectivo' : 'Monto neto desembolsado', pesos(Dec.max(cash, 0).toFixed(2))]);
   if (fee && o.financed) money1.push(['Capital a devolver', pesos(principal)]);
   money1.push(['Total a devolver', pesos(c.total)]);
   s.y = s.pairs(money1, MARGIN, WIDTH * 0.7, 230) + 4;
@@ -270,8 +270,11 @@ export function renderContractPdf(d: CreditDocuments, opts: { now: Date }): Prom
   s.heading('SEXTA. Cancelación anticipada');
   s.para(
     'EL DEUDOR puede cancelar anticipadamente el total del préstamo en cualquier momento: paga lo vencido y, de las ' +
-      'cuotas a vencer, el capital y el interés devengado hasta el día del pago; los intereses de los períodos no ' +
-      'transcurridos no se cobran.',
+      'cuotas a vencer, el capital y el interés devengado hasta el día del pago' +
+      (d.parts.some((p) => p === 'insurance' || p === 'fees')
+        ? ', más el seguro y los gastos del período en curso'
+        : '') +
+      '; los intereses de los períodos no transcurridos no se cobran.',
     { size: 9.5, gap: 6 },
   );
 

@@ -14,10 +14,6 @@ import { join } from 'node:path';
 import { build, createTenant, json, settableClock } from '../../../helpers/app.ts';
 import { newUser, operatorSession, signIn, sessionOf, userSession } from '../../../helpers/sessions.ts';
 import { withCheckDigit } from '../../../../src/domain/index.ts';
-import { CFT_SIZE, RATE_SIZE, renderContractPdf } from '../../../../src/http/pdf/contract.ts';
-import { creditDocuments, scheduleParts } from '../../../../src/services/creditDocuments.ts';
-import { actorContext } from '../../../../src/services/context.ts';
-import { installmentsOfCredit } from '../../../../src/db/repositories/installments.ts';
 
 // ---------------------------------------------------------------- poppler
 
@@ -249,7 +245,6 @@ test('the contract of a flat credit with VAT and a deducted fee: parties, money,
       assert.ok(c.size > other.size, `the CFT (${c.size}) is larger than ${other.text} (${other.size})`);
     }
   }
-  assert.ok(CFT_SIZE > RATE_SIZE);
 });
 
 test('the promissory note: the total in figures and in words, place and date, the debtor, "sin protesto", co-borrower and guarantor', async (t) => {
@@ -384,31 +379,98 @@ test('who may read them: a read key and a viewer do; another business, unknown o
   assert.equal(res.statusCode, 404, res.body);
 });
 
-test('the schedule shows every money part an installment record carries, each when it is not zero', async (t) => {
-  if (!POPPLER) return t.skip(NO_POPPLER);
+test('a plan with insurance and an admin fee, both with VAT: their columns add up to the installment, and the CFT without VAT leaves out every VAT once', async (t) => {
   const s = await story(t);
-  const ctx = actorContext({ businessId: s.T.businessId, timezone: 'UTC' }, 'test', s.h.clock);
-  const doc = await creditDocuments(s.h.db.kysely, ctx, s.credit.id);
-  assert.deepEqual(doc.parts, ['principal', 'interest', 'vat']);
-  // the same installments with the parts fees and insurance add to the record: the ones not zero
-  // on some installment become columns, in the record's order
-  const rows = (await installmentsOfCredit(s.h.db.kysely, s.T.businessId, s.credit.id)).map((r, k) => ({
-    ...r,
-    insurance: k === 0 ? '120.50' : '80.25',
-    insurance_vat: k === 0 ? '25.31' : '16.85',
-    admin_fee: '0.00',
-    collection_charge: k === 2 ? '500.00' : '0',
-  }));
-  const schedule = scheduleParts(rows);
-  assert.deepEqual(schedule.parts, ['principal', 'interest', 'vat', 'insurance', 'insurance_vat', 'collection_charge']);
-  const text = pdfText(await renderContractPdf({ ...doc, ...schedule }, { now: new Date('2026-01-15T12:00:00Z') }));
+  // by hand: 10,000 lent, two installments, flat 10 % over the credit: principal 5,000 and
+  // interest 500 each, the interest's VAT 105. Insurance 1 % a month of the principal outstanding
+  // at the start of the period: 100 then 50, VAT 21 and 10.50; admin fee 100 a period, VAT 21.
+  // Installment 1: 5,000 + 500 + 105 + 100 + 21 + 100 + 21 = 5,847; installment 2: 5,000 + 500 +
+  // 105 + 50 + 10.50 + 100 + 21 = 5,786.50; nothing deducted, so 10,000 handed over
+  const plan = await s.created('/api/credit-configs', {
+    name: 'Con seguro y gastos',
+    installments_count: 2,
+    interest_rate: 0.1,
+    vat_rate: 0.21,
+    fees: [
+      { type: 'insurance', rate: 0.01, vat: true },
+      { type: 'admin', amount: 100, vat: true },
+    ],
+  });
+  const detail = await s.created(`/api/clients/${s.client.id}/credits`, {
+    credit_config_id: plan.id,
+    amount: 10000,
+    start_date: '2026-01-15',
+  });
+  const due = detail.installments.map((i: { due_date: string }) => i.due_date);
+  assert.deepEqual(
+    detail.installments.map((i: { amount: number; vat: number }) => [i.amount, i.vat]),
+    [
+      [5847, 147],
+      [5786.5, 136.5],
+    ],
+    'the installments as the API gives them (their vat holds the insurance and fee VAT)',
+  );
+  const res = await documentOf(s, 'contract', detail.credit.id);
+  assert.equal(res.statusCode, 200, res.body);
+  if (!POPPLER) return t.skip(NO_POPPLER);
+  const text = pdfText(res.rawPayload);
+  const f = (d: string) => `${d.slice(8)}/${d.slice(5, 7)}/${d.slice(0, 4)}`;
   has(
     text,
     [
-      'Cuota Vencimiento Capital Interés IVA Seguro IVA seguro Collection charge Importe de la cuota',
-      '1 10/03/2026 $ 33.333,33 $ 6.666,67 $ 1.400,00 $ 120,50 $ 25,31 $ 0,00 $ 41.400,00',
-      '3 10/05/2026 $ 33.333,34 $ 6.666,66 $ 1.400,00 $ 80,25 $ 16,85 $ 500,00 $ 41.400,00',
-      'Total $ 100.000,00 $ 20.000,00 $ 4.200,00 $ 281,00 $ 59,01 $ 500,00 $ 124.200,00',
+      'Cuota Vencimiento Capital Interés IVA Seguro IVA seguro Gastos adm. IVA gastos Importe de la cuota',
+      `1 ${f(due[0])} $ 5.000,00 $ 500,00 $ 105,00 $ 100,00 $ 21,00 $ 100,00 $ 21,00 $ 5.847,00`,
+      `2 ${f(due[1])} $ 5.000,00 $ 500,00 $ 105,00 $ 50,00 $ 10,50 $ 100,00 $ 21,00 $ 5.786,50`,
+      'Total $ 10.000,00 $ 1.000,00 $ 210,00 $ 150,00 $ 31,50 $ 200,00 $ 42,00 $ 11.633,50',
+      // an early payoff owes the current period's insurance and fees in full (docs/domain.md)
+      'el capital y el interés devengado hasta el día del pago, más el seguro y los gastos del período en curso;',
+    ],
+    'contract',
+  );
+  // the CFT solved here: with VAT the installments, without VAT the installments less their whole
+  // vat (5,700 and 5,650), both against the 10,000 handed over
+  const at = due.map((d: string) => days('2026-01-15', d));
+  const withVat = annualRate(10000, [
+    { days: at[0], amount: 5847 },
+    { days: at[1], amount: 5786.5 },
+  ]);
+  const withoutVat = annualRate(10000, [
+    { days: at[0], amount: 5700 },
+    { days: at[1], amount: 5650 },
+  ]);
+  assert.equal(pct(withVat), pct(detail.cost.cft_tea), 'the CFT solved here is the credit read`s');
+  has(
+    text,
+    [
+      `COSTO FINANCIERO TOTAL (CFT) efectivo anual con IVA ${pct(withVat)}`,
+      `COSTO FINANCIERO TOTAL (CFT) efectivo anual sin IVA ${pct(withoutVat)}`,
+    ],
+    'contract',
+  );
+});
+
+test("a refinance's contract: the balance it settles is no cash; only what it lends beyond it is handed over", async (t) => {
+  const s = await story(t);
+  // the story's credit owes its three installments, 124,200, on its first day; the new credit
+  // lends 130,000: 124,200 settle the old one, 5,800 are handed over
+  const plan = await s.created('/api/credit-configs', {
+    name: 'Refinanciación',
+    installments_count: 2,
+    interest_rate: 0.1,
+  });
+  const fresh = await s.created(`/api/credits/${s.credit.id}/refinance`, { credit_config_id: plan.id, amount: 130000 });
+  const res = await documentOf(s, 'contract', fresh.credit.id);
+  assert.equal(res.statusCode, 200, res.body);
+  if (!POPPLER) return t.skip(NO_POPPLER);
+  const n = s.credit.sequential_id;
+  has(
+    pdfText(res.rawPayload),
+    [
+      'la suma de $ 130.000,00 (pesos ciento treinta mil con 00/100).',
+      `De ella, $ 124.200,00 se aplican en este acto a la cancelación del saldo del crédito Nº ${n}.`,
+      'EL DEUDOR recibe en este acto $ 5.800,00, a su entera satisfacción.',
+      `Aplicado a cancelar el crédito Nº ${n} $ 124.200,00`,
+      'Entregado en efectivo $ 5.800,00',
     ],
     'contract',
   );
