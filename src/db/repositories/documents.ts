@@ -92,11 +92,14 @@ ib AS (
   WHERE i.business_id = $1
 )`;
 
+/** What an installment still owes (its amount, punitory and charges, less what is paid and waived): the credit read's figure. */
+const OUTSTANDING = '(ib.amount + ib.punitory_posted + ib.punitory_accrued + ib.charges - ib.waived - ib.paid)';
+
 const INSTALLMENT = recordJson(Installment, 'ib', {
   overdue: `(ib.status <> 'paid' AND ib.due_date < $3::date)`,
   days_late: `CASE WHEN ib.status = 'paid' THEN greatest(coalesce(ib.paid_date - ib.due_date, 0), 0)
     ELSE greatest($3::date - ib.due_date, 0) END`,
-  outstanding: `(ib.amount + ib.punitory_posted + ib.punitory_accrued + ib.charges - ib.waived - ib.paid)`,
+  outstanding: OUTSTANDING,
 });
 
 const FILES = `coalesce((SELECT json_agg(${recordJson(ClientFile, 'f', {
@@ -130,7 +133,7 @@ SELECT ${recordJson(ClientDetail, '', {
   guarantees: `coalesce((SELECT json_agg(${recordJson(Guarantee, 'g', {
     borrower_id: 'k.client_id',
     status: 'k.status',
-    outstanding: `(SELECT coalesce(sum(ib.amount + ib.punitory_posted + ib.punitory_accrued - ib.paid), 0) FROM ib WHERE ib.credit_id = k.id)`,
+    outstanding: `(SELECT coalesce(sum(${OUTSTANDING}), 0) FROM ib WHERE ib.credit_id = k.id)`,
   })} ORDER BY g.created_at, g.id) FROM g JOIN k ON k.id = g.credit_id), '[]')`,
 })}::text AS body
 FROM cl`;

@@ -35,6 +35,15 @@ test('a punitory waiver posts punitory up to today, takes the amount off what is
   );
   // the credit: 1,350 + 22.50 − 10 = 1,362.50
   assert.deepEqual([d.balance.waived, d.balance.outstanding], [10, 1362.5]);
+  // a guarantor of the credit sees the same figure on its own client read
+  const backer = await client(h);
+  const added = await h.post(`/api/credits/${id}/guarantors`, { client_id: backer.id, role: 'guarantor' });
+  assert.equal(added.statusCode, 201, added.body);
+  const guarantees = json(await h.get(`/api/clients/${backer.id}`)).guarantees;
+  assert.deepEqual(
+    guarantees.map((g: { credit_id: string; outstanding: number }) => [g.credit_id, g.outstanding]),
+    [[id, 1362.5]],
+  );
   // the ledger: the punitory posted up to today, then the waiver (negative, no payment)
   const entries = (await ledger(h, id)).filter((e) => e.type !== 'installment');
   assert.deepEqual(
@@ -151,4 +160,32 @@ test('only admins and full keys waive: an employee or a read key is 403 and noth
   // created_by: who waived
   const w = (await ledger(h, id)).find((e) => e.type === 'waiver');
   assert.equal(w.created_by, `user:${admin.id}`);
+});
+
+test('a waiver reaches only a waivable installment of a credit of the caller: 404 across businesses, 422 for another credit, 409 once refinanced or cancelled', async (t) => {
+  const { h, id, first } = await lateCredit(t);
+  const body = (installment_id: string) => ({ installment_id, kind: 'punitory', amount: 1, reason: 'x' });
+  // another business's full key does not see the credit
+  const other = await h.newTenant();
+  const across = await h.post(`/api/credits/${id}/waivers`, body(first), other.fullKey);
+  assert.equal(across.statusCode, 404, across.body);
+  // an installment of another credit of the same business
+  const p = await plan(h, P35);
+  const c = await client(h);
+  const second = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2024-01-01' });
+  const foreign = await h.post(`/api/credits/${id}/waivers`, body(second.installments[0].id));
+  assert.equal(foreign.statusCode, 422, foreign.body);
+  assert.equal(json(foreign).details[0].path, '/installment_id');
+  // a refinanced credit: its balance moved to the new credit
+  const refi = await h.post(`/api/credits/${second.credit.id}/refinance`, { credit_config_id: p.id });
+  assert.equal(refi.statusCode, 201, refi.body);
+  const refinanced = await h.post(`/api/credits/${second.credit.id}/waivers`, body(second.installments[0].id));
+  assert.equal(refinanced.statusCode, 409, refinanced.body);
+  // a cancelled credit (granted today, nothing paid nor due)
+  const fresh = await credit(h, c.id, { credit_config_id: p.id, amount: 1000 });
+  const cancel = await h.post(`/api/credits/${fresh.credit.id}/cancel`, {});
+  assert.equal(cancel.statusCode, 200, cancel.body);
+  const cancelled = await h.post(`/api/credits/${fresh.credit.id}/waivers`, body(fresh.installments[0].id));
+  assert.equal(cancelled.statusCode, 409, cancelled.body);
+  assert.equal(json(cancelled).code, 'conflict');
 });
