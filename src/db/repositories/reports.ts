@@ -73,10 +73,10 @@ WITH cr AS (
       -- a cancelled credit is void from its start: never part of any figure but the count
       WHEN c.status = 'inactive' THEN 'inactive'
       WHEN c.status = 'written_off' AND (c.written_off_at AT TIME ZONE ${tz})::date > ${d} THEN 'active'
-      -- closed / refinanced from the effective date of the payment that settled it
+      -- closed / refinanced from the effective date of the payment (or the waiver) that settled it
       WHEN c.status IN ('closed', 'refinanced') AND coalesce(
         (SELECT max(l.effective_date) FROM ledger l
-          WHERE l.business_id = c.business_id AND l.credit_id = c.id AND l.type = 'payment'), c.start_date) > ${d} THEN 'active'
+          WHERE l.business_id = c.business_id AND l.credit_id = c.id AND l.type IN ('payment', 'waiver')), c.start_date) > ${d} THEN 'active'
       ELSE c.status
     END AS st
   FROM credits c
