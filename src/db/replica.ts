@@ -32,7 +32,10 @@ export function isLsn(text: string): boolean {
 }
 
 interface Status {
+  /** when the check started (performance.now()) */
   at: number;
+  /** the primary's position the check read first, or null when it could not be read */
+  primary: bigint | null;
   /** the replica's replay position, or null when it could not be read (then the replica is not used) */
   replay: bigint | null;
   lagMs: number | null;
@@ -47,7 +50,7 @@ const UNAVAILABLE_MS = 1_000;
 
 export class ReadRouter {
   private status: Status | null = null;
-  private checking: Promise<Status> | null = null;
+  private checking: { at: number; status: Promise<Status> } | null = null;
   /** caller → the primary's WAL position after its last write (or, when it could not be read, until when to read the primary) */
   private readonly writes = new Map<string, { lsn: bigint } | { until: number }>();
   private readonly counts: Record<ReadReason, number> = { replica: 0, lag: 0, own_write: 0, unavailable: 0 };
@@ -86,6 +89,7 @@ export class ReadRouter {
    * process): the replica serves it only once it has replayed that far.
    */
   async reader(caller: string | null, after: bigint | null = null): Promise<Kysely<DB>> {
+    const since = performance.now();
     let known = caller === null ? undefined : this.writes.get(caller);
     if (known && 'until' in known) {
       if (Date.now() < known.until) return this.toPrimary('own_write');
@@ -98,10 +102,14 @@ export class ReadRouter {
     let s = await this.current();
     if (s.replay === null) return this.toPrimary('unavailable');
     if (wait !== null && s.replay < wait) {
-      // the write may have been replayed since the last check: look once more
-      s = await this.current(true);
+      // the write may have been replayed since the last check: look once more, with a check that
+      // started after this read did (concurrent reads share it)
+      s = await this.current(since);
       if (s.replay === null) return this.toPrimary('unavailable');
-      if (s.replay < wait) return this.toPrimary('own_write');
+      // a position beyond the primary's own is no one's write (a made-up token): it waits for
+      // what the primary has, no more, so it cannot keep a caller's reads off the replica
+      const bound = s.primary !== null && wait > s.primary ? s.primary : wait;
+      if (s.replay < bound) return this.toPrimary('own_write');
     }
     if (known) this.writes.delete(caller!); // replayed: from now on the replica has it
     if (s.lagMs === null || s.lagMs > this.maxLagMs) return this.toPrimary('lag');
@@ -123,18 +131,32 @@ export class ReadRouter {
     return lsn(rows[0]!.lsn);
   }
 
-  /** The last check while it is fresh (or, with fresh, one that started after this call), else a new one; concurrent reads share it. */
-  private async current(fresh = false): Promise<Status> {
-    const since = Date.now();
+  /**
+   * Without `since`, the last check while it is fresh, else a new one; with `since`, a check that
+   * started at or after it (the last one, the one under way, or a new one). Concurrent reads share
+   * a check.
+   */
+  private async current(since?: number): Promise<Status> {
+    const now = performance.now();
     const s = this.status;
-    if (!fresh && s && since - s.at < (s.replay === null ? UNAVAILABLE_MS : this.statusMs)) return s;
-    if (this.checking && !fresh) return this.checking;
-    const p = this.check().finally(() => {
-      if (this.checking === p) this.checking = null;
-    });
-    this.checking = p;
-    this.status = await p;
-    return this.status;
+    const c = this.checking;
+    if (since === undefined) {
+      if (s && now - s.at < (s.replay === null ? UNAVAILABLE_MS : this.statusMs)) return s;
+      if (c) return c.status;
+    } else {
+      if (s && s.at >= since) return s;
+      if (c && c.at >= since) return c.status;
+    }
+    const mine = { at: now, status: this.check(now) };
+    this.checking = mine;
+    try {
+      const status = await mine.status;
+      // a check that started later may have finished first: keep the newest
+      if (!this.status || this.status.at <= status.at) this.status = status;
+      return status;
+    } finally {
+      if (this.checking === mine) this.checking = null;
+    }
   }
 
   /**
@@ -144,10 +166,10 @@ export class ReadRouter {
    * bound is never overstepped, though a replica that has replayed no transaction for a while
    * (the primary idle but for its own housekeeping) may count as late until it catches up.
    */
-  private async check(): Promise<Status> {
-    const at = Date.now();
+  private async check(at: number): Promise<Status> {
+    let primary: bigint | null = null;
     try {
-      const primary = await this.primaryPosition();
+      primary = await this.primaryPosition();
       const { rows } = await sql<{ replay: string | null; age_ms: number | string | null }>`
         SELECT pg_last_wal_replay_lsn()::text AS replay,
                extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000 AS age_ms`.execute(
@@ -155,12 +177,12 @@ export class ReadRouter {
       );
       const r = rows[0];
       // not a standby (no replay position): it is not a replica of anything we can measure
-      if (!r?.replay) return { at, replay: null, lagMs: null };
+      if (!r?.replay) return { at, primary, replay: null, lagMs: null };
       const replay = lsn(r.replay);
       const lagMs = replay >= primary ? 0 : r.age_ms === null ? null : Math.max(0, Number(r.age_ms));
-      return { at, replay, lagMs };
+      return { at, primary, replay, lagMs };
     } catch {
-      return { at, replay: null, lagMs: null };
+      return { at, primary, replay: null, lagMs: null };
     }
   }
 }

@@ -186,6 +186,8 @@ export interface ExportOptions extends ExportFilter {
   today: string;
   /** whose export it is (the API caller; none for the command line): read-your-writes on a replica */
   actor?: string;
+  /** the Consistency-Token the caller brought: the replica serves the export only once it has that write */
+  readAfter?: string | null;
   batchSize?: number;
 }
 
@@ -201,7 +203,7 @@ export async function* exportCsv(
 ): AsyncGenerator<{ csv: string; rows: number }> {
   const row = csvRow(dataset);
   yield { csv: stringify([columnsOf(dataset)], CSV), rows: 0 };
-  const from = await readsOf(db, o.actor === undefined ? null : { actor: o.actor });
+  const from = await readsOf(db, o.actor === undefined ? null : { actor: o.actor, readAfter: o.readAfter ?? null });
   for await (const batch of exportBatches(db, dataset, selectOf(dataset), o, o.batchSize, from)) {
     yield {
       csv: stringify(

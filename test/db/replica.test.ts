@@ -389,6 +389,22 @@ test("a write's Consistency-Token makes another process's read wait for it on th
   // with the token the standby is behind it: the read goes to the primary and shows the write
   assert.deepEqual(await ids(appB, token as string), [id]);
   assert.equal(readsB().own_write, r0.own_write + 1, 'to the primary: the standby had not replayed the write');
+  // so does a CSV export that brings the token
+  const csv = async (token?: string) => {
+    const res = await appB.inject({
+      method: 'GET',
+      url: '/api/reports/exports/clients.csv',
+      headers: token ? { ...auth, 'consistency-token': token } : auth,
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.body;
+  };
+  assert.ok(!(await csv()).includes(id), 'without the token the export reads the paused standby');
+  assert.ok((await csv(token as string)).includes(id), 'with the token the export shows the write');
+  assert.equal(readsB().own_write, r0.own_write + 2, 'the export went to the primary for the write');
+  // a made-up token far beyond anything the primary wrote waits for what the primary has, no
+  // more: the answer is right (the standby is paused, so it comes from the primary)
+  assert.deepEqual(await ids(appB, 'FFFFFFFF/FFFFFFFF'), [id]);
 
   // replayed: the same token now reads the standby, which has the write
   await standby.query('SELECT pg_wal_replay_resume()');

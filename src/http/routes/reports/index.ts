@@ -209,6 +209,7 @@ export default async function reportRoutes(app: App) {
         timezone: req.auth.timezone,
         today: req.auth.today,
         actor: req.auth.actor,
+        readAfter: req.auth.readAfter ?? null,
         ...(from ? { from } : {}),
         ...(to ? { to } : {}),
       });
