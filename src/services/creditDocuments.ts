@@ -2,8 +2,8 @@
 // promissory note"): the parties, the money (amount, cash handed over, the schedule with every
 // part its installments carry, the plan's fees) and the disclosed cost, with the CFT with and
 // without VAT. Read in one snapshot; the HTTP layer lays it out as PDF (src/http/pdf/contract.ts).
-// The documents show the credit as granted: its terms never change, so printing again later
-// prints the same contract.
+// The credit's terms are as granted (they never change); the parties, the branch's address and the
+// guarantors are read when printed.
 import type { Kysely } from 'kysely';
 import type { Client, Credit, DB, Installment } from '../db/schema.ts';
 import { getBusiness } from '../db/repositories/businesses.ts';
