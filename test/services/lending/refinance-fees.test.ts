@@ -169,3 +169,55 @@ test('amountDisbursing: the least amount whose cash handed over covers the targe
   // a rate that with its VAT takes it all: none
   assert.equal(amountDisbursing(money(100), [{ type: 'origination', rate: 1, vat: true }], vat), null);
 });
+
+test('reversing a payment that paid the admin fee and the insurance: the later payment pays them again, in order', async (t) => {
+  const clock = settableClock('2026-03-01');
+  const h = await build(t, { clock });
+  const p = await plan(h, {
+    ...P35,
+    vat_rate: 0.21,
+    fees: [
+      { type: 'insurance', rate: 0.01, vat: false },
+      { type: 'admin', amount: 20, vat: true },
+    ],
+  });
+  const c = await client(h);
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2026-03-01' });
+  // 30 on 03-10: the fee with its VAT 24.20, then 5.80 of the insurance (10); 100 on 03-20: the
+  // insurance left 4.20, the interest's VAT 24.50, interest 71.30
+  clock.set('2026-03-10');
+  const first = await pay(h, d.credit.id, { amount: 30, paid_on: '2026-03-10' });
+  const firstId = first.ledgerEntries.find((e: any) => e.origin === 'payment').payment_id;
+  clock.set('2026-03-20');
+  const second = await pay(h, d.credit.id, { amount: 100, paid_on: '2026-03-20' });
+  const secondId = second.ledgerEntries.find((e: any) => e.origin === 'payment').payment_id;
+  const slices = async (id: string) =>
+    json(await h.get(`/api/credits/${d.credit.id}/payments/${id}/receipt`)).applied.map((a: any) => [
+      a.amount,
+      a.fees,
+      a.insurance,
+      a.vat,
+      a.interest,
+      a.principal,
+    ]);
+  assert.deepEqual(await slices(secondId), [[100, 0, 4.2, 24.5, 71.3, 0]]);
+  // reversed on 03-25: the 100 is allocated again as if the 30 never was: the fee 24.20, the
+  // insurance 10, the interest's VAT 24.50, interest 100 − 58.70 = 41.30; installment 1 (not due
+  // until 03-31, so no punitory) owes 508.70 − 100 = 408.70; the credit 1516.10 − 100 = 1416.10
+  clock.set('2026-03-25');
+  const rev = await h.post(`/api/credits/${d.credit.id}/payments/${firstId}/reverse`, { reason: 'rechazado' });
+  assert.equal(rev.statusCode, 200, rev.body);
+  assert.deepEqual(await slices(secondId), [[100, 24.2, 10, 24.5, 41.3, 0]]);
+  const after = await detail(h, d.credit.id);
+  assert.deepEqual(
+    [after.installments[0].paid, after.installments[0].outstanding, after.balance.paid, after.balance.outstanding],
+    [100, 408.7, 100, 1416.1],
+  );
+  // the reversal cancels the 30 exactly, in the same parts: the ledger nets the payment to 0
+  const entries = (await ledger(h, d.credit.id)).filter((e: any) => e.payment_id === firstId);
+  assert.equal(
+    entries.reduce((s: number, e: any) => s + Math.round(e.amount * 100), 0),
+    0,
+    'the reversed payment nets to nothing',
+  );
+});
