@@ -2562,6 +2562,8 @@ export interface components {
                 insurance: number;
                 /** @description decimal amount, at most 2 decimals */
                 fees: number;
+                /** @description decimal amount, at most 2 decimals */
+                charges: number;
             }[];
             /** @description the credit's balance right after the payment was recorded (entries recorded up to it), as of its date */
             balance_after: {
@@ -10886,7 +10888,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "outstanding_after": 0,
                      *           "insurance": 0,
-                     *           "fees": 0
+                     *           "fees": 0,
+                     *           "charges": 0
                      *         },
                      *         {
                      *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
@@ -10899,7 +10902,8 @@ export interface operations {
                      *           "vat": 0,
                      *           "outstanding_after": 35800,
                      *           "insurance": 0,
-                     *           "fees": 0
+                     *           "fees": 0,
+                     *           "charges": 0
                      *         }
                      *       ],
                      *       "balance_after": {

@@ -101,6 +101,30 @@ export function disbursedOf(amount: Decimal, o: Origination): Decimal {
   return o.financed ? amount : amount.minus(o.total);
 }
 
+/**
+ * The least amount lent whose cash handed over (disbursedOf) covers `target`: what a refinance
+ * must lend to settle a balance of `target` (docs/domain.md, "Write-off, refinance, cancel").
+ * `target` itself unless an origination fee is deducted from the amount; then the amount, the
+ * fee and its VAT rounded as originationOf rounds them. null when no amount can (a rate that,
+ * with its VAT, takes the whole amount or more).
+ */
+export function amountDisbursing(target: Decimal, fees: readonly PlanFee[], vatRate: Decimal): Decimal | null {
+  const f = fees.find((x) => x.type === 'origination');
+  if (!f || f.financed === true) return target;
+  const covers = (a: Decimal) => disbursedOf(a, originationOf(fees, a, vatRate)).gte(target);
+  let a: Decimal;
+  if (f.rate === undefined) a = target.plus(originationOf(fees, target, vatRate).total);
+  else {
+    const kept = new Dec(1).minus(money(f.rate).times(f.vat ? vatRate.plus(1) : 1));
+    if (kept.lte(0)) return null;
+    a = target.div(kept).toDecimalPlaces(2, Dec.ROUND_DOWN);
+  }
+  // the fee's and its VAT's rounding move the result by a cent or two: the least that covers
+  while (a.gt(target) && covers(a.minus('0.01'))) a = a.minus('0.01');
+  while (!covers(a)) a = a.plus('0.01');
+  return a;
+}
+
 /** An installment's insurance and admin fee, each with its VAT (zeros: none). */
 export interface PeriodFees {
   insurance: Decimal;

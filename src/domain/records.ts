@@ -681,10 +681,11 @@ export const ReceiptSlice = Type.Object(
     outstanding_after: Money,
     insurance: Money,
     fees: Money,
+    charges: Money,
   },
   {
     description:
-      "amount = punitory + what went to the installment's amount (principal + interest + vat + insurance + fees; " +
+      "amount = charges + punitory + what went to the installment's amount (principal + interest + vat + insurance + fees; " +
       "here vat is the interest's, insurance and fees carry their own VAT); outstanding_after: what the installment still owed right after",
   },
 );

@@ -648,6 +648,7 @@ export const receipt = {
       outstanding_after: 0,
       insurance: 0,
       fees: 0,
+      charges: 0,
     },
     {
       installment_id: INSTALLMENTS[1],
@@ -661,6 +662,7 @@ export const receipt = {
       outstanding_after: 35800,
       insurance: 0,
       fees: 0,
+      charges: 0,
     },
   ],
   balance_after: balanceAfterPayment,

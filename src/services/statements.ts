@@ -58,6 +58,8 @@ export interface GatheredSlice {
   /** what it paid of the insurance and of the fees, their VAT included */
   insurance: Decimal;
   fees: Decimal;
+  /** what it paid of the installment's collection charges, their VAT included */
+  charges: Decimal;
 }
 
 export interface Gathered {
@@ -111,6 +113,7 @@ export async function gatherStatement(db: Kysely<DB>, businessId: string, credit
               interest_part: money(n.interest_part).plus(money(e.interest_part)).toFixed(2),
               fees_part: money(n.fees_part).plus(money(e.fees_part)).toFixed(2),
               insurance_part: money(n.insurance_part).plus(money(e.insurance_part)).toFixed(2),
+              charge_part: money(n.charge_part).plus(money(e.charge_part)).toFixed(2),
               created_at: e.created_at,
             }
           : e,
@@ -124,6 +127,7 @@ export async function gatherStatement(db: Kysely<DB>, businessId: string, credit
         const interest = money(entry.interest_part);
         const insurance = money(entry.insurance_part);
         const fees = money(entry.fees_part);
+        const charges = money(entry.charge_part);
         return {
           entry,
           punitory,
@@ -131,7 +135,14 @@ export async function gatherStatement(db: Kysely<DB>, businessId: string, credit
           interest,
           insurance,
           fees,
-          principal: money(entry.amount).minus(punitory).minus(vat).minus(interest).minus(insurance).minus(fees),
+          charges,
+          principal: money(entry.amount)
+            .minus(charges)
+            .minus(punitory)
+            .minus(vat)
+            .minus(interest)
+            .minus(insurance)
+            .minus(fees),
         };
       });
   };
@@ -305,6 +316,7 @@ export async function paymentReceipt(
         outstanding_after: num(owed.get(i.id)!.outstanding),
         insurance: num(s.insurance),
         fees: num(s.fees),
+        charges: num(s.charges),
       };
     }),
     balance_after: presentCreditBalance(g.installments, [...owed.values()]),

@@ -71,9 +71,11 @@ export async function build(
     clock?: Clock;
     /** a logger for the app (e.g. capturedLogger in test/helpers/server.ts); none by default */
     logger?: Parameters<typeof buildApp>[0]['logger'];
+    /** a database of the test's own (e.g. one a migration test migrated), instead of the process's shared one */
+    db?: Database;
   } = {},
 ): Promise<Harness> {
-  const db = await sharedTestDb();
+  const db = opts.db ?? (await sharedTestDb());
   const dataDir = mkdtempSync(join(tmpdir(), 'lending-test-'));
   // no scheduled work: the accrual schedule is off, and tests run webhook deliveries themselves
   const config = loadConfig({

@@ -240,6 +240,25 @@ function top(s: Sheet, h: Header, title: string, date: string) {
   s.rule();
 }
 
+/**
+ * The columns that apply (`show` false leaves one out: a fee the credit does not have), their
+ * widths scaled to fill the page's width: a wider table's cells shrink their text to fit.
+ */
+function fit(columns: (Column & { show?: boolean })[]): { columns: Column[]; shown: boolean[] } {
+  const shown = columns.map((c) => c.show !== false);
+  const kept = columns.filter((_, k) => shown[k]);
+  const total = kept.reduce((t, c) => t + c.width, 0);
+  return {
+    columns: kept.map(({ show: _, ...c }) => ({ ...c, width: (c.width * WIDTH) / total })),
+    shown,
+  };
+}
+
+/** The row's values for the columns `fit` kept. */
+const keep = (shown: boolean[], row: string[]) => row.filter((_, k) => shown[k]);
+
+const nonZero = (xs: (number | null)[]) => xs.some((x) => x !== null && x !== 0);
+
 const sum = (xs: (number | null)[]) => xs.reduce<Dec>((t, x) => t.plus(money(x ?? 0)), new Dec(0)).toFixed(2);
 const part = (x: number | null) => (x === null ? '—' : pesos(x));
 
@@ -263,43 +282,64 @@ export function renderStatementPdf(st: StatementDocument, o: { timezone: string;
 
   s.heading('Cronograma de cuotas');
   const inst = st.installments;
+  const b = st.balance;
+  // the insurance, the admin fees, the charges and what was waived: columns only when the credit has them
+  const withInsurance = nonZero(inst.map((i) => i.insurance));
+  const withFees = nonZero(inst.map((i) => i.fees));
+  const withCharges = nonZero(inst.map((i) => i.charges));
+  const withWaived = nonZero(inst.map((i) => i.waived));
+  const schedule = fit([
+    { title: 'Cuota', width: 27 },
+    { title: 'Vencimiento', width: 49 },
+    { title: 'Importe', width: 56, align: 'right' },
+    { title: 'Capital', width: 54, align: 'right' },
+    { title: 'Interés', width: 50, align: 'right' },
+    { title: 'IVA', width: 44, align: 'right' },
+    { title: 'Seguro', width: 46, align: 'right', show: withInsurance },
+    { title: 'Gastos adm.', width: 46, align: 'right', show: withFees },
+    { title: 'Punitorios', width: 48, align: 'right' },
+    { title: 'Cargos', width: 46, align: 'right', show: withCharges },
+    { title: 'Condonado', width: 48, align: 'right', show: withWaived },
+    { title: 'Pagado', width: 54, align: 'right' },
+    { title: 'Saldo', width: 56, align: 'right' },
+    { title: 'Estado', width: WIDTH - 438, indent: 6 },
+  ]);
   s.table(
-    [
-      { title: 'Cuota', width: 27 },
-      { title: 'Vencimiento', width: 49 },
-      { title: 'Importe', width: 56, align: 'right' },
-      { title: 'Capital', width: 54, align: 'right' },
-      { title: 'Interés', width: 50, align: 'right' },
-      { title: 'IVA', width: 44, align: 'right' },
-      { title: 'Punitorios', width: 48, align: 'right' },
-      { title: 'Pagado', width: 54, align: 'right' },
-      { title: 'Saldo', width: 56, align: 'right' },
-      { title: 'Estado', width: WIDTH - 438, indent: 6 },
-    ],
-    inst.map((i) => [
-      String(i.number),
-      fecha(i.due_date),
-      pesos(i.amount),
-      part(i.principal),
-      part(i.interest),
-      part(i.vat),
-      pesos(money(i.punitory_posted).plus(i.punitory_accrued).toFixed(2)),
-      pesos(i.paid),
-      pesos(i.outstanding),
-      installmentState(i),
-    ]),
-    [
+    schedule.columns,
+    inst.map((i) =>
+      keep(schedule.shown, [
+        String(i.number),
+        fecha(i.due_date),
+        pesos(i.amount),
+        part(i.principal),
+        part(i.interest),
+        part(i.vat),
+        pesos(i.insurance),
+        pesos(i.fees),
+        pesos(money(i.punitory_posted).plus(i.punitory_accrued).toFixed(2)),
+        pesos(i.charges),
+        pesos(i.waived === 0 ? 0 : -i.waived),
+        pesos(i.paid),
+        pesos(i.outstanding),
+        installmentState(i),
+      ]),
+    ),
+    keep(schedule.shown, [
       'Total',
       '',
       pesos(sum(inst.map((i) => i.amount))),
       inst.some((i) => i.principal === null) ? '' : pesos(sum(inst.map((i) => i.principal))),
       inst.some((i) => i.interest === null) ? '' : pesos(sum(inst.map((i) => i.interest))),
       inst.some((i) => i.vat === null) ? '' : pesos(sum(inst.map((i) => i.vat))),
-      pesos(money(st.balance.punitory_posted).plus(st.balance.punitory_accrued).toFixed(2)),
-      pesos(st.balance.paid),
-      pesos(st.balance.outstanding),
+      pesos(b.insurance),
+      pesos(b.fees),
+      pesos(money(b.punitory_posted).plus(b.punitory_accrued).toFixed(2)),
+      pesos(b.charges),
+      pesos(b.waived === 0 ? 0 : -b.waived),
+      pesos(b.paid),
+      pesos(b.outstanding),
       '',
-    ],
+    ]),
   );
 
   s.heading('Pagos registrados');
@@ -342,7 +382,6 @@ export function renderStatementPdf(st: StatementDocument, o: { timezone: string;
   }
 
   s.heading(`Saldo al ${fecha(st.as_of)}`);
-  const b = st.balance;
   const late = inst.filter((i) => i.overdue && i.outstanding > 0);
   const next = inst.find((i) => !i.overdue && i.outstanding > 0);
   const end = s.pairs(
@@ -350,6 +389,8 @@ export function renderStatementPdf(st: StatementDocument, o: { timezone: string;
       ['Importe de las cuotas', pesos(sum(inst.map((i) => i.amount)))],
       ['Punitorios registrados', pesos(b.punitory_posted)],
       ['Punitorios devengados a la fecha', pesos(b.punitory_accrued)],
+      ...(b.charges === 0 ? [] : [['Cargos por gestión de cobranza', pesos(b.charges)] as [string, string]]),
+      ...(b.waived === 0 ? [] : [['Condonado', `- ${pesos(b.waived)}`] as [string, string]]),
       ['Total pagado', `- ${pesos(b.paid)}`],
     ],
     MARGIN,
@@ -375,7 +416,11 @@ export function renderStatementPdf(st: StatementDocument, o: { timezone: string;
   s.y += 22;
   s.para(
     'Los punitorios devengados se calculan al día de emisión y cambian con cada día de atraso. ' +
-      'Los importes de las cuotas incluyen el IVA cuando corresponde.',
+      'Los importes de las cuotas incluyen el IVA cuando corresponde' +
+      (withInsurance || withFees
+        ? ', el seguro de vida y los gastos administrativos (su IVA, cuando lo tienen, está en la columna IVA).'
+        : '.') +
+      (withCharges ? ' Los cargos por gestión de cobranza incluyen su IVA.' : ''),
     { size: 7.5, color: MUTED },
   );
   return s.finish(`${st.business.name} · Estado de cuenta del crédito Nº ${c.sequential_id} al ${fecha(st.as_of)}`);
@@ -427,38 +472,60 @@ export function renderReceiptPdf(r: ReceiptDocument, o: { timezone: string; now:
 
   s.heading('Aplicación del pago');
   const a = r.applied;
+  // in the order the payment was applied (docs/domain.md, "Fees and charges"); the charges, the
+  // insurance and the fees (each with its VAT) only when the payment paid some
+  const withCharges = nonZero(a.map((x) => x.charges));
+  const withInsurance = nonZero(a.map((x) => x.insurance));
+  const withFees = nonZero(a.map((x) => x.fees));
+  const applied = fit([
+    { title: 'Cuota', width: 32 },
+    { title: 'Vencimiento', width: 56 },
+    { title: 'Cargos', width: 56, align: 'right', show: withCharges },
+    { title: 'Punitorios', width: 62, align: 'right' },
+    { title: 'Gastos adm.', width: 56, align: 'right', show: withFees },
+    { title: 'Seguro', width: 56, align: 'right', show: withInsurance },
+    { title: 'IVA', width: 56, align: 'right' },
+    { title: 'Interés', width: 62, align: 'right' },
+    { title: 'Capital', width: 66, align: 'right' },
+    { title: 'Total aplicado', width: 86, align: 'right' },
+    { title: 'Saldo de la cuota', width: WIDTH - 420, align: 'right' },
+  ]);
   s.table(
-    [
-      { title: 'Cuota', width: 32 },
-      { title: 'Vencimiento', width: 56 },
-      { title: 'Punitorios', width: 62, align: 'right' },
-      { title: 'IVA', width: 56, align: 'right' },
-      { title: 'Interés', width: 62, align: 'right' },
-      { title: 'Capital', width: 66, align: 'right' },
-      { title: 'Total aplicado', width: 86, align: 'right' },
-      { title: 'Saldo de la cuota', width: WIDTH - 420, align: 'right' },
-    ],
-    a.map((x) => [
-      String(x.number),
-      fecha(x.due_date),
-      pesos(x.punitory),
-      part(x.vat),
-      part(x.interest),
-      part(x.principal),
-      pesos(x.amount),
-      pesos(x.outstanding_after),
-    ]),
-    [
+    applied.columns,
+    a.map((x) =>
+      keep(applied.shown, [
+        String(x.number),
+        fecha(x.due_date),
+        pesos(x.charges),
+        pesos(x.punitory),
+        pesos(x.fees),
+        pesos(x.insurance),
+        part(x.vat),
+        part(x.interest),
+        part(x.principal),
+        pesos(x.amount),
+        pesos(x.outstanding_after),
+      ]),
+    ),
+    keep(applied.shown, [
       'Total',
       '',
+      pesos(sum(a.map((x) => x.charges))),
       pesos(sum(a.map((x) => x.punitory))),
+      pesos(sum(a.map((x) => x.fees))),
+      pesos(sum(a.map((x) => x.insurance))),
       a.some((x) => x.vat === null) ? '' : pesos(sum(a.map((x) => x.vat))),
       a.some((x) => x.interest === null) ? '' : pesos(sum(a.map((x) => x.interest))),
       a.some((x) => x.principal === null) ? '' : pesos(sum(a.map((x) => x.principal))),
       pesos(sum(a.map((x) => x.amount))),
       '',
-    ],
+    ]),
   );
+  if (withCharges || withInsurance || withFees)
+    s.para('Los cargos, el seguro y los gastos administrativos incluyen su IVA; la columna IVA es la del interés.', {
+      size: 7.5,
+      color: MUTED,
+    });
 
   s.heading('Saldo del crédito después de este pago');
   const b = r.balance_after;
@@ -466,6 +533,8 @@ export function renderReceiptPdf(r: ReceiptDocument, o: { timezone: string; now:
     [
       ['Total pagado hasta este pago', pesos(b.paid)],
       ['Punitorios registrados', pesos(b.punitory_posted)],
+      ...(b.charges === 0 ? [] : [['Cargos por gestión de cobranza', pesos(b.charges)] as [string, string]]),
+      ...(b.waived === 0 ? [] : [['Condonado', pesos(b.waived)] as [string, string]]),
     ],
     MARGIN,
     WIDTH,
@@ -598,7 +667,10 @@ function drawRoll(target: PDFKit.PDFDocument | null, r: ReceiptDocument, o: { ti
   text('Aplicación del pago', { bold: true });
   for (const a of r.applied) {
     line(`Cuota ${a.number} · vto. ${fecha(a.due_date)}`, pesos(a.amount), { bold: true });
+    if (money(a.charges).gt(0)) line('  Cargos', pesos(a.charges));
     if (money(a.punitory).gt(0)) line('  Punitorios', pesos(a.punitory));
+    if (money(a.fees).gt(0)) line('  Gastos adm.', pesos(a.fees));
+    if (money(a.insurance).gt(0)) line('  Seguro', pesos(a.insurance));
     if (a.vat !== null && money(a.vat).gt(0)) line('  IVA', pesos(a.vat));
     if (a.interest !== null) line('  Interés', pesos(a.interest));
     if (a.principal !== null) line('  Capital', pesos(a.principal));
@@ -608,6 +680,8 @@ function drawRoll(target: PDFKit.PDFDocument | null, r: ReceiptDocument, o: { ti
   const b = r.balance_after;
   line('Total pagado hasta este pago', pesos(b.paid));
   line('Punitorios registrados', pesos(b.punitory_posted));
+  if (b.charges !== 0) line('Cargos por gestión de cobranza', pesos(b.charges));
+  if (b.waived !== 0) line('Condonado', pesos(b.waived));
   line(b.outstanding < 0 ? 'Saldo a favor del cliente' : 'Saldo adeudado', pesos(Math.abs(b.outstanding)), {
     size: 10,
     bold: true,

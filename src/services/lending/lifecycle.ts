@@ -4,7 +4,15 @@
 import { withActor } from '../../db/connection.ts';
 import type { Credit } from '../../db/schema.ts';
 import { updateCredit } from '../../db/repositories/credits.ts';
-import { allocatePayment, compareDates, outstanding, toMoneyString } from '../../domain/index.ts';
+import { getCreditConfig } from '../../db/repositories/creditConfigs.ts';
+import {
+  allocatePayment,
+  amountDisbursing,
+  compareDates,
+  money,
+  outstanding,
+  toMoneyString,
+} from '../../domain/index.ts';
 import { conflict, unprocessable } from '../../domain/errors.ts';
 import type { Database } from '../context.ts';
 import { inheritedBranch } from '../branches.ts';
@@ -101,11 +109,24 @@ export async function refinanceCredit(
     const states = statesOf(l);
     const balance = outstanding(states.map((s) => balanceOf(s)));
     if (balance.lte(0)) throw unprocessable('the credit owes nothing: there is no balance to refinance');
-    const amount = input.amount === undefined ? balance : positiveAmount(input.amount);
-    if (amount.lt(balance))
+    // the new credit's cash handed over settles the balance: with an origination fee deducted
+    // from the amount, the amount covers the balance and the fee (docs/domain.md, "Write-off,
+    // refinance, cancel"); an unknown or inactive plan is refused below, as a new credit's
+    const plan = await getCreditConfig(trx, ctx.businessId, input.creditConfigId);
+    const least = plan ? amountDisbursing(balance, plan.fees, money(plan.vat_rate)) : balance;
+    if (least === null)
       throw unprocessable(
-        `amount ${toMoneyString(amount)} is less than the balance to refinance ${toMoneyString(balance)}`,
-        [{ path: '/amount', message: `at least ${toMoneyString(balance)}` }],
+        `the plan's origination fee, with its VAT, takes the whole amount lent: it cannot settle a balance`,
+        [{ path: '/credit_config_id', message: 'its origination fee leaves nothing to settle the balance' }],
+      );
+    const amount = input.amount === undefined ? least : positiveAmount(input.amount);
+    if (amount.lt(least))
+      throw unprocessable(
+        least.eq(balance)
+          ? `amount ${toMoneyString(amount)} is less than the balance to refinance ${toMoneyString(balance)}`
+          : `amount ${toMoneyString(amount)} is less than ${toMoneyString(least)}: the balance to refinance ` +
+              `${toMoneyString(balance)} and the plan's origination fee deducted from it`,
+        [{ path: '/amount', message: `at least ${toMoneyString(least)}` }],
       );
 
     // the settlement belongs to the old credit's book: its branch, whatever the new credit's
