@@ -146,7 +146,7 @@ export async function applyCreditChanges(db: Executor, businessId: string, ch: C
  * $6 the credits' new statuses (id, status). CREDIT_CHANGES for several credits at once: each
  * installment, credit and watermark appears at most once (the caller keeps the last change).
  */
-const MANY_CREDIT_CHANGES = `
+export const MANY_CREDIT_CHANGES = `
 WITH pay AS (
   INSERT INTO payments (business_id, id, credit_id, amount, paid_on, branch_id, created_by, method, channel,
                         external_reference)
