@@ -282,6 +282,7 @@ const CEILING_BATCH = 500;
         ]),
       );
       const payments = batch.map((l, j) => ({
+        ord: j,
         id: crypto.randomUUID(),
         credit_id: l.creditId,
         amount: l.amount,

@@ -236,10 +236,11 @@ test('an import with several lines on one credit in one batch: to the cent, as t
   const twin = await newCredit(h, p);
   const seq = a.credit.sequential_id;
   // installment 1 (450, due 01-31) paid in three lines: 5 days late on 02-05 (5 × 2.25 = 11.25 of
-  // punitory first), a cent the next day, then more on 02-10
+  // punitory first), a cent the same day (listed and replayed after it: decided after it), then
+  // more on 02-10
   const rows: [string, string][] = [
     ['100.37', '2024-02-05'],
-    ['0.01', '2024-02-06'],
+    ['0.01', '2024-02-05'],
     ['360.87', '2024-02-10'],
   ];
   const file = [
@@ -256,7 +257,7 @@ test('an import with several lines on one credit in one batch: to the cent, as t
     paid.map((x) => [cents(x.amount), x.paid_on]),
     [
       [10037, '2024-02-05'],
-      [1, '2024-02-06'],
+      [1, '2024-02-05'],
       [36087, '2024-02-10'],
     ],
   );
