@@ -3,6 +3,7 @@
 // a few bad lines (no such credit, three decimals, a date in the future) and a few lines repeated
 // (the same channel and reference again: duplicates), uploaded through the real server
 // (POST /api/payment-imports, text/csv, the full key) and waited for until the import is done.
+// Then the database's ceiling: the same locks, book reads and writes through a bare client (below).
 // Then the same payments (the file's first --one-by-one good lines) posted one by one through the
 // API (POST /api/credits/:id/payments, one request at a time), for the ratio.
 //
@@ -18,6 +19,8 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { benchUrl, databaseName, requireBook, withClient } from './lib/db.ts';
 import { startServer } from './lib/server.ts';
+import { CREDIT_BOOKS } from '../src/db/repositories/creditBook.ts';
+import { MANY_CREDIT_CHANGES } from '../src/db/repositories/creditChanges.ts';
 
 const { values: o } = parseArgs({
   args: process.argv.slice(2),
@@ -242,6 +245,102 @@ const headers = { authorization: `Bearer ${book.keys.full}` };
   );
 }
 
+// ---------------------------------------------------------------- the ceiling
+// The database's own ceiling for the same work, through a bare client (pg) on the import's copy,
+// no app: the file's good lines in batches of the import's size, each batch one transaction with
+// the statements the import sends for its money (src/services/paymentImports.ts payBatch): the
+// batch's credits locked in id order, their books read (the very CREDIT_BOOKS text), then every
+// payment and its ledger slice written in one statement (the very MANY_CREDIT_CHANGES text, the
+// audit triggers firing). What it leaves out is the app's own work: parsing the lines, the
+// allocation engine (each payment here is one slice of principal on the credit's first unpaid
+// installment), the outcomes and the events.
+const CEILING_BATCH = 500;
+{
+  const goodLines = lines.filter((l) => l.kind === 'good');
+  const client = new pg.Client({ connectionString: urlOf(copies.import) });
+  await client.connect();
+  try {
+    sampleLoad();
+    t = performance.now();
+    for (let k = 0; k < goodLines.length; k += CEILING_BATCH) {
+      const batch = goodLines.slice(k, k + CEILING_BATCH);
+      const ids = [...new Set(batch.map((l) => l.creditId!))].sort();
+      await client.query('BEGIN');
+      await client.query(`SELECT set_config('app.actor', 'bench:ceiling', true)`);
+      await client.query(
+        'SELECT * FROM credits WHERE business_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE',
+        [book.business_id, ids],
+      );
+      const books = await client.query<{ credit_id: string; installments: { id: string; status: string }[] }>(
+        CREDIT_BOOKS,
+        [book.business_id, ids],
+      );
+      const firstUnpaid = new Map(
+        books.rows.map((b) => [
+          b.credit_id,
+          (b.installments.find((i) => i.status !== 'paid') ?? b.installments[0])!.id,
+        ]),
+      );
+      const payments = batch.map((l, j) => ({
+        ord: j,
+        id: crypto.randomUUID(),
+        credit_id: l.creditId,
+        amount: l.amount,
+        paid_on: null,
+        branch_id: null,
+        created_by: 'bench:ceiling',
+        method: 'collection_network',
+        channel: 'Rapipago',
+        external_reference: `C${run}-${k + j}`,
+      }));
+      const entries = batch.map((l, j) => ({
+        ord: j,
+        id: crypto.randomUUID(),
+        credit_id: l.creditId,
+        installment_id: firstUnpaid.get(l.creditId!),
+        type: 'payment',
+        origin: 'payment',
+        amount: l.amount,
+        punitory_part: '0',
+        vat_part: '0',
+        interest_part: '0',
+        charge_part: '0',
+        fees_part: '0',
+        insurance_part: '0',
+        effective_date: null,
+        payment_id: payments[j]!.id,
+        branch_id: null,
+        created_by: 'bench:ceiling',
+      }));
+      const today = (await client.query<{ d: string }>(`SELECT (now() AT TIME ZONE 'UTC')::date::text AS d`)).rows[0]!
+        .d;
+      for (const p of payments) p.paid_on = today as never;
+      for (const e of entries) e.effective_date = today as never;
+      await client.query(MANY_CREDIT_CHANGES, [
+        book.business_id,
+        JSON.stringify(payments),
+        JSON.stringify(entries),
+        '[]',
+        '[]',
+        '[]',
+      ]);
+      await client.query('COMMIT');
+    }
+    const ms = performance.now() - t;
+    sampleLoad();
+    results.ceiling_lines = goodLines.length;
+    results.ceiling_lines_per_s = Math.round(goodLines.length / (ms / 1000));
+    results.ratio_import_to_ceiling =
+      Math.round((Number(results.import_lines_per_s) / Number(results.ceiling_lines_per_s)) * 100) / 100;
+    log(
+      `ceiling (bare client, the same locks, book reads and writes, no app): ${goodLines.length} payments in ${(ms / 1000).toFixed(1)} s: ` +
+        `${results.ceiling_lines_per_s}/s; the import is ${results.ratio_import_to_ceiling} × that`,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
 // ---------------------------------------------------------------- one by one
 if (ONE > 0) {
   const server = await startServer(urlOf(copies.one));
@@ -281,6 +380,10 @@ if (ONE > 0) {
 }
 
 results.load_averages = loads;
+log(
+  `summary: import ${results.import_lines_per_s} lines/s; ${results.ratio_import_to_one_by_one ?? '-'} × one by one through the API; ` +
+    `${results.ratio_import_to_ceiling} × the bare-client ceiling (${results.ceiling_lines_per_s}/s)`,
+);
 log(
   `load averages (1, 5, 15 min) at the start, before and after each run: ${loads.map((l) => l.join(' ')).join(' | ')}`,
 );

@@ -118,6 +118,8 @@ export interface Operations {
   listNotes: P["/api/clients/{id}/notes"]["GET"];
   /** Import payments from a CSV file (text/csv or multipart field "file"); paid in the background (POST /api/payment-imports) */
   createPaymentImport: P["/api/payment-imports"]["POST"];
+  /** The business's payment imports, newest first, with their status and counts; status narrows (GET /api/payment-imports) */
+  listPaymentImports: P["/api/payment-imports"]["GET"];
   /** Read an import: its status and how many lines were accepted, rejected and duplicates so far (GET /api/payment-imports/{id}) */
   getPaymentImport: P["/api/payment-imports/{id}"]["GET"];
   /** An import's lines in file order with their outcome; status narrows (GET /api/payment-imports/{id}/lines) */
@@ -267,6 +269,7 @@ export function operations(client: Client<paths, 'application/json'>): Operation
     createNote: p["/api/clients/{id}/notes"].POST,
     listNotes: p["/api/clients/{id}/notes"].GET,
     createPaymentImport: p["/api/payment-imports"].POST,
+    listPaymentImports: p["/api/payment-imports"].GET,
     getPaymentImport: p["/api/payment-imports/{id}"].GET,
     listPaymentImportLines: p["/api/payment-imports/{id}/lines"].GET,
     listInstallments: p["/api/installments"].GET,

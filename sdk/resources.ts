@@ -123,6 +123,8 @@ export interface Resources {
   paymentImports: {
     /** Import payments from a CSV file (text/csv or multipart field "file"); paid in the background (POST /api/payment-imports) */
     create: Operations["createPaymentImport"];
+    /** The business's payment imports, newest first, with their status and counts; status narrows (GET /api/payment-imports; paged by cursor: for await over its items) */
+    list: (...init: Parameters<Operations["listPaymentImports"]>) => Paged<Operations["listPaymentImports"]>;
     /** Read an import: its status and how many lines were accepted, rejected and duplicates so far (GET /api/payment-imports/{id}) */
     get: Operations["getPaymentImport"];
     /** An import's lines in file order with their outcome; status narrows (GET /api/payment-imports/{id}/lines; paged by offset: for await over its items) */
@@ -338,6 +340,8 @@ export function resources(ops: Operations): Resources {
     paymentImports: {
       /** Import payments from a CSV file (text/csv or multipart field "file"); paid in the background (POST /api/payment-imports) */
       create: ops.createPaymentImport,
+      /** The business's payment imports, newest first, with their status and counts; status narrows (GET /api/payment-imports; paged by cursor: for await over its items) */
+      list: paged(ops.listPaymentImports, "cursor"),
       /** Read an import: its status and how many lines were accepted, rejected and duplicates so far (GET /api/payment-imports/{id}) */
       get: ops.getPaymentImport,
       /** An import's lines in file order with their outcome; status narrows (GET /api/payment-imports/{id}/lines; paged by offset: for await over its items) */

@@ -807,7 +807,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The business's payment imports, newest first, with their status and counts; status narrows
+         * @description Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page, with no import skipped or repeated while new ones arrive. With a cursor, offset must be 0 (omitted); the response offset then counts the imports before the page.
+         */
+        get: operations["listPaymentImports"];
         put?: never;
         /**
          * Import payments from a CSV file (text/csv or multipart field "file"); paid in the background
@@ -10240,6 +10244,78 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPaymentImports: {
+        parameters: {
+            query?: {
+                /** @description running until every line is decided; failed: the file could not be processed */
+                status?: "running" | "done" | "failed";
+                limit?: number;
+                offset?: number;
+                /** @description next_cursor of the previous page, as it came */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of imports, newest first, and the cursor of the next page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "5b0f6c1e-8a8e-4c39-9a43-3f4d0f1f6a10",
+                     *           "status": "done",
+                     *           "lines": 3,
+                     *           "accepted": 1,
+                     *           "rejected": 1,
+                     *           "duplicates": 1,
+                     *           "created_by": "api_key:9a1d3c4e-2b7f-4e51-8c0d-6f2a1b3c4d5e",
+                     *           "created_at": "2026-03-20T13:02:00Z",
+                     *           "finished_at": "2026-03-20T13:02:01Z"
+                     *         }
+                     *       ],
+                     *       "total": 12,
+                     *       "limit": 1,
+                     *       "offset": 0,
+                     *       "next_cursor": "WyJpMSIsIkRjUzN3a1JkN2VkTkxHQ2MiLCIyMDI2LTAzLTIwVDEzOjAyOjAwLjEyMzQ1NloiLCI1YjBmNmMxZS04YThlLTRjMzktOWE0My0zZjRkMGYxZjZhMTAiLDFd"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["PaymentImport"][];
+                        /** @description number of matching records */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -1,7 +1,7 @@
 // The console's payments beyond the counter, in Chromium (docs/console.md): a payment with its
 // method, channel and reference and the same reference refused as a duplicate beside the form; a
 // guarantor added on the credit and shown on both clients' pages; a collection network's file
-// imported, followed to its end, its rejected line downloaded; the collections report's totals
+// imported, followed to its end, its rejected line downloaded, listed among the recent imports; the collections report's totals
 // equal to the payments made; the grant simulation's fee and the cash handed over. One browser,
 // one employee, one book for the whole file; every page checked with axe-core.
 import { test } from 'node:test';
@@ -185,6 +185,21 @@ test('payments, imports, the collections report, guarantors and fees in the cons
     await page.getByLabel('Resultado').selectOption({ label: 'aceptada' });
     await page.getByRole('cell', { name: 'rechazada' }).waitFor({ state: 'detached' });
     await page.getByRole('cell', { name: 'aceptada' }).waitFor();
+
+    // the list of recent imports: this one, with its status and counts, a link to its page
+    await page.getByRole('link', { name: 'Importar pagos' }).click();
+    const recent = page.locator('section', { has: page.getByRole('heading', { name: 'Importaciones recientes' }) });
+    const row = recent.getByRole('row', { name: /terminada/ });
+    await row.waitFor();
+    assert.deepEqual(
+      (await row.getByRole('cell').allInnerTexts()).slice(1, 6).map((c) => c.trim()),
+      ['terminada', '3', '1', '1', '1'],
+    );
+    await axe(page, 'imports with the list');
+    await shot(page, 'imports-list');
+    await row.getByRole('link').click();
+    await page.getByText('3 de 3 líneas procesadas').waitFor();
+    assert.equal(page.url().split('/').pop(), id, 'the link leads to the import');
   });
 
   await t.test('the collections report: its totals are the payments made', async () => {

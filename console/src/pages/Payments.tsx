@@ -101,7 +101,64 @@ export function Imports() {
       ) : (
         <p className="muted">{t('You are not allowed to do this.')}</p>
       )}
+      <RecentImports />
     </>
+  );
+}
+
+/** The business's imports, newest first, a page at a time by cursor (asked again every 2 s while one runs). */
+function RecentImports() {
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors.at(-1);
+  const q = useQuery({
+    queryKey: ['/api/payment-imports', cursor ?? null],
+    queryFn: () =>
+      api<Page<PaymentImport> & { next_cursor: string | null }>(`/api/payment-imports${qs({ limit: 10, cursor })}`),
+    placeholderData: keepPreviousData,
+    // asked again each time the page opens: an import made or finished meanwhile shows at once
+    staleTime: 0,
+    refetchInterval: (r) => (r.state.data?.items.some((i) => i.status === 'running') ? 2000 : false),
+  });
+  return (
+    <section aria-labelledby="recent-imports">
+      <h2 id="recent-imports">{t('Recent imports')}</h2>
+      <p className="muted">{t('Newest first')}</p>
+      <ErrorNote error={q.error} />
+      <Table
+        caption={t('Recent imports')}
+        rows={q.data?.items ?? []}
+        rowKey={(i) => i.id}
+        columns={[
+          {
+            header: t('Imported'),
+            cell: (i) => <Link href={`/imports/${i.id}`}>{fmtInstant(i.created_at)}</Link>,
+          },
+          {
+            header: t('Status'),
+            cell: (i) => <span className={`status s-import-${i.status}`}>{t(`import_${i.status}`)}</span>,
+          },
+          { header: t('Lines'), cell: (i) => fmtNumber(i.lines), numeric: true },
+          { header: t('Accepted'), cell: (i) => fmtNumber(i.accepted), numeric: true },
+          { header: t('Rejected'), cell: (i) => fmtNumber(i.rejected), numeric: true },
+          { header: t('Duplicates'), cell: (i) => fmtNumber(i.duplicates), numeric: true },
+          { header: t('Imported by'), cell: (i) => i.created_by },
+        ]}
+      />
+      {(cursors.length > 0 || q.data?.next_cursor) && (
+        <nav className="pager" aria-label={t('Recent imports')}>
+          <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+            ← {t('Previous')}
+          </button>
+          <button
+            type="button"
+            disabled={!q.data?.next_cursor}
+            onClick={() => q.data?.next_cursor && setCursors([...cursors, q.data.next_cursor])}
+          >
+            {t('Older imports')} →
+          </button>
+        </nav>
+      )}
+    </section>
   );
 }
 

@@ -74,8 +74,8 @@ export async function creditBooks(
   return new Map(rows.map((r) => [r.credit_id, bookRows(r)]));
 }
 
-/** $1 business, $2 the credits (uuid[]): CREDIT_BOOK once a credit, each through its own indexes. */
-const CREDIT_BOOKS = `
+/** $1 business, $2 the credits (uuid[]): CREDIT_BOOK once a credit, each through its own indexes. Exported for the import bench's ceiling (bench/import.ts). */
+export const CREDIT_BOOKS = `
 SELECT c.id AS credit_id,
   (SELECT coalesce(jsonb_agg(to_jsonb(i) || jsonb_build_object('amount', i.amount::text, 'principal', i.principal::text,
             'interest', i.interest::text, 'vat', i.vat::text, 'created_at', ${ms('i.created_at')},

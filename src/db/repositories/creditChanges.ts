@@ -145,14 +145,20 @@ export async function applyCreditChanges(db: Executor, businessId: string, ch: C
  * and credit_id), $4 the watermarks (credit_id, posted_through), $5 the installments' new statuses,
  * $6 the credits' new statuses (id, status). CREDIT_CHANGES for several credits at once: each
  * installment, credit and watermark appears at most once (the caller keeps the last change).
+ * The payments' and the entries' created_at are one instant taken once the batch's credits are
+ * locked, plus their place (ord) in microseconds: strictly ascending in the order given, so a
+ * re-read (paid_on, created_at, id; the ledger by created_at first) puts two payments or entries
+ * of one credit in the order they were decided. A per-row clock_timestamp() can tie within a
+ * microsecond, and the tie then falls to the ids (random), reordering same-date payments.
  */
-const MANY_CREDIT_CHANGES = `
-WITH pay AS (
+export const MANY_CREDIT_CHANGES = `
+WITH t0 AS MATERIALIZED (SELECT clock_timestamp() AS at),
+pay AS (
   INSERT INTO payments (business_id, id, credit_id, amount, paid_on, branch_id, created_by, method, channel,
-                        external_reference)
+                        external_reference, created_at)
   SELECT $1::uuid, p.id, p.credit_id, p.amount, p.paid_on, p.branch_id, p.created_by, coalesce(p.method, 'cash'), p.channel,
-         p.external_reference
-    FROM json_to_recordset($2::json) AS p(id uuid, credit_id uuid, amount numeric, paid_on date, branch_id uuid,
+         p.external_reference, (SELECT at FROM t0) + p.ord * interval '1 microsecond'
+    FROM json_to_recordset($2::json) AS p(ord int, id uuid, credit_id uuid, amount numeric, paid_on date, branch_id uuid,
                                           created_by text, method text, channel text, external_reference text)
   RETURNING id, created_at),
 v AS (
@@ -162,9 +168,11 @@ v AS (
     payment_id uuid, branch_id uuid, created_by text)),
 ins AS (
   INSERT INTO ledger (id, business_id, credit_id, installment_id, type, origin, amount, punitory_part, vat_part,
-                      interest_part, charge_part, fees_part, insurance_part, effective_date, payment_id, branch_id, created_by)
+                      interest_part, charge_part, fees_part, insurance_part, effective_date, payment_id, branch_id, created_by,
+                      created_at)
   SELECT v.id, $1::uuid, v.credit_id, v.installment_id, v.type, v.origin, v.amount, v.punitory_part, v.vat_part,
-         v.interest_part, v.charge_part, v.fees_part, v.insurance_part, v.effective_date, v.payment_id, v.branch_id, v.created_by
+         v.interest_part, v.charge_part, v.fees_part, v.insurance_part, v.effective_date, v.payment_id, v.branch_id, v.created_by,
+         (SELECT at FROM t0) + v.ord * interval '1 microsecond'
     FROM v ORDER BY v.ord
   RETURNING *),
 acc AS (
@@ -205,14 +213,14 @@ export async function applyManyCreditChanges(
   businessId: string,
   changes: CreditChanges[],
 ): Promise<AppliedManyChanges> {
-  const payments: (NonNullable<CreditChanges['payment']> & { credit_id: string })[] = [];
+  const payments: (NonNullable<CreditChanges['payment']> & { credit_id: string; ord: number })[] = [];
   const entries: Record<string, unknown>[] = [];
   const watermarks = new Map<string, string>();
   const installments = new Map<string, { id: string; status: InstallmentStatus; paid_date: string | null }>();
   const credits = new Map<string, CreditStatus>();
   for (const ch of changes) {
     if (ch.reversal) throw new Error('applyManyCreditChanges: a reversal is written alone (applyCreditChanges)');
-    if (ch.payment) payments.push({ ...ch.payment, credit_id: ch.creditId });
+    if (ch.payment) payments.push({ ...ch.payment, credit_id: ch.creditId, ord: payments.length });
     for (const e of ch.entries) entries.push({ ...entryRow(e, entries.length), credit_id: ch.creditId });
     if (ch.accruedThrough !== null) {
       const before = watermarks.get(ch.creditId);

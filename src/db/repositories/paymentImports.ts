@@ -53,6 +53,43 @@ export function getImport(db: Executor, businessId: string, id: string): Promise
     .executeTakeFirst();
 }
 
+/** The place of an import in the list, newest first: its created_at to the microsecond (UTC) and its id. */
+export interface ImportKey {
+  createdAt: string;
+  id: string;
+}
+
+/**
+ * A page of a business's imports, newest first (created_at, then id, descending), of one status or
+ * all: by offset, or after a place (`after`, offset then 0). Each item carries its place; `more`
+ * says whether another page follows.
+ */
+export async function listImports(
+  db: Executor,
+  businessId: string,
+  q: { status?: PaymentImport['status']; limit: number; offset: number; after?: ImportKey },
+): Promise<{ items: (PaymentImport & { place: ImportKey })[]; total: number; more: boolean }> {
+  let base = db.selectFrom('payment_imports').where('business_id', '=', businessId);
+  if (q.status) base = base.where('status', '=', q.status);
+  let rows = base
+    .selectAll()
+    .select(sql<string>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('place_at'))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(q.limit + 1)
+    .offset(q.offset);
+  if (q.after)
+    rows = rows.where(sql<boolean>`(created_at, id) < (${q.after.createdAt}::timestamptz, ${q.after.id}::uuid)`);
+  const [found, count] = await Promise.all([
+    rows.execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  const items = found
+    .slice(0, q.limit)
+    .map(({ place_at, ...r }) => ({ ...r, place: { createdAt: place_at, id: r.id } }));
+  return { items, total: Number(count.n), more: found.length > q.limit };
+}
+
 /** A page of an import's lines in file order, of one status or all. */
 export async function listImportLines(
   db: Executor,

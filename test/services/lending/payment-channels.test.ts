@@ -228,3 +228,64 @@ test('an import as multipart; a file over the limit, a bad header and no file ar
   const missing = await h.get('/api/payment-imports/00000000-0000-4000-8000-000000000000');
   assert.equal(missing.statusCode, 404);
 });
+
+test('an import with several lines on one credit in one batch: to the cent, as the same payments one by one', async (t) => {
+  const h = await build(t, { clock: settableClock('2024-04-15') });
+  const p = await plan(h, P35);
+  const a = await newCredit(h, p);
+  const twin = await newCredit(h, p);
+  const seq = a.credit.sequential_id;
+  // installment 1 (450, due 01-31) paid in three lines: 5 days late on 02-05 (5 × 2.25 = 11.25 of
+  // punitory first), a cent the same day (listed and replayed after it: decided after it), then
+  // more on 02-10
+  const rows: [string, string][] = [
+    ['100.37', '2024-02-05'],
+    ['0.01', '2024-02-05'],
+    ['360.87', '2024-02-10'],
+  ];
+  const file = [
+    'credit,amount,paid_on,method,channel,external_reference',
+    ...rows.map(([amount, on], k) => `${seq},${amount},${on},transfer,Banco,C${k}`),
+  ].join('\n');
+  const imp = await finished(h, json(await csvPost(h, file)).id);
+  assert.deepEqual([imp.status, imp.accepted, imp.rejected, imp.duplicates], ['done', 3, 0, 0]);
+  for (const [amount, on] of rows) await pay(h, twin.credit.id, { amount: Number(amount), paid_on: on });
+
+  const cents = (v: number) => Math.round(v * 100);
+  const paid = await payments(h, a.credit.id);
+  assert.deepEqual(
+    paid.map((x) => [cents(x.amount), x.paid_on]),
+    [
+      [10037, '2024-02-05'],
+      [1, '2024-02-05'],
+      [36087, '2024-02-10'],
+    ],
+  );
+  const entries = await ledger(h, a.credit.id);
+  // each payment's slices add up to it, to the cent
+  for (const x of paid) {
+    const slices = entries.filter((e) => e.type === 'payment' && e.payment_id === x.id);
+    assert.ok(slices.length > 0, `payment ${x.amount} has its slices`);
+    assert.equal(
+      slices.reduce((s, e) => s + cents(e.amount), 0),
+      cents(x.amount),
+      `the slices of ${x.amount}`,
+    );
+  }
+  // the punitory of installment 1 posted up to the first line's date: 5 days × 2.25
+  const punitory = entries.filter((e) => e.type === 'punitory');
+  assert.deepEqual([cents(punitory[0].amount), punitory[0].effective_date], [1125, '2024-02-05']);
+  // and the book is the one the same payments made one by one through the API
+  const shape = (list: any[]) => {
+    const numbers = [...new Set(list.filter((e) => e.type === 'installment').map((e) => e.installment_id))];
+    return list.map((e) => [
+      e.type,
+      e.origin,
+      cents(e.amount),
+      cents(e.punitory_part),
+      e.effective_date,
+      numbers.indexOf(e.installment_id) + 1,
+    ]);
+  };
+  assert.deepEqual(shape(entries), shape(await ledger(h, twin.credit.id)));
+});

@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../types.ts';
 import {
+  Nullable,
   Page,
   UuidParam,
   PageQuery,
@@ -29,6 +30,7 @@ import {
   processImports,
   readImport,
   readImportLines,
+  readImports,
   startImport,
 } from '../../../services/paymentImports.ts';
 
@@ -43,6 +45,15 @@ const example = {
   created_at: '2026-03-20T13:02:00Z',
   finished_at: '2026-03-20T13:02:01Z',
 };
+
+const ImportsPage = Type.Object({
+  ...Page(ref(PaymentImport)).properties,
+  next_cursor: Nullable(
+    Type.String({
+      description: 'pass as ?cursor= (with the same status) for the imports after this page; null on the last page',
+    }),
+  ),
+});
 
 const ImportParams = Type.Object({ id: UuidParam('5b0f6c1e-8a8e-4c39-9a43-3f4d0f1f6a10') });
 
@@ -160,6 +171,54 @@ export default async function paymentImportRoutes(app: App) {
       },
     );
   });
+
+  app.get(
+    '/payment-imports',
+    {
+      schema: {
+        operationId: 'listPaymentImports',
+        tags: ['credits'],
+        summary: "The business's payment imports, newest first, with their status and counts; status narrows",
+        description:
+          'Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page, ' +
+          'with no import skipped or repeated while new ones arrive. With a cursor, offset must be 0 (omitted); the ' +
+          'response offset then counts the imports before the page.',
+        querystring: Type.Object(
+          {
+            status: Type.Optional(PaymentImport.properties.status),
+            ...PageQuery,
+            cursor: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 300,
+                description: 'next_cursor of the previous page, as it came',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: documented(ImportsPage, 'A page of imports, newest first, and the cursor of the next page', {
+            items: [example],
+            total: 12,
+            limit: 1,
+            offset: 0,
+            next_cursor:
+              'WyJpMSIsIkRjUzN3a1JkN2VkTkxHQ2MiLCIyMDI2LTAzLTIwVDEzOjAyOjAwLjEyMzQ1NloiLCI1YjBmNmMxZS04YThlLTRjMzktOWE0My0zZjRkMGYxZjZhMTAiLDFd',
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      const page = await readImports(app.db, req.auth, {
+        ...(q.status ? { status: q.status } : {}),
+        ...pageRequest(q),
+        ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+      });
+      return { ...page, items: page.items.map(presentImport) };
+    },
+  );
 
   app.get(
     '/payment-imports/:id',
