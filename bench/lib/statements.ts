@@ -89,7 +89,7 @@ export const PAYMENT_TRANSACTION = (timezone: string) => {
   const paymentId = 'md5(txid_current()::text)::uuid';
   // the use case's one write (src/db/repositories/creditChanges.ts), its JSON parameters built here
   const entries = `json_build_array(json_build_object('ord', 0, 'id', gen_random_uuid(), 'installment_id', :iid::uuid,
-    'type', 'payment', 'origin', 'payment', 'amount', '0.01', 'punitory_part', '0', 'vat_part', '0', 'interest_part', '0',
+    'type', 'payment', 'origin', 'payment', 'amount', '0.01', 'punitory_part', '0', 'vat_part', '0', 'interest_part', '0', 'charge_part', '0', 'fees_part', '0', 'insurance_part', '0',
     'effective_date', ${today}, 'payment_id', ${paymentId}, 'branch_id', :br::uuid, 'created_by', 'bench'))`;
   const payment = `json_build_object('id', ${paymentId}, 'amount', '0.01', 'paid_on', ${today}, 'branch_id', :br::uuid,
     'created_by', 'bench')`;
