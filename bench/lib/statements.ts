@@ -1,6 +1,7 @@
 import { DOCUMENT_STATEMENTS } from '../../src/db/repositories/documents.ts';
 import { CREDIT_CHANGES } from '../../src/db/repositories/creditChanges.ts';
-import { CREDIT_BOOK } from '../../src/db/repositories/creditBook.ts';
+import { CREDIT_BOOK_AND_BRANCHES } from '../../src/db/repositories/creditBook.ts';
+import { LOCK_CREDIT_AS } from '../../src/db/repositories/credits.ts';
 // The statements the app runs for each benched route, as pgbench script lines (variables :name),
 // copied from src/db/repositories (clients.getClient, book.*, audit.listAudit, credits.*, payments.* and the
 // payment use case in src/services/lending/payments.ts and store.ts). Keep them in step with the code: the ceiling is
@@ -88,7 +89,7 @@ export const PAYMENT_TRANSACTION = (timezone: string) => {
   const paymentId = 'md5(txid_current()::text)::uuid';
   // the use case's one write (src/db/repositories/creditChanges.ts), its JSON parameters built here
   const entries = `json_build_array(json_build_object('ord', 0, 'id', gen_random_uuid(), 'installment_id', :iid::uuid,
-    'type', 'payment', 'origin', 'payment', 'amount', '0.01', 'punitory_part', '0', 'vat_part', '0', 'interest_part', '0',
+    'type', 'payment', 'origin', 'payment', 'amount', '0.01', 'punitory_part', '0', 'vat_part', '0', 'interest_part', '0', 'charge_part', '0', 'fees_part', '0', 'insurance_part', '0',
     'effective_date', ${today}, 'payment_id', ${paymentId}, 'branch_id', :br::uuid, 'created_by', 'bench'))`;
   const payment = `json_build_object('id', ${paymentId}, 'amount', '0.01', 'paid_on', ${today}, 'branch_id', :br::uuid,
     'created_by', 'bench')`;
@@ -99,11 +100,16 @@ export const PAYMENT_TRANSACTION = (timezone: string) => {
     /\$(\d+)/g,
     (_, n: string) => [':bid', ':cid', entries, today, moved, 'NULL', payment, 'NULL'][Number(n) - 1]!,
   );
+  // the app's statements (src/services/lending/payments.ts registerPayment): the lock sets the
+  // audit actor, the book's statement share-locks the branch
+  const lock = LOCK_CREDIT_AS.replace(/\$(\d+)/g, (_, n: string) => [':bid', ':cid', "'bench'", "''"][Number(n) - 1]!);
+  const book = CREDIT_BOOK_AND_BRANCHES.trim().replace(
+    /\$(\d+)/g,
+    (_, n: string) => [':bid', ':cid', 'ARRAY[:br::uuid]'][Number(n) - 1]!,
+  );
   return `BEGIN;
-select set_config('app.actor', 'bench', true);
-SELECT * FROM credits WHERE business_id = :bid AND id = :cid FOR UPDATE;
-${CREDIT_BOOK.trim().replace(/\$(\d+)/g, (_, n: string) => [':bid', ':cid'][Number(n) - 1]!)};
-SELECT * FROM branches WHERE business_id = :bid AND id = :br FOR SHARE;
+${lock.trim()};
+${book};
 ${write.trim()};
 ${EVENT_WRITE('payment.created')}
 END;`;

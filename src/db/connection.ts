@@ -12,6 +12,7 @@ import { lockDataDir } from './lock.ts';
 import { flushEvents } from './repositories/events.ts';
 import { SessionGate, pgliteDialect, type Lane } from './pglite.ts';
 import { lsn, lsnText, ReadRouter, type ReadStats } from './replica.ts';
+import { preparing } from './prepared.ts';
 
 export type { ReadStats } from './replica.ts';
 
@@ -118,6 +119,7 @@ export async function openPostgres(
   };
   const pool = new pg.Pool({ connectionString, max, types: types as pg.CustomTypesConfig });
   pool.on('error', () => {}); // an idle client's broken connection is replaced on next use
+  pool.on('connect', preparing);
   const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   let router: ReadRouter | null = null;
   if (replica) {
@@ -433,6 +435,31 @@ export interface Writer {
   /** the operator's email while an operator acts as a user (impersonation); the audit rows carry it */
   impersonatedBy?: string | null;
   beforeCommit?: BeforeCommit;
+}
+
+/** The audit trigger's two settings for a writer, as its transaction's first statement sets them. */
+export interface ActorSettings {
+  actor: string;
+  impersonatedBy: string;
+}
+
+/**
+ * withActor without its own statement for the actor: fn's first statement must set both settings
+ * (set_config(..., true)) before anything is written, one round trip less (a payment's lock does:
+ * src/db/repositories/credits.ts lockCreditAs). Then the writer's beforeCommit and the events, as
+ * withActor.
+ */
+export async function withActorInFirstStatement<T>(
+  db: Kysely<DB>,
+  writer: Writer,
+  fn: (trx: Transaction<DB>, settings: ActorSettings) => Promise<T>,
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    const result = await fn(trx, { actor: writer.actor, impersonatedBy: writer.impersonatedBy ?? '' });
+    await writer.beforeCommit?.(trx, result);
+    await flushEvents(trx);
+    return result;
+  });
 }
 
 /**

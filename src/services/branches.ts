@@ -14,6 +14,7 @@ import {
 import { conflict, notFound, unprocessable } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
 import { branchesDocument } from '../db/repositories/documents.ts';
+import type { SharedBranch } from '../db/repositories/creditBook.ts';
 import type { ActorContext, Database, JsonText } from './context.ts';
 import { presentBranch } from './present.ts';
 import { emit, emitEdit } from './events.ts';
@@ -104,6 +105,46 @@ export async function actingBranch(
   if (!ctx.branchId) return null;
   const b = await shareBranch(trx, ctx.businessId, ctx.branchId);
   return b && !b.deleted_at ? b.id : null;
+}
+
+/**
+ * The branches chosenBranch may take for a payment on this credit, to be share-locked with the
+ * credit's book in one statement (creditBookAndBranches) and chosen by pickBranch: the one named,
+ * or when none is named the acting user's and the credit's (both locked: the second only matters
+ * when the first is gone, and a share lock on it only delays its deletion until the commit).
+ */
+export function branchCandidates(
+  ctx: { branchId?: string | null },
+  credit: Credit,
+  given: string | null | undefined,
+): string[] {
+  if (given !== undefined) return given === null ? [] : [given];
+  return [...new Set([ctx.branchId, credit.branch_id].filter((b): b is string => !!b))];
+}
+
+/** chosenBranch's choice among the candidates as read under their share lock (branchCandidates). */
+export function pickBranch(
+  ctx: { branchId?: string | null },
+  credit: Credit,
+  given: string | null | undefined,
+  shared: SharedBranch[],
+): string | null {
+  const live = (id: string | null | undefined) => {
+    const b = id ? shared.find((x) => x.id === id) : undefined;
+    return b && !b.deleted ? b.id : null;
+  };
+  if (given === undefined) return live(ctx.branchId) ?? live(credit.branch_id);
+  if (given === null) return null;
+  const branch = shared.find((b) => b.id === given);
+  if (!branch)
+    throw unprocessable(`branch_id ${given} names no branch of this business`, [
+      { path: '/branch_id', message: 'no such branch' },
+    ]);
+  if (branch.deleted)
+    throw unprocessable(`branch ${branch.name} is deleted and cannot take new credits or payments`, [
+      { path: '/branch_id', message: 'branch is deleted' },
+    ]);
+  return branch.id;
 }
 
 /**

@@ -8,6 +8,7 @@
 // exact text, dates as text, instants as Dates (to the millisecond, as both drivers parse them).
 import { CompiledQuery } from 'kysely';
 import type { Executor } from '../connection.ts';
+import { preparedText } from '../prepared.ts';
 import type { Installment, LedgerEntry, Payment } from '../schema.ts';
 
 const ms = (col: string) => `floor(extract(epoch FROM ${col}) * 1000)`;
@@ -53,9 +54,48 @@ interface RawBook {
   posted_through: string | null;
 }
 
+preparedText('credit_book', CREDIT_BOOK);
+
 export async function creditBook(db: Executor, businessId: string, creditId: string): Promise<CreditBookRows> {
   const { rows } = await db.executeQuery<RawBook>(CompiledQuery.raw(CREDIT_BOOK, [businessId, creditId]));
   return bookRows(rows[0]!);
+}
+
+/** A branch a write names, read under its share lock: where the write's entries may go. */
+export interface SharedBranch {
+  id: string;
+  name: string;
+  deleted: boolean;
+}
+
+/**
+ * $1 business, $2 credit, $3 branches (uuid[]): CREDIT_BOOK and the branches share-locked (in the
+ * order of their ids, as shareBranches), a payment's second statement. Exported for the bench.
+ */
+export const CREDIT_BOOK_AND_BRANCHES = preparedText(
+  'credit_book_and_branches',
+  `${CREDIT_BOOK},
+  (SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'deleted', b.deleted_at IS NOT NULL)), '[]')
+     FROM (SELECT id, name, deleted_at FROM branches WHERE business_id = $1::uuid AND id = ANY($3::uuid[])
+            ORDER BY id FOR SHARE) b) AS branches`,
+);
+
+/**
+ * creditBook, and in the same statement the branches given read with a share lock (shareBranch:
+ * none is deleted until the transaction ends). One round trip for what a payment reads after
+ * locking its credit.
+ */
+export async function creditBookAndBranches(
+  db: Executor,
+  businessId: string,
+  creditId: string,
+  branchIds: string[],
+): Promise<CreditBookRows & { branches: SharedBranch[] }> {
+  const { rows } = await db.executeQuery<RawBook & { branches: SharedBranch[] }>(
+    CompiledQuery.raw(CREDIT_BOOK_AND_BRANCHES, [businessId, creditId, branchIds]),
+  );
+  const r = rows[0]!;
+  return { ...bookRows(r), branches: r.branches };
 }
 
 /**

@@ -4,6 +4,7 @@
 // costs round trips, not work). The audit triggers fire for each table as for separate statements.
 import { CompiledQuery } from 'kysely';
 import type { Executor } from '../connection.ts';
+import { preparedText } from '../prepared.ts';
 import type { CreditStatus, InstallmentStatus, LedgerEntry } from '../schema.ts';
 import type { NewLedgerEntry } from './ledger.ts';
 
@@ -113,6 +114,9 @@ function entryRow(e: StagedEntry, ord: number) {
     created_by: e.created_by,
   };
 }
+
+// a payment's write: planned once a connection (src/db/connection.ts preparedText)
+preparedText('credit_changes', CREDIT_CHANGES);
 
 export async function applyCreditChanges(db: Executor, businessId: string, ch: CreditChanges): Promise<AppliedChanges> {
   const entries = JSON.stringify(ch.entries.map((e, ord) => entryRow(e, ord)));

@@ -1,9 +1,10 @@
 // Business events (migrations 012, 025): buffered per transaction while a use case works, written
 // to the outbox just before it commits (withActor, src/db/connection.ts), numbered by a sequencer
 // pass once committed, read by the feed and by the webhook dispatcher.
-import { sql, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Transaction } from 'kysely';
 import type { DB, EventRow } from '../schema.ts';
 import type { Executor } from '../connection.ts';
+import { preparedText } from '../prepared.ts';
 
 export interface PendingEvent {
   businessId: string;
@@ -34,18 +35,27 @@ export async function flushEvents(trx: Transaction<DB>): Promise<void> {
   if (!list || list.length === 0) return;
   pending.delete(trx);
   // positions follow the rows' order: a use case's events keep the order it announced them in
-  await trx
-    .insertInto('event_outbox')
-    .values(
-      list.map((e) => ({
-        business_id: e.businessId,
-        type: e.type,
-        ordering_key: e.orderingKey,
-        data: JSON.stringify(e.data),
-      })),
-    )
-    .execute();
+  await trx.executeQuery(
+    CompiledQuery.raw(FLUSH_EVENTS, [
+      JSON.stringify(
+        list.map((e) => ({ business_id: e.businessId, type: e.type, ordering_key: e.orderingKey, data: e.data })),
+      ),
+    ]),
+  );
 }
+
+/**
+ * $1 the events (JSON array), inserted in its order. One text whatever the number of events, so
+ * it is prepared once a connection (preparedText).
+ */
+const FLUSH_EVENTS = preparedText(
+  'flush_events',
+  `INSERT INTO event_outbox (business_id, type, ordering_key, data)
+   SELECT e.business_id, e.type, e.ordering_key, e.data
+     FROM ROWS FROM (json_to_recordset($1::json) AS (business_id uuid, type text, ordering_key uuid, data jsonb))
+          WITH ORDINALITY AS e(business_id, type, ordering_key, data, n)
+    ORDER BY e.n`,
+);
 
 /** Rows one sequencer pass moves at most (a bigger backlog takes several passes). */
 export const PASS_ROWS = 5_000;

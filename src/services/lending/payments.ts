@@ -1,7 +1,7 @@
 // Payments: registering one (punitory posted up to its date, an early payoff's rebate, every
 // active payment allocated again in date order, corrections for what moved), listing them, and
 // reversing one. One transaction each, under the credit's lock.
-import { withActor } from '../../db/connection.ts';
+import { withActor, withActorInFirstStatement } from '../../db/connection.ts';
 import type { Transaction } from 'kysely';
 import type { Executor } from '../../db/connection.ts';
 import type { DB, LedgerEntry, Payment, PaymentMethod } from '../../db/schema.ts';
@@ -10,7 +10,7 @@ import { paymentByReference, paymentsOfCredit } from '../../db/repositories/paym
 import { compareDates, toMoneyString, type Decimal } from '../../domain/index.ts';
 import { AppError, conflict, notFound, unprocessable } from '../../domain/errors.ts';
 import { readsOf, type Database } from '../context.ts';
-import { chosenBranch } from '../branches.ts';
+import { branchCandidates, pickBranch } from '../branches.ts';
 import {
   activePayments,
   payoffOf,
@@ -24,7 +24,8 @@ import {
 } from './engine/book.ts';
 import { guarantorsOfCredit } from '../../db/repositories/guarantors.ts';
 import { presentGuarantor } from '../guarantors.ts';
-import { flush, loadLocked, type CreditDetailRows, type LendingContext, type RowBook } from './store.ts';
+import type { SharedBranch } from '../../db/repositories/creditBook.ts';
+import { flush, loadLocked, loadLockedAs, type CreditDetailRows, type LendingContext, type RowBook } from './store.ts';
 
 export interface PaymentReference {
   channel: string | null;
@@ -72,9 +73,13 @@ export async function registerPayment(
   // meet the unique index (migration 033), and the one that loses answers the same
   await refuseKnownReference(db.kysely, ctx.businessId, ref);
   try {
-    return await withActor(db.kysely, ctx, async (trx) => {
-      const l = await loadLocked(trx, ctx, creditId);
-      const { created, paymentId, punitoryAtStorableMax } = await payOnBook(trx, ctx, l, input);
+    // four statements and the commit: the lock (with the audit actor), the book (with the branches
+    // the payment may take, share-locked), the write, the events (docs/lending-engine.md)
+    return await withActorInFirstStatement(db.kysely, ctx, async (trx, as) => {
+      const { book: l, branches } = await loadLockedAs(trx, ctx, as, creditId, (credit) =>
+        branchCandidates(ctx, credit, input.branchId),
+      );
+      const { created, paymentId, punitoryAtStorableMax } = await payOnBook(trx, ctx, l, branches, input);
       return {
         credit: l.credit,
         installments: l.installments,
@@ -128,18 +133,20 @@ export function duplicatePayment(existingId: string | null, ref: PaymentReferenc
 }
 
 /**
- * Validates and stages one payment on a credit already locked and read, then writes it (one
- * statement): what registerPayment does inside its transaction. On a refusal (an AppError) nothing
- * was written, but `l` may hold staged entries: read the credit again before using it.
+ * Validates and stages one payment on a credit already locked and read (with the branches it may
+ * take: branchCandidates), then writes it (one statement): what registerPayment does inside its
+ * transaction. On a refusal (an AppError) nothing was written, but `l` may hold staged entries:
+ * read the credit again before using it.
  */
-export async function payOnBook(
+async function payOnBook(
   trx: Transaction<DB>,
   ctx: LendingContext,
   l: RowBook,
+  branches: SharedBranch[],
   input: PaymentInput,
 ): Promise<{ created: LedgerEntry[]; paymentId: string; punitoryAtStorableMax: boolean }> {
   const checked = checkPayment(ctx, l, input);
-  const branchId = await chosenBranch(trx, ctx, l.credit, input.branchId);
+  const branchId = pickBranch(ctx, l.credit, input.branchId, branches);
   const paymentId = stagePayment(ctx, l, checked, branchId);
   const created = await flush(trx, ctx, l);
   return { created, paymentId, punitoryAtStorableMax: l.atStorableMax };

@@ -3,12 +3,12 @@
 // repositories give are the engine's shapes (./engine/shapes.ts) as they are; the book carries
 // them typed as rows, so the use cases answer with rows.
 import type { Transaction } from 'kysely';
-import type { Executor } from '../../db/connection.ts';
+import type { ActorSettings, Executor } from '../../db/connection.ts';
 import type { Credit, DB, Installment, LedgerEntry, Payment } from '../../db/schema.ts';
-import { lockCredit, lockCredits } from '../../db/repositories/credits.ts';
+import { lockCredit, lockCreditAs, lockCredits } from '../../db/repositories/credits.ts';
 import { installmentsOfCredit } from '../../db/repositories/installments.ts';
 import { ledgerOfCredit } from '../../db/repositories/ledger.ts';
-import { creditBook, creditBooks } from '../../db/repositories/creditBook.ts';
+import { creditBook, creditBookAndBranches, creditBooks, type SharedBranch } from '../../db/repositories/creditBook.ts';
 import { applyCreditChanges, applyManyCreditChanges, type CreditChanges } from '../../db/repositories/creditChanges.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ActorContext } from '../context.ts';
@@ -42,6 +42,23 @@ export async function loadLocked(trx: Transaction<DB>, ctx: LendingContext, cred
   if (!credit) throw notFound('credit');
   const b = await creditBook(trx, ctx.businessId, credit.id);
   return openBook(credit, b.installments, b.ledger, b.payments, b.postedThrough);
+}
+
+/**
+ * loadLocked in a transaction of withActorInFirstStatement, two statements: the credit locked with
+ * the writer's audit settings set, then its book with the branches `branchesOf` names share-locked.
+ */
+export async function loadLockedAs(
+  trx: Transaction<DB>,
+  ctx: LendingContext,
+  as: ActorSettings,
+  creditId: string,
+  branchesOf: (credit: Credit) => string[],
+): Promise<{ book: RowBook; branches: SharedBranch[] }> {
+  const credit = await lockCreditAs(trx, ctx.businessId, creditId, as);
+  if (!credit) throw notFound('credit');
+  const b = await creditBookAndBranches(trx, ctx.businessId, credit.id, branchesOf(credit));
+  return { book: openBook(credit, b.installments, b.ledger, b.payments, b.postedThrough), branches: b.branches };
 }
 
 /**
