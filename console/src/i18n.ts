@@ -140,6 +140,36 @@ const ES: Record<string, string> = {
   Type: 'Tipo',
   Origin: 'Origen',
   'Effective date': 'Fecha efectiva',
+  // a ledger entry's type and origin (docs/domain.md, "The ledger")
+  entry_installment: 'Cuota',
+  entry_punitory: 'Punitorio',
+  entry_payment: 'Pago',
+  entry_charge: 'Cargo',
+  entry_waiver: 'Condonación',
+  origin_schedule: 'Cronograma',
+  origin_payment: 'Pago',
+  origin_accrual: 'Devengamiento',
+  origin_reversal: 'Anulación',
+  origin_rebate: 'Bonificación',
+  origin_refinance: 'Refinanciación',
+  origin_correction: 'Corrección',
+  origin_fee: 'Cargo',
+  origin_waiver: 'Condonación',
+  // waivers (admins)
+  Waive: 'Condonar',
+  'Waive on installment {n}': 'Condonar en la cuota {n}',
+  Waivers: 'Condonaciones',
+  'Amount waived': 'Monto condonado',
+  Recorded: 'Registrada',
+  'What to waive': 'Qué condonar',
+  'Collection charges': 'Gastos de cobranza',
+  Waivable: 'Condonable',
+  Waived: 'Condonado',
+  Charges: 'Gastos',
+  '{amount} of punitory of installment {n} will no longer be owed: the balance drops by that amount. It is not a payment: no cash comes in, and the waiver stays in the ledger with its reason.':
+    'Se condonan {amount} de punitorios de la cuota {n}: el cliente deja de deberlos y el saldo baja en ese monto. No es un pago: no entra dinero, y la condonación queda en el libro mayor con su motivo.',
+  '{amount} of collection charges of installment {n} will no longer be owed: the balance drops by that amount. It is not a payment: no cash comes in, and the waiver stays in the ledger with its reason.':
+    'Se condonan {amount} de gastos de cobranza de la cuota {n}: el cliente deja de deberlos y el saldo baja en ese monto. No es un pago: no entra dinero, y la condonación queda en el libro mayor con su motivo.',
   'Write the credit off: it leaves the active portfolio and its balance is kept as written off.':
     'Pasar el crédito a incobrable: sale de la cartera activa y su saldo queda como incobrable.',
   'Cancel the credit: only possible while no payment exists; it becomes inactive.':
@@ -524,8 +554,14 @@ export function useLang(): Lang {
   );
 }
 
+/** A keyed word in English: method_collection_network → Collection network. */
+const keyed = (text: string) => {
+  const m = /^(?:method|entry|origin)_(.+)$/.exec(text);
+  return m ? m[1]![0]!.toUpperCase() + m[1]!.slice(1).replaceAll('_', ' ') : text;
+};
+
 export function t(text: string, vars: Record<string, string | number> = {}): string {
-  let s = current === 'es' ? (ES[text] ?? text) : text;
+  let s = current === 'es' ? (ES[text] ?? text) : keyed(text);
   for (const [k, v] of Object.entries(vars)) s = s.replace(`{${k}}`, String(v));
   return s;
 }
@@ -578,6 +614,13 @@ const API_ES: [RegExp, (m: RegExpExecArray) => string][] = [
   ],
   [/^must be between (\S+) and (\S+)$/, (m) => `Entre el ${fmtDate(m[1])} y el ${fmtDate(m[2])}.`],
   [/^amount must be more than 0|^must be > 0$/, () => 'Tiene que ser mayor que 0.'],
+  // a waiver over what is waivable (docs/domain.md, "Fees and charges")
+  [/^at most (-?\d+(?:\.\d+)?)$/, (m) => `Como máximo ${fmtMoney(m[1])}.`],
+  [
+    /^amount \S+ is more than the (punitory|charges) posted and unpaid on installment (\d+) \((\S+) as of (\S+)\)/,
+    (m) =>
+      `El monto supera ${m[1] === 'punitory' ? 'los punitorios' : 'los gastos'} sin pagar de la cuota ${m[2]}: ${fmtMoney(m[3])} al ${fmtDate(m[4])}.`,
+  ],
   [/^outcome must not be blank|^must not be blank$/, () => 'No puede quedar vacío.'],
   [
     /^the credit is (\w+): a promise is made on an active or written-off credit/,
