@@ -155,6 +155,45 @@ const ES: Record<string, string> = {
   origin_correction: 'Corrección',
   origin_fee: 'Cargo',
   origin_waiver: 'Condonación',
+  // plans, keys, the audit log: the API's words said in Spanish
+  cut_monthly: 'Día fijo del mes',
+  cut_fixed: 'Desde el otorgamiento',
+  amortization_flat: 'Interés directo',
+  amortization_french: 'Sistema francés',
+  scope_read: 'Solo lectura',
+  scope_full: 'Completo',
+  Prefix: 'Prefijo',
+  'client.created, payment.created, … (* = all)': 'client.created, payment.created, … (* = todos)',
+  '{what}: none yet.': '{what}: todavía no hay.',
+  'command line': 'línea de comandos',
+  table_clients: 'Clientes',
+  table_credits: 'Créditos',
+  table_installments: 'Cuotas',
+  table_ledger: 'Libro mayor',
+  table_payments: 'Pagos',
+  table_waivers: 'Condonaciones',
+  table_applications: 'Solicitudes de crédito',
+  table_promises: 'Promesas',
+  table_client_notes: 'Notas',
+  table_credit_guarantors: 'Garantes',
+  table_credit_configs: 'Planes',
+  table_branches: 'Sucursales',
+  table_holidays: 'Feriados',
+  table_client_files: 'Archivos',
+  table_upload_sessions: 'Enlaces de carga',
+  table_verifications: 'Verificaciones',
+  table_leads: 'Solicitudes web',
+  table_payment_imports: 'Importaciones de pagos',
+  table_business_settings: 'Configuración',
+  table_users: 'Usuarios',
+  table_api_keys: 'Claves de API',
+  table_webhook_endpoints: 'Webhooks',
+  table_impersonations: 'Actuaciones de operadores',
+  table_businesses: 'Empresas',
+  action_INSERT: 'Alta',
+  action_UPDATE: 'Cambio',
+  action_DELETE: 'Baja',
+  'Choose a plan and an amount to see the installments.': 'Elegí un plan y un monto para ver las cuotas.',
   // waivers (admins)
   Waive: 'Condonar',
   'Waive on installment {n}': 'Condonar en la cuota {n}',
@@ -378,7 +417,9 @@ const ES: Record<string, string> = {
   'Act as': 'Actuar como',
   'Acting as {user} ({business})': 'Actuando como {user} ({business})',
   Stop: 'Dejar de actuar',
-  'Choose a business': 'Elegí una empresa',
+  'Choose a business to see its users.': 'Elegí una empresa para ver sus usuarios.',
+  Slug: 'Identificador',
+  Timezone: 'Zona horaria',
   'Users of {name}': 'Usuarios de {name}',
   'Platform operators': 'Operadores de la plataforma',
   'You may read but not change this.': 'Podés consultar pero no modificar.',
@@ -556,7 +597,7 @@ export function useLang(): Lang {
 
 /** A keyed word in English: method_collection_network → Collection network. */
 const keyed = (text: string) => {
-  const m = /^(?:method|entry|origin)_(.+)$/.exec(text);
+  const m = /^(?:method|entry|origin|cut|amortization|scope|table|action)_(.+)$/.exec(text);
   return m ? m[1]![0]!.toUpperCase() + m[1]!.slice(1).replaceAll('_', ' ') : text;
 };
 
@@ -646,20 +687,21 @@ const money = new Intl.NumberFormat('es-AR', { style: 'currency', currency: 'ARS
 const number = new Intl.NumberFormat('es-AR', { maximumFractionDigits: 2 });
 const pct = new Intl.NumberFormat('es-AR', { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const day = new Intl.DateTimeFormat('es-AR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' });
-let instant = new Intl.DateTimeFormat('es-AR', { dateStyle: 'short', timeStyle: 'short', hourCycle: 'h23' });
+// dd/mm/aaaa hh:mm; in this browser's timezone until a business's is known (an operator has none)
+const INSTANT = {
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+} as const;
+let instant = new Intl.DateTimeFormat('es-AR', INSTANT);
 
 /** The business's timezone for instants (set once signed in). */
 export function setTimeZone(tz: string) {
   try {
-    instant = new Intl.DateTimeFormat('es-AR', {
-      day: '2-digit',
-      month: '2-digit',
-      year: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-      timeZone: tz,
-    });
+    instant = new Intl.DateTimeFormat('es-AR', { ...INSTANT, timeZone: tz });
   } catch {}
 }
 

@@ -115,6 +115,8 @@ export function CreditPage() {
   const open = credit.status === 'active';
   // a waiver is refused on refinanced and cancelled credits (docs/domain.md, "Fees and charges")
   const canWaive = isAdmin && (open || credit.status === 'written_off');
+  // the column only when some installment has punitory or charges to waive
+  const someWaivable = canWaive && installments.some((i) => waivable(i).punitory > 0 || waivable(i).charge > 0);
   const waivers = ledgerEntries.filter((e) => e.type === 'waiver');
   const numberOf = new Map(installments.map((i) => [i.id, i.number]));
   return (
@@ -201,7 +203,7 @@ export function CreditPage() {
             { header: t('Installment'), cell: (i) => <Money value={i.amount} />, numeric: true },
             { header: t('Paid'), cell: (i) => <Money value={i.paid} />, numeric: true },
             { header: t('Balance'), cell: (i) => <Money value={i.outstanding} />, numeric: true },
-            ...(canWaive
+            ...(someWaivable
               ? [
                   {
                     header: t('Waive'),
