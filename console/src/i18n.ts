@@ -140,6 +140,75 @@ const ES: Record<string, string> = {
   Type: 'Tipo',
   Origin: 'Origen',
   'Effective date': 'Fecha efectiva',
+  // a ledger entry's type and origin (docs/domain.md, "The ledger")
+  entry_installment: 'Cuota',
+  entry_punitory: 'Punitorio',
+  entry_payment: 'Pago',
+  entry_charge: 'Cargo',
+  entry_waiver: 'Condonación',
+  origin_schedule: 'Cronograma',
+  origin_payment: 'Pago',
+  origin_accrual: 'Devengamiento',
+  origin_reversal: 'Anulación',
+  origin_rebate: 'Bonificación',
+  origin_refinance: 'Refinanciación',
+  origin_correction: 'Corrección',
+  origin_fee: 'Cargo',
+  origin_waiver: 'Condonación',
+  // plans, keys, the audit log: the API's words said in Spanish
+  cut_monthly: 'Día fijo del mes',
+  cut_fixed: 'Desde el otorgamiento',
+  amortization_flat: 'Interés directo',
+  amortization_french: 'Sistema francés',
+  scope_read: 'Solo lectura',
+  scope_full: 'Completo',
+  Prefix: 'Prefijo',
+  'client.created, payment.created, … (* = all)': 'client.created, payment.created, … (* = todos)',
+  '{what}: none yet.': '{what}: todavía no hay.',
+  'command line': 'línea de comandos',
+  table_clients: 'Clientes',
+  table_credits: 'Créditos',
+  table_installments: 'Cuotas',
+  table_ledger: 'Libro mayor',
+  table_payments: 'Pagos',
+  table_waivers: 'Condonaciones',
+  table_applications: 'Solicitudes de crédito',
+  table_promises: 'Promesas',
+  table_client_notes: 'Notas',
+  table_credit_guarantors: 'Garantes',
+  table_credit_configs: 'Planes',
+  table_branches: 'Sucursales',
+  table_holidays: 'Feriados',
+  table_client_files: 'Archivos',
+  table_upload_sessions: 'Enlaces de carga',
+  table_verifications: 'Verificaciones',
+  table_leads: 'Solicitudes web',
+  table_payment_imports: 'Importaciones de pagos',
+  table_business_settings: 'Configuración',
+  table_users: 'Usuarios',
+  table_api_keys: 'Claves de API',
+  table_webhook_endpoints: 'Webhooks',
+  table_impersonations: 'Actuaciones de operadores',
+  table_businesses: 'Empresas',
+  action_INSERT: 'Alta',
+  action_UPDATE: 'Cambio',
+  action_DELETE: 'Baja',
+  'Choose a plan and an amount to see the installments.': 'Elegí un plan y un monto para ver las cuotas.',
+  // waivers (admins)
+  Waive: 'Condonar',
+  'Waive on installment {n}': 'Condonar en la cuota {n}',
+  Waivers: 'Condonaciones',
+  'Amount waived': 'Monto condonado',
+  Recorded: 'Registrada',
+  'What to waive': 'Qué condonar',
+  'Collection charges': 'Gastos de cobranza',
+  Waivable: 'Condonable',
+  Waived: 'Condonado',
+  Charges: 'Gastos',
+  '{amount} of punitory of installment {n} will no longer be owed: the balance drops by that amount. It is not a payment: no cash comes in, and the waiver stays in the ledger with its reason.':
+    'Se condonan {amount} de punitorios de la cuota {n}: el cliente deja de deberlos y el saldo baja en ese monto. No es un pago: no entra dinero, y la condonación queda en el libro mayor con su motivo.',
+  '{amount} of collection charges of installment {n} will no longer be owed: the balance drops by that amount. It is not a payment: no cash comes in, and the waiver stays in the ledger with its reason.':
+    'Se condonan {amount} de gastos de cobranza de la cuota {n}: el cliente deja de deberlos y el saldo baja en ese monto. No es un pago: no entra dinero, y la condonación queda en el libro mayor con su motivo.',
   'Write the credit off: it leaves the active portfolio and its balance is kept as written off.':
     'Pasar el crédito a incobrable: sale de la cartera activa y su saldo queda como incobrable.',
   'Cancel the credit: only possible while no payment exists; it becomes inactive.':
@@ -348,7 +417,9 @@ const ES: Record<string, string> = {
   'Act as': 'Actuar como',
   'Acting as {user} ({business})': 'Actuando como {user} ({business})',
   Stop: 'Dejar de actuar',
-  'Choose a business': 'Elegí una empresa',
+  'Choose a business to see its users.': 'Elegí una empresa para ver sus usuarios.',
+  Slug: 'Identificador',
+  Timezone: 'Zona horaria',
   'Users of {name}': 'Usuarios de {name}',
   'Platform operators': 'Operadores de la plataforma',
   'You may read but not change this.': 'Podés consultar pero no modificar.',
@@ -528,8 +599,14 @@ export function useLang(): Lang {
   );
 }
 
+/** A keyed word in English: method_collection_network → Collection network. */
+const keyed = (text: string) => {
+  const m = /^(?:method|entry|origin|cut|amortization|scope|table|action)_(.+)$/.exec(text);
+  return m ? m[1]![0]!.toUpperCase() + m[1]!.slice(1).replaceAll('_', ' ') : text;
+};
+
 export function t(text: string, vars: Record<string, string | number> = {}): string {
-  let s = current === 'es' ? (ES[text] ?? text) : text;
+  let s = current === 'es' ? (ES[text] ?? text) : keyed(text);
   for (const [k, v] of Object.entries(vars)) s = s.replace(`{${k}}`, String(v));
   return s;
 }
@@ -582,6 +659,13 @@ const API_ES: [RegExp, (m: RegExpExecArray) => string][] = [
   ],
   [/^must be between (\S+) and (\S+)$/, (m) => `Entre el ${fmtDate(m[1])} y el ${fmtDate(m[2])}.`],
   [/^amount must be more than 0|^must be > 0$/, () => 'Tiene que ser mayor que 0.'],
+  // a waiver over what is waivable (docs/domain.md, "Fees and charges")
+  [/^at most (-?\d+(?:\.\d+)?)$/, (m) => `Como máximo ${fmtMoney(m[1])}.`],
+  [
+    /^amount \S+ is more than the (punitory|charges) posted and unpaid on installment (\d+) \((\S+) as of (\S+)\)/,
+    (m) =>
+      `El monto supera ${m[1] === 'punitory' ? 'los punitorios' : 'los gastos'} sin pagar de la cuota ${m[2]}: ${fmtMoney(m[3])} al ${fmtDate(m[4])}.`,
+  ],
   [/^outcome must not be blank|^must not be blank$/, () => 'No puede quedar vacío.'],
   [
     /^the credit is (\w+): a promise is made on an active or written-off credit/,
@@ -607,20 +691,21 @@ const money = new Intl.NumberFormat('es-AR', { style: 'currency', currency: 'ARS
 const number = new Intl.NumberFormat('es-AR', { maximumFractionDigits: 2 });
 const pct = new Intl.NumberFormat('es-AR', { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const day = new Intl.DateTimeFormat('es-AR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' });
-let instant = new Intl.DateTimeFormat('es-AR', { dateStyle: 'short', timeStyle: 'short', hourCycle: 'h23' });
+// dd/mm/aaaa hh:mm; in this browser's timezone until a business's is known (an operator has none)
+const INSTANT = {
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+} as const;
+let instant = new Intl.DateTimeFormat('es-AR', INSTANT);
 
 /** The business's timezone for instants (set once signed in). */
 export function setTimeZone(tz: string) {
   try {
-    instant = new Intl.DateTimeFormat('es-AR', {
-      day: '2-digit',
-      month: '2-digit',
-      year: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-      timeZone: tz,
-    });
+    instant = new Intl.DateTimeFormat('es-AR', { ...INSTANT, timeZone: tz });
   } catch {}
 }
 

@@ -132,7 +132,9 @@ export function Table<T>({
   caption?: string;
   rowKey: (row: T) => string;
 }) {
-  if (rows.length === 0) return <p className="empty">{t('Nothing here yet.')}</p>;
+  // an empty table says what it would list when it has a caption (two on one page are told apart)
+  if (rows.length === 0)
+    return <p className="empty">{caption ? t('{what}: none yet.', { what: caption }) : t('Nothing here yet.')}</p>;
   // a table wider than a phone scrolls sideways: keyboard users reach it with Tab and scroll it with the arrows
   const focusable = { tabIndex: 0 };
   return (

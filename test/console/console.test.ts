@@ -324,7 +324,7 @@ test('the staff console in Chromium', {
     // the audit log shows the key's revocation, old and new values
     await page.getByRole('link', { name: 'Auditoría' }).click();
     await page.getByRole('combobox', { name: 'Tabla' }).selectOption('api_keys');
-    await page.getByRole('cell', { name: 'UPDATE' }).first().waitFor();
+    await page.getByRole('cell', { name: 'Cambio' }).first().waitFor();
     await page.locator('details summary').first().click();
     await page.getByRole('rowheader', { name: 'revoked_at' }).waitFor();
     await shot(page, 'audit');

@@ -325,7 +325,7 @@ test('applications, collections, settings and notifications in Chromium', {
     await table.getByText('nueva@test.example').waitFor();
     await table.getByText('enlace de contraseña').first().waitFor();
     await admin.getByLabel('Estado').selectOption({ label: 'enviado' });
-    await admin.getByText('Todavía no hay nada acá.').waitFor();
+    await admin.getByText('Notificaciones: todavía no hay.').waitFor();
     await admin.getByLabel('Estado').selectOption({ label: 'sin correo configurado' });
     await table.getByText('nueva@test.example').waitFor();
     await axe(admin, 'notifications');

@@ -8,6 +8,7 @@ import { fmtDate, fmtInstant, fmtPct, t } from '../i18n.ts';
 import { PasswordDialog } from '../dialog.tsx';
 import { type User, useCan } from '../session.tsx';
 import { ConfirmButton, ErrorNote, Field, Money, QuickForm, ServerTable, ShownOnce, Table } from '../ui.tsx';
+import { userName, useUsers } from './CollectionActions.tsx';
 import { SimulationView, useSimulation } from './Grant.tsx';
 import { type Plan, useBranches, usePlans } from './shared.ts';
 
@@ -29,9 +30,9 @@ export function Plans() {
         columns={[
           { header: t('Name'), cell: (p) => p.name },
           { header: t('Installments count'), cell: (p) => p.installments_count, numeric: true },
-          { header: t('Cut type'), cell: (p) => p.cut_type },
+          { header: t('Cut type'), cell: (p) => t(`cut_${p.cut_type}`) },
           { header: t('Interest'), cell: (p) => fmtPct(p.interest_rate), numeric: true },
-          { header: t('Amortization'), cell: (p) => p.amortization },
+          { header: t('Amortization'), cell: (p) => t(`amortization_${p.amortization}`) },
           { header: t('Active'), cell: (p) => yesNo(p.is_active) },
         ]}
       />
@@ -52,8 +53,8 @@ export function Plans() {
               name: 'cut_type',
               label: t('Cut type'),
               options: [
-                { value: 'monthly', label: 'monthly' },
-                { value: 'fixed', label: 'fixed' },
+                { value: 'monthly', label: t('cut_monthly') },
+                { value: 'fixed', label: t('cut_fixed') },
               ],
             },
             {
@@ -67,8 +68,8 @@ export function Plans() {
               name: 'amortization',
               label: t('Amortization'),
               options: [
-                { value: 'flat', label: 'flat' },
-                { value: 'french', label: 'french' },
+                { value: 'flat', label: t('amortization_flat') },
+                { value: 'french', label: t('amortization_french') },
               ],
             },
           ]}
@@ -356,8 +357,8 @@ export function Keys() {
         rowKey={(k) => k.id}
         columns={[
           { header: t('Name'), cell: (k) => k.name ?? '—' },
-          { header: t('Scope'), cell: (k) => k.scope },
-          { header: 'Prefix', cell: (k) => <code>{k.prefix}</code> },
+          { header: t('Scope'), cell: (k) => t(`scope_${k.scope}`) },
+          { header: t('Prefix'), cell: (k) => <code>{k.prefix}</code> },
           { header: t('Created'), cell: (k) => fmtInstant(k.created_at) },
           { header: t('Last used'), cell: (k) => fmtInstant(k.last_used_at) },
           {
@@ -388,8 +389,8 @@ export function Keys() {
             name: 'scope',
             label: t('Scope'),
             options: [
-              { value: 'read', label: 'read' },
-              { value: 'full', label: 'full' },
+              { value: 'read', label: t('scope_read') },
+              { value: 'full', label: t('scope_full') },
             ],
           },
         ]}
@@ -502,7 +503,7 @@ export function Webhooks() {
         submitLabel={t('Save')}
         fields={[
           { name: 'url', label: 'URL (https://…)', type: 'url', required: true },
-          { name: 'events', label: t('Events'), initial: '*', hint: 'client.created, payment.created, … (* = all)' },
+          { name: 'events', label: t('Events'), initial: '*', hint: t('client.created, payment.created, … (* = all)') },
           { name: 'description', label: t('Description') },
         ]}
         submit={async (v) => {
@@ -569,7 +570,41 @@ function Changes({ e }: { e: LogEntry }) {
   );
 }
 
+/** The tables whose changes the audit triggers keep, as the log names them. */
+const AUDITED = [
+  'clients',
+  'credits',
+  'installments',
+  'ledger',
+  'payments',
+  'waivers',
+  'applications',
+  'promises',
+  'client_notes',
+  'credit_guarantors',
+  'credit_configs',
+  'branches',
+  'holidays',
+  'client_files',
+  'upload_sessions',
+  'verifications',
+  'leads',
+  'payment_imports',
+  'business_settings',
+  'users',
+  'api_keys',
+  'webhook_endpoints',
+  'impersonations',
+];
+
 export function Audit() {
+  // `user:<id>` said by the user's name where the viewer may list users (admins)
+  const users = useUsers(useCan('admin'));
+  const actorName = (actor: string) => {
+    const id = actor.startsWith('user:') ? actor.slice(5) : null;
+    const u = id ? users.find((x) => x.id === id) : undefined;
+    return u ? userName(u) : actor === 'cli' ? t('command line') : actor;
+  };
   const [table, setTable] = useState('');
   const [action, setAction] = useState('');
   // cursor paging: the cursors of the pages seen, to go back
@@ -592,18 +627,7 @@ export function Audit() {
             setTable(v);
             reset();
           }}
-          options={[
-            '',
-            'clients',
-            'credits',
-            'installments',
-            'ledger_entries',
-            'credit_configs',
-            'branches',
-            'users',
-            'api_keys',
-            'client_files',
-          ].map((v) => ({ value: v, label: v || '—' }))}
+          options={['', ...AUDITED].map((v) => ({ value: v, label: v ? t(`table_${v}`) : '—' }))}
         />
         <Field
           label={t('Action')}
@@ -613,7 +637,7 @@ export function Audit() {
             setAction(v);
             reset();
           }}
-          options={['', 'INSERT', 'UPDATE', 'DELETE'].map((v) => ({ value: v, label: v || '—' }))}
+          options={['', 'INSERT', 'UPDATE', 'DELETE'].map((v) => ({ value: v, label: v ? t(`action_${v}`) : '—' }))}
         />
       </div>
       <ErrorNote error={q.error} />
@@ -623,9 +647,12 @@ export function Audit() {
         rowKey={(e) => e.id}
         columns={[
           { header: t('When'), cell: (e) => fmtInstant(e.changed_at) },
-          { header: t('Table'), cell: (e) => e.table_name },
-          { header: t('Action'), cell: (e) => e.action },
-          { header: t('Actor'), cell: (e) => e.actor + (e.impersonated_by ? ` (${e.impersonated_by})` : '') },
+          { header: t('Table'), cell: (e) => t(`table_${e.table_name}`) },
+          { header: t('Action'), cell: (e) => t(`action_${e.action}`) },
+          {
+            header: t('Actor'),
+            cell: (e) => actorName(e.actor) + (e.impersonated_by ? ` (${actorName(e.impersonated_by)})` : ''),
+          },
           { header: t('Data'), cell: (e) => <Changes e={e} /> },
         ]}
       />

@@ -1,10 +1,11 @@
 // A credit: its schedule (statuses, days late, parts, punitory), balance and cost, payments with
 // their receipts, registering and reversing payments, the payoff, the PDFs, write-off, refinance
-// and cancel (each confirmed in words), and the ledger.
+// and cancel (each confirmed in words), waivers of punitory or charges (admins), and the ledger.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { ApiError, api, newKey, openPdf } from '../api.ts';
+import { FormDialog } from '../dialog.tsx';
 import { fmtDate, fmtInstant, fmtMoney, fmtPct, t } from '../i18n.ts';
 import { type Me, useCan, useMe } from '../session.tsx';
 import { Card, ConfirmButton, ErrorNote, Field, Money, Status, Table } from '../ui.tsx';
@@ -27,6 +28,8 @@ interface Installment {
   vat: number;
   punitory_posted: number;
   punitory_accrued: number;
+  charges: number;
+  waived: number;
   paid: number;
   outstanding: number;
 }
@@ -46,7 +49,15 @@ interface CreditDetail {
   installments: Installment[];
   ledgerEntries: LedgerEntry[];
   balance: Record<
-    'principal' | 'interest' | 'vat' | 'punitory_posted' | 'punitory_accrued' | 'paid' | 'outstanding',
+    | 'principal'
+    | 'interest'
+    | 'vat'
+    | 'punitory_posted'
+    | 'punitory_accrued'
+    | 'charges'
+    | 'waived'
+    | 'paid'
+    | 'outstanding',
     number
   >;
   cost: { tna: number; tea: number; cft_tea: number };
@@ -80,6 +91,9 @@ export function CreditPage() {
   const { id } = useParams<{ id: string }>();
   const qc = useQueryClient();
   const canWrite = useCan('employee');
+  const isAdmin = useCan('admin');
+  const [waiving, setWaiving] = useState<Installment | null>(null);
+  const waiveButton = useRef<HTMLButtonElement | null>(null);
   const [, navigate] = useLocation();
   const key = ['credit', id];
   const q = useQuery({ queryKey: key, queryFn: () => api<CreditDetail>(`/api/credits/${id}`) });
@@ -99,6 +113,12 @@ export function CreditPage() {
   if (!q.data) return <p aria-busy="true">{t('Loading')}…</p>;
   const { credit, installments, balance, cost, ledgerEntries } = q.data;
   const open = credit.status === 'active';
+  // a waiver is refused on refinanced and cancelled credits (docs/domain.md, "Fees and charges")
+  const canWaive = isAdmin && (open || credit.status === 'written_off');
+  // the column only when some installment has punitory or charges to waive
+  const someWaivable = canWaive && installments.some((i) => waivable(i).punitory > 0 || waivable(i).charge > 0);
+  const waivers = ledgerEntries.filter((e) => e.type === 'waiver');
+  const numberOf = new Map(installments.map((i) => [i.id, i.number]));
   return (
     <>
       <div className="page-head">
@@ -134,6 +154,16 @@ export function CreditPage() {
         <Card label={t('Punitory')}>
           <Money value={balance.punitory_posted + balance.punitory_accrued} />
         </Card>
+        {balance.charges > 0 && (
+          <Card label={t('Collection charges')}>
+            <Money value={balance.charges} />
+          </Card>
+        )}
+        {balance.waived > 0 && (
+          <Card label={t('Waived')}>
+            <Money value={-balance.waived} />
+          </Card>
+        )}
         <Card label={t('Paid')}>
           <Money value={balance.paid} />
         </Card>
@@ -164,12 +194,73 @@ export function CreditPage() {
               cell: (i) => <Money value={i.punitory_posted + i.punitory_accrued} />,
               numeric: true,
             },
+            ...(balance.charges > 0
+              ? [{ header: t('Charges'), cell: (i: Installment) => <Money value={i.charges} />, numeric: true }]
+              : []),
+            ...(balance.waived > 0
+              ? [{ header: t('Waived'), cell: (i: Installment) => <Money value={-i.waived} />, numeric: true }]
+              : []),
             { header: t('Installment'), cell: (i) => <Money value={i.amount} />, numeric: true },
             { header: t('Paid'), cell: (i) => <Money value={i.paid} />, numeric: true },
             { header: t('Balance'), cell: (i) => <Money value={i.outstanding} />, numeric: true },
+            ...(someWaivable
+              ? [
+                  {
+                    header: t('Waive'),
+                    cell: (i: Installment) => {
+                      const w = waivable(i);
+                      return w.punitory > 0 || w.charge > 0 ? (
+                        <button
+                          type="button"
+                          aria-label={t('Waive on installment {n}', { n: i.number })}
+                          onClick={(e) => {
+                            waiveButton.current = e.currentTarget;
+                            setWaiving(i);
+                          }}
+                        >
+                          {t('Waive')}
+                        </button>
+                      ) : null;
+                    },
+                  },
+                ]
+              : []),
           ]}
         />
       </section>
+      {waiving && (
+        <WaiverDialog
+          creditId={id}
+          installment={waiving}
+          onClose={() => {
+            setWaiving(null);
+            // back to the button that opened it (when it is still there)
+            requestAnimationFrame(() => {
+              if (waiveButton.current?.isConnected) waiveButton.current.focus();
+            });
+          }}
+          onDone={refresh}
+        />
+      )}
+      {waivers.length > 0 && (
+        <section aria-labelledby="waivers">
+          <h2 id="waivers">{t('Waivers')}</h2>
+          <Table
+            rows={waivers}
+            rowKey={(e) => e.id}
+            columns={[
+              { header: t('Date'), cell: (e) => fmtDate(e.effective_date) },
+              {
+                header: t('Installment'),
+                cell: (e) => (e.installment_id ? (numberOf.get(e.installment_id) ?? '—') : '—'),
+                numeric: true,
+              },
+              { header: t('Amount waived'), cell: (e) => <Money value={-e.amount} />, numeric: true },
+              { header: t('Recorded'), cell: (e) => fmtInstant(e.created_at) },
+            ]}
+          />
+        </section>
+      )}
       {canWrite && open && (
         <PaymentForm creditId={id} installments={installments} payments={payments.data ?? []} onDone={refresh} />
       )}
@@ -282,14 +373,113 @@ export function CreditPage() {
           rowKey={(e) => e.id}
           columns={[
             { header: t('Effective date'), cell: (e) => fmtDate(e.effective_date) },
-            { header: t('Type'), cell: (e) => e.type },
-            { header: t('Origin'), cell: (e) => e.origin },
+            { header: t('Type'), cell: (e) => t(`entry_${e.type}`) },
+            { header: t('Origin'), cell: (e) => t(`origin_${e.origin}`) },
             { header: t('Amount'), cell: (e) => <Money value={e.amount} />, numeric: true },
             { header: t('Created'), cell: (e) => fmtInstant(e.created_at) },
           ]}
         />
       </section>
     </>
+  );
+}
+
+/**
+ * What an installment still owes of punitory and of charges, as the API's figures let the console
+ * tell: a payment pays the charges first, then the punitory (docs/domain.md, "Payments and
+ * allocation"), and the accrued punitory is posted before a waiver. Exact unless the installment
+ * has both charges and waivers already (its `waived` does not say of which); then the API's 422
+ * says the most, under the field.
+ */
+export function waivable(i: Installment): { punitory: number; charge: number } {
+  const cents = (v: number) => Math.round(v * 100);
+  const punitory = cents(i.punitory_posted + i.punitory_accrued);
+  const charges = cents(i.charges ?? 0);
+  const extras = Math.max(0, punitory + charges - cents(i.waived ?? 0) - cents(i.paid));
+  const charge = Math.max(0, Math.min(extras, charges - cents(i.paid)));
+  return { punitory: Math.min(punitory, extras - charge) / 100, charge: charge / 100 };
+}
+
+function WaiverDialog({
+  creditId,
+  installment,
+  onClose,
+  onDone,
+}: {
+  creditId: string;
+  installment: Installment;
+  onClose: () => void;
+  onDone: () => Promise<void>;
+}) {
+  const most = waivable(installment);
+  const kinds = (['punitory', 'charge'] as const).filter((k) => most[k] > 0);
+  const [kind, setKind] = useState<'punitory' | 'charge'>(kinds[0] ?? 'punitory');
+  const [amount, setAmount] = useState(String(most[kind]));
+  const [reason, setReason] = useState('');
+  const [key] = useState(newKey);
+  const shown = Number(amount) > 0 ? fmtMoney(Number(amount)) : '—';
+  return (
+    <FormDialog
+      title={t('Waive on installment {n}', { n: installment.number })}
+      text={t(
+        kind === 'punitory'
+          ? '{amount} of punitory of installment {n} will no longer be owed: the balance drops by that amount. It is not a payment: no cash comes in, and the waiver stays in the ledger with its reason.'
+          : '{amount} of collection charges of installment {n} will no longer be owed: the balance drops by that amount. It is not a payment: no cash comes in, and the waiver stays in the ledger with its reason.',
+        { amount: shown, n: installment.number },
+      )}
+      submitLabel={t('Waive')}
+      onCancel={onClose}
+      onSubmit={async () => {
+        await api(`/api/credits/${creditId}/waivers`, {
+          idempotencyKey: key,
+          body: { installment_id: installment.id, kind, amount: Number(amount), reason: reason.trim() },
+        });
+        await onDone();
+        onClose();
+      }}
+    >
+      {(error) => (
+        <>
+          <Field
+            label={t('What to waive')}
+            name="kind"
+            value={kind}
+            onChange={(v) => {
+              const k = v as 'punitory' | 'charge';
+              setKind(k);
+              setAmount(String(most[k]));
+            }}
+            options={kinds.map((k) => ({
+              value: k,
+              label: `${t(k === 'punitory' ? 'Punitory' : 'Collection charges')} (${fmtMoney(most[k])})`,
+            }))}
+            error={error}
+          />
+          <Field
+            label={t('Amount')}
+            name="amount"
+            type="number"
+            inputMode="decimal"
+            step="0.01"
+            min="0.01"
+            required
+            value={amount}
+            onChange={setAmount}
+            hint={`${t('Waivable')}: ${fmtMoney(most[kind])}`}
+            error={error}
+          />
+          <Field
+            label={t('Reason')}
+            name="reason"
+            multiline
+            required
+            value={reason}
+            onChange={setReason}
+            error={error}
+          />
+        </>
+      )}
+    </FormDialog>
   );
 }
 

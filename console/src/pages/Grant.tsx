@@ -7,6 +7,7 @@ import { useLocation, useParams } from 'wouter';
 import { ApiError, api, newKey } from '../api.ts';
 import { fmtDate, fmtPct, t } from '../i18n.ts';
 import { Card, ErrorNote, Field, Money, Table } from '../ui.tsx';
+import { type Client, clientName } from './Clients.tsx';
 import { useBranches, usePlans } from './shared.ts';
 
 export interface Simulation {
@@ -120,6 +121,11 @@ export function Grant() {
     if (!plan && plans[0]) setPlan(plans[0].id);
   }, [plan, plans]);
   const sim = useSimulation(plan, amount, start);
+  // the heading names who the credit is for (the client page's own query: no second request)
+  const client = useQuery({
+    queryKey: ['client', id],
+    queryFn: () => api<{ client: Client }>(`/api/clients/${id}`),
+  }).data?.client;
   const grant = useMutation({
     mutationFn: () =>
       api<{ credit: { id: string } }>(`/api/clients/${id}/credits`, {
@@ -155,7 +161,10 @@ export function Grant() {
   const error = (grant.error ?? sim.error) instanceof ApiError ? ((grant.error ?? sim.error) as ApiError) : null;
   return (
     <>
-      <h1>{t('Grant a credit')}</h1>
+      <h1>
+        {t('Grant a credit')}
+        {client ? ` · ${clientName(client)}` : ''}
+      </h1>
       <form
         className="grid-form"
         onSubmit={(e) => {
@@ -211,7 +220,11 @@ export function Grant() {
       </form>
       <section aria-labelledby="sim" aria-live="polite">
         <h2 id="sim">{t('Simulation')}</h2>
-        {sim.data ? <SimulationView sim={sim.data} /> : <p className="muted">—</p>}
+        {sim.data ? (
+          <SimulationView sim={sim.data} />
+        ) : (
+          <p className="muted">{t('Choose a plan and an amount to see the installments.')}</p>
+        )}
       </section>
     </>
   );

@@ -51,8 +51,8 @@ export function Operator() {
         params={q ? { q } : {}}
         columns={[
           { header: t('Name'), cell: (b) => b.name },
-          { header: 'Slug', cell: (b) => b.slug ?? '—' },
-          { header: 'Timezone', cell: (b) => b.timezone },
+          { header: t('Slug'), cell: (b) => b.slug ?? '—' },
+          { header: t('Timezone'), cell: (b) => b.timezone },
           { header: t('Created'), cell: (b) => fmtInstant(b.created_at) },
           {
             header: t('Users'),
@@ -87,7 +87,7 @@ export function Operator() {
             ]}
           />
         ) : (
-          <p className="empty">{t('Choose a business')}</p>
+          <p className="empty">{t('Choose a business to see its users.')}</p>
         )}
       </section>
     </>

@@ -356,11 +356,11 @@ export function CollectionsReport() {
           label={t('From')}
           name="from"
           type="date"
-          value={from}
+          value={from || d?.from || ''}
           onChange={setFrom}
           error={q.error instanceof ApiError ? q.error : null}
         />
-        <Field label={t('To')} name="to" type="date" value={to} onChange={setTo} />
+        <Field label={t('To')} name="to" type="date" value={to || d?.to || ''} onChange={setTo} />
         <Field
           label={t('Group by')}
           name="group_by"
