@@ -147,7 +147,7 @@ test('a 429 declares Retry-After and the rate-limit headers', async (t) => {
     check(doc, 'GET', '/api/clients', last, seen);
   }
   assert.equal(last!.statusCode, 429);
-  assert.ok(seen.has('retry-after'));
+  assert.ok(seen.has('retry-after'), "holds: seen.has('retry-after')");
 });
 
 test('every event type has its webhook, declaring the headers a real delivery carries', async (t) => {

@@ -207,10 +207,13 @@ test('every example is valid against the schema it illustrates', async (t) => {
   // the checker refuses what it should: a field the schema lacks, a wrong type, a missing field
   const client = doc.paths['/api/clients/{id}'].get.responses['200'].content['application/json'];
   const detail = examplesOf(client)[0] as Any;
-  assert.ok(check(client.schema, { ...detail, extra: 1 }));
-  assert.ok(check(client.schema, { ...detail, client: { ...detail.client, dni: 30123456 } }));
+  assert.ok(check(client.schema, { ...detail, extra: 1 }), 'holds: check(client.schema, { ...detail, extra: 1 })');
+  assert.ok(
+    check(client.schema, { ...detail, client: { ...detail.client, dni: 30123456 } }),
+    'holds: check(client.schema, { ...detail, client: { ...detail.client, dni: 30123456 } })',
+  );
   const { files: _files, ...withoutFiles } = detail;
-  assert.ok(check(client.schema, withoutFiles));
+  assert.ok(check(client.schema, withoutFiles), 'holds: check(client.schema, withoutFiles)');
 });
 
 test('the examples tell the story the API tells: a credit and a payment as the service answers them', async (t) => {

@@ -249,7 +249,7 @@ test('the contract of a flat credit with VAT and a deducted fee: parties, money,
       assert.ok(c.size > other.size, `the CFT (${c.size}) is larger than ${other.text} (${other.size})`);
     }
   }
-  assert.ok(CFT_SIZE > RATE_SIZE);
+  assert.ok(CFT_SIZE > RATE_SIZE, 'holds: CFT_SIZE > RATE_SIZE');
 });
 
 test('the promissory note: the total in figures and in words, place and date, the debtor, "sin protesto", co-borrower and guarantor', async (t) => {
