@@ -287,3 +287,21 @@ test('every assert(x) and assert.ok(x) in the tests, benchmarks and scripts carr
   const bare = files.flatMap((file) => messagelessAsserts(file, readFileSync(join(ROOT, file), 'utf8')));
   assert.equal(bare.length, 0, `asserts with no message (${bare.length}):\n${bare.join('\n')}`);
 });
+
+test('no comment or text in the code cites "contract N" or "issue N" without the docs/ section that explains it', () => {
+  const files = ['src', 'console/src', 'sdk', 'scripts', 'bench', 'test'].flatMap((dir) =>
+    readdirSync(join(ROOT, dir), { recursive: true })
+      .map(String)
+      .filter((f) => /\.(ts|tsx|mts|mjs|js|json|css|html|sql)$/.test(f) && !f.includes('node_modules'))
+      .map((f) => `${dir}/${f.split('\\').join('/')}`),
+  );
+  assert.ok(files.length > 200, `${files.length} files scanned`);
+  // "contract 1.0.0" is the version of the published contract, not one of its endpoints
+  const cite = /\b(contract|issues?) #?\d+\b(?!\.\d)/i;
+  const cited = files.flatMap((file) =>
+    readFileSync(join(ROOT, file), 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (cite.test(line) && !line.includes('docs/') ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+  );
+  assert.deepEqual(cited, []);
+});

@@ -119,7 +119,7 @@ for (const file of ['README.md', ...docs]) {
 
 test('the checker: GitHub slugs, and each kind of bad link is caught', () => {
   assert.equal(slug('Summary: what "as of D" means'), 'summary-what-as-of-d-means');
-  assert.equal(slug("List a client's credits (contract 2)"), 'list-a-clients-credits-contract-2');
+  assert.equal(slug("List a client's credits (read 2)"), 'list-a-clients-credits-read-2');
   assert.equal(
     slug('Uploads (`POST /api/clients/{id}/files`, `POST /upload/{token}`)'),
     'uploads-post-apiclientsidfiles-post-uploadtoken',

@@ -125,7 +125,7 @@ test("the contract's eleven operations carry x-contract as docs/api.md numbers t
   assert.deepEqual(marked, documented);
   assert.match(String(doc.info.description), /x-contract/, 'info.description says what x-contract means');
 
-  // "contract 3" or "issue 27" (not the version "contract 1.0.0") in a summary or a description: a reader of /openapi.json cannot follow it
+  // a contract number or an issue number (not the version "contract 1.0.0") in a summary or a description: a reader of /openapi.json cannot follow it
   const cited: string[] = [];
   const walk = (v: unknown, at: string) => {
     if (typeof v === 'string' && /\b(contract|issue) \d+\b(?!\.\d)/i.test(v)) cited.push(`${at}: ${v}`);

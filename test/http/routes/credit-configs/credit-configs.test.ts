@@ -30,7 +30,7 @@ const DEFAULTS = {
 };
 const FIELDS = ['id', 'business_id', 'name', ...Object.keys(DEFAULTS), 'created_at', 'updated_at'].sort();
 
-test('a plan created with only a name takes the defaults (contract 5, docs/domain.md)', async (t) => {
+test('a plan created with only a name takes the defaults (docs/api.md "Create a plan", docs/domain.md)', async (t) => {
   const h = await build(t);
   const res = await h.post('/api/credit-configs', { name: 'Básico' });
   assert.equal(res.statusCode, 201, res.body);
@@ -184,7 +184,7 @@ test('out-of-range values, fractions in integer fields and wrong types are 400 a
   assert.deepEqual(json(await h.get('/api/credit-configs')), []);
 });
 
-test('edit is a partial update; read-only fields sent back are ignored; an empty body changes nothing (contract 6)', async (t) => {
+test('edit is a partial update; read-only fields sent back are ignored; an empty body changes nothing (docs/api.md "Edit a plan")', async (t) => {
   const h = await build(t);
   const p = json(await h.post('/api/credit-configs', { name: 'Plan', installments_count: 3, interest_rate: 0.2 }));
 
