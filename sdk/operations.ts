@@ -34,11 +34,11 @@ export interface Operations {
   listClients: P["/api/clients"]["GET"];
   /** Create a client (POST /api/clients) */
   createClient: P["/api/clients"]["POST"];
-  /** Read a client with its credits, installments, ledger entries and files (contract 1) (GET /api/clients/{id}) */
+  /** Read a client with its credits, installments, ledger entries and files (GET /api/clients/{id}) */
   getClient: P["/api/clients/{id}"]["GET"];
   /** Edit a client (partial update: only the fields sent change) (PUT /api/clients/{id}) */
   updateClient: P["/api/clients/{id}"]["PUT"];
-  /** List a client's credits (contract 2) (GET /api/clients/{clientId}/credits) */
+  /** List a client's credits (GET /api/clients/{clientId}/credits) */
   listClientCredits: P["/api/clients/{clientId}/credits"]["GET"];
   /** Grant a credit to the client on a plan: the schedule is built, the plan's terms are kept on the credit (POST /api/clients/{clientId}/credits) */
   createCredit: P["/api/clients/{clientId}/credits"]["POST"];
@@ -46,27 +46,27 @@ export interface Operations {
   listClientFiles: P["/api/clients/{id}/files"]["GET"];
   /** Upload a file for a client (multipart, field "file") (POST /api/clients/{id}/files) */
   uploadClientFile: P["/api/clients/{id}/files"]["POST"];
-  /** Delete a client file: its record and its bytes (contract 9); answers the deleted record (DELETE /api/clients/{id}/files/{fileId}) */
+  /** Delete a client file: its record and its bytes; answers the deleted record (DELETE /api/clients/{id}/files/{fileId}) */
   deleteClientFile: P["/api/clients/{id}/files/{fileId}"]["DELETE"];
-  /** Download a client file by client id and file name (contract 11) (GET /api/files/{clientId}/{filename}) */
+  /** Download a client file by client id and file name (GET /api/files/{clientId}/{filename}) */
   downloadClientFile: P["/api/files/{clientId}/{filename}"]["GET"];
   /** Create an upload link for a client; the token is shown once (POST /api/clients/{id}/upload-sessions) */
   createUploadSession: P["/api/clients/{id}/upload-sessions"]["POST"];
   /** List a client's upload links, oldest first (never their tokens) (GET /api/clients/{id}/upload-sessions) */
   listUploadSessions: P["/api/clients/{id}/upload-sessions"]["GET"];
-  /** Revoke an upload link (contract 10); revoking again answers the same record, with the first revoked_at (DELETE /api/clients/{id}/upload-sessions/{sessionId}) */
+  /** Revoke an upload link; revoking again answers the same record, with the first revoked_at (DELETE /api/clients/{id}/upload-sessions/{sessionId}) */
   revokeUploadSession: P["/api/clients/{id}/upload-sessions/{sessionId}"]["DELETE"];
-  /** List the credit plans (contract 4) (GET /api/credit-configs) */
+  /** List the credit plans (GET /api/credit-configs) */
   listCreditConfigs: P["/api/credit-configs"]["GET"];
-  /** Create a credit plan (contract 5); omitted fields take the defaults (POST /api/credit-configs) */
+  /** Create a credit plan; omitted fields take the defaults (POST /api/credit-configs) */
   createCreditConfig: P["/api/credit-configs"]["POST"];
   /** Read a credit plan (GET /api/credit-configs/{id}) */
   getCreditConfig: P["/api/credit-configs/{id}"]["GET"];
-  /** Edit a credit plan (contract 6): only the fields sent change; credits already created keep their terms (PUT /api/credit-configs/{id}) */
+  /** Edit a credit plan: only the fields sent change; credits already created keep their terms (PUT /api/credit-configs/{id}) */
   updateCreditConfig: P["/api/credit-configs/{id}"]["PUT"];
   /** The schedule a credit of this amount would get; nothing is stored (POST /api/credit-configs/{id}/simulate) */
   simulateCredit: P["/api/credit-configs/{id}/simulate"]["POST"];
-  /** List the branches, deleted ones included with deleted_at (contract 8) (GET /api/branches) */
+  /** List the branches, deleted ones included with deleted_at (GET /api/branches) */
   listBranches: P["/api/branches"]["GET"];
   /** Create a branch (POST /api/branches) */
   createBranch: P["/api/branches"]["POST"];
@@ -74,7 +74,7 @@ export interface Operations {
   updateBranch: P["/api/branches/{id}"]["PUT"];
   /** Soft-delete a branch: it stays in the list with deleted_at and takes no new credits or payments (DELETE /api/branches/{id}) */
   deleteBranch: P["/api/branches/{id}"]["DELETE"];
-  /** The audit log, newest first (contract 7) (GET /api/logs) */
+  /** The audit log, newest first (GET /api/logs) */
   listAuditLog: P["/api/logs"]["GET"];
   /** Portfolio figures as of a date (default: the business today), optionally for one branch (GET /api/reports/summary) */
   getPortfolioSummary: P["/api/reports/summary"]["GET"];
@@ -82,7 +82,7 @@ export interface Operations {
   collectionsReport: P["/api/reports/collections"]["GET"];
   /** A dataset as CSV (RFC 4180, header row first), streamed; from/to filter on created_at (changed_at for logs) (GET /api/reports/exports/{dataset}.csv) */
   exportDataset: P["/api/reports/exports/{dataset}.csv"]["GET"];
-  /** The ledger entries of all the credit's installments, oldest first (contract 3) (GET /api/credits/{id}/ledger) */
+  /** The ledger entries of all the credit's installments, oldest first (GET /api/credits/{id}/ledger) */
   listCreditLedger: P["/api/credits/{id}/ledger"]["GET"];
   /** List credits, newest first, optionally by status, client or branch; updated_since lists the changed ones, oldest change first (GET /api/credits) */
   listCredits: P["/api/credits"]["GET"];

@@ -9,11 +9,11 @@ export interface Resources {
     list: (...init: Parameters<Operations["listClients"]>) => Paged<Operations["listClients"]>;
     /** Create a client (POST /api/clients) */
     create: Operations["createClient"];
-    /** Read a client with its credits, installments, ledger entries and files (contract 1) (GET /api/clients/{id}) */
+    /** Read a client with its credits, installments, ledger entries and files (GET /api/clients/{id}) */
     get: Operations["getClient"];
     /** Edit a client (partial update: only the fields sent change) (PUT /api/clients/{id}) */
     update: Operations["updateClient"];
-    /** List a client's credits (contract 2) (GET /api/clients/{clientId}/credits) */
+    /** List a client's credits (GET /api/clients/{clientId}/credits) */
     listCredits: Operations["listClientCredits"];
     /** Grant a credit to the client on a plan: the schedule is built, the plan's terms are kept on the credit (POST /api/clients/{clientId}/credits) */
     createCredit: Operations["createCredit"];
@@ -21,15 +21,15 @@ export interface Resources {
     listFiles: Operations["listClientFiles"];
     /** Upload a file for a client (multipart, field "file") (POST /api/clients/{id}/files) */
     uploadFile: Operations["uploadClientFile"];
-    /** Delete a client file: its record and its bytes (contract 9); answers the deleted record (DELETE /api/clients/{id}/files/{fileId}) */
+    /** Delete a client file: its record and its bytes; answers the deleted record (DELETE /api/clients/{id}/files/{fileId}) */
     deleteFile: Operations["deleteClientFile"];
-    /** Download a client file by client id and file name (contract 11) (GET /api/files/{clientId}/{filename}) */
+    /** Download a client file by client id and file name (GET /api/files/{clientId}/{filename}) */
     downloadFile: Operations["downloadClientFile"];
     /** Create an upload link for a client; the token is shown once (POST /api/clients/{id}/upload-sessions) */
     createUploadSession: Operations["createUploadSession"];
     /** List a client's upload links, oldest first (never their tokens) (GET /api/clients/{id}/upload-sessions) */
     listUploadSessions: Operations["listUploadSessions"];
-    /** Revoke an upload link (contract 10); revoking again answers the same record, with the first revoked_at (DELETE /api/clients/{id}/upload-sessions/{sessionId}) */
+    /** Revoke an upload link; revoking again answers the same record, with the first revoked_at (DELETE /api/clients/{id}/upload-sessions/{sessionId}) */
     revokeUploadSession: Operations["revokeUploadSession"];
     /** Record a contact with the client (a call, a visit, a message) and its outcome (POST /api/clients/{id}/notes) */
     createNote: Operations["createNote"];
@@ -43,19 +43,19 @@ export interface Resources {
     submitApplication: Operations["submitApplication"];
   };
   creditConfigs: {
-    /** List the credit plans (contract 4) (GET /api/credit-configs) */
+    /** List the credit plans (GET /api/credit-configs) */
     list: Operations["listCreditConfigs"];
-    /** Create a credit plan (contract 5); omitted fields take the defaults (POST /api/credit-configs) */
+    /** Create a credit plan; omitted fields take the defaults (POST /api/credit-configs) */
     create: Operations["createCreditConfig"];
     /** Read a credit plan (GET /api/credit-configs/{id}) */
     get: Operations["getCreditConfig"];
-    /** Edit a credit plan (contract 6): only the fields sent change; credits already created keep their terms (PUT /api/credit-configs/{id}) */
+    /** Edit a credit plan: only the fields sent change; credits already created keep their terms (PUT /api/credit-configs/{id}) */
     update: Operations["updateCreditConfig"];
     /** The schedule a credit of this amount would get; nothing is stored (POST /api/credit-configs/{id}/simulate) */
     simulateCredit: Operations["simulateCredit"];
   };
   branches: {
-    /** List the branches, deleted ones included with deleted_at (contract 8) (GET /api/branches) */
+    /** List the branches, deleted ones included with deleted_at (GET /api/branches) */
     list: Operations["listBranches"];
     /** Create a branch (POST /api/branches) */
     create: Operations["createBranch"];
@@ -65,7 +65,7 @@ export interface Resources {
     delete: Operations["deleteBranch"];
   };
   auditLog: {
-    /** The audit log, newest first (contract 7) (GET /api/logs; paged by cursor: for await over its items) */
+    /** The audit log, newest first (GET /api/logs; paged by cursor: for await over its items) */
     list: (...init: Parameters<Operations["listAuditLog"]>) => Paged<Operations["listAuditLog"]>;
   };
   reports: {
@@ -77,7 +77,7 @@ export interface Resources {
     exportDataset: Operations["exportDataset"];
   };
   credits: {
-    /** The ledger entries of all the credit's installments, oldest first (contract 3) (GET /api/credits/{id}/ledger) */
+    /** The ledger entries of all the credit's installments, oldest first (GET /api/credits/{id}/ledger) */
     listLedger: Operations["listCreditLedger"];
     /** List credits, newest first, optionally by status, client or branch; updated_since lists the changed ones, oldest change first (GET /api/credits; paged by offset: for await over its items) */
     list: (...init: Parameters<Operations["listCredits"]>) => Paged<Operations["listCredits"]>;
@@ -226,11 +226,11 @@ export function resources(ops: Operations): Resources {
       list: paged(ops.listClients, "offset"),
       /** Create a client (POST /api/clients) */
       create: ops.createClient,
-      /** Read a client with its credits, installments, ledger entries and files (contract 1) (GET /api/clients/{id}) */
+      /** Read a client with its credits, installments, ledger entries and files (GET /api/clients/{id}) */
       get: ops.getClient,
       /** Edit a client (partial update: only the fields sent change) (PUT /api/clients/{id}) */
       update: ops.updateClient,
-      /** List a client's credits (contract 2) (GET /api/clients/{clientId}/credits) */
+      /** List a client's credits (GET /api/clients/{clientId}/credits) */
       listCredits: ops.listClientCredits,
       /** Grant a credit to the client on a plan: the schedule is built, the plan's terms are kept on the credit (POST /api/clients/{clientId}/credits) */
       createCredit: ops.createCredit,
@@ -238,15 +238,15 @@ export function resources(ops: Operations): Resources {
       listFiles: ops.listClientFiles,
       /** Upload a file for a client (multipart, field "file") (POST /api/clients/{id}/files) */
       uploadFile: ops.uploadClientFile,
-      /** Delete a client file: its record and its bytes (contract 9); answers the deleted record (DELETE /api/clients/{id}/files/{fileId}) */
+      /** Delete a client file: its record and its bytes; answers the deleted record (DELETE /api/clients/{id}/files/{fileId}) */
       deleteFile: ops.deleteClientFile,
-      /** Download a client file by client id and file name (contract 11) (GET /api/files/{clientId}/{filename}) */
+      /** Download a client file by client id and file name (GET /api/files/{clientId}/{filename}) */
       downloadFile: ops.downloadClientFile,
       /** Create an upload link for a client; the token is shown once (POST /api/clients/{id}/upload-sessions) */
       createUploadSession: ops.createUploadSession,
       /** List a client's upload links, oldest first (never their tokens) (GET /api/clients/{id}/upload-sessions) */
       listUploadSessions: ops.listUploadSessions,
-      /** Revoke an upload link (contract 10); revoking again answers the same record, with the first revoked_at (DELETE /api/clients/{id}/upload-sessions/{sessionId}) */
+      /** Revoke an upload link; revoking again answers the same record, with the first revoked_at (DELETE /api/clients/{id}/upload-sessions/{sessionId}) */
       revokeUploadSession: ops.revokeUploadSession,
       /** Record a contact with the client (a call, a visit, a message) and its outcome (POST /api/clients/{id}/notes) */
       createNote: ops.createNote,
@@ -260,19 +260,19 @@ export function resources(ops: Operations): Resources {
       submitApplication: ops.submitApplication,
     },
     creditConfigs: {
-      /** List the credit plans (contract 4) (GET /api/credit-configs) */
+      /** List the credit plans (GET /api/credit-configs) */
       list: ops.listCreditConfigs,
-      /** Create a credit plan (contract 5); omitted fields take the defaults (POST /api/credit-configs) */
+      /** Create a credit plan; omitted fields take the defaults (POST /api/credit-configs) */
       create: ops.createCreditConfig,
       /** Read a credit plan (GET /api/credit-configs/{id}) */
       get: ops.getCreditConfig,
-      /** Edit a credit plan (contract 6): only the fields sent change; credits already created keep their terms (PUT /api/credit-configs/{id}) */
+      /** Edit a credit plan: only the fields sent change; credits already created keep their terms (PUT /api/credit-configs/{id}) */
       update: ops.updateCreditConfig,
       /** The schedule a credit of this amount would get; nothing is stored (POST /api/credit-configs/{id}/simulate) */
       simulateCredit: ops.simulateCredit,
     },
     branches: {
-      /** List the branches, deleted ones included with deleted_at (contract 8) (GET /api/branches) */
+      /** List the branches, deleted ones included with deleted_at (GET /api/branches) */
       list: ops.listBranches,
       /** Create a branch (POST /api/branches) */
       create: ops.createBranch,
@@ -282,7 +282,7 @@ export function resources(ops: Operations): Resources {
       delete: ops.deleteBranch,
     },
     auditLog: {
-      /** The audit log, newest first (contract 7) (GET /api/logs; paged by cursor: for await over its items) */
+      /** The audit log, newest first (GET /api/logs; paged by cursor: for await over its items) */
       list: paged(ops.listAuditLog, "cursor"),
     },
     reports: {
@@ -294,7 +294,7 @@ export function resources(ops: Operations): Resources {
       exportDataset: ops.exportDataset,
     },
     credits: {
-      /** The ledger entries of all the credit's installments, oldest first (contract 3) (GET /api/credits/{id}/ledger) */
+      /** The ledger entries of all the credit's installments, oldest first (GET /api/credits/{id}/ledger) */
       listLedger: ops.listCreditLedger,
       /** List credits, newest first, optionally by status, client or branch; updated_since lists the changed ones, oldest change first (GET /api/credits; paged by offset: for await over its items) */
       list: paged(ops.listCredits, "offset"),

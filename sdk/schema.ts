@@ -250,7 +250,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a client with its credits, installments, ledger entries and files (contract 1) */
+        /** Read a client with its credits, installments, ledger entries and files */
         get: operations["getClient"];
         /** Edit a client (partial update: only the fields sent change) */
         put: operations["updateClient"];
@@ -268,7 +268,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a client's credits (contract 2) */
+        /** List a client's credits */
         get: operations["listClientCredits"];
         put?: never;
         /**
@@ -313,7 +313,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a client file: its record and its bytes (contract 9); answers the deleted record */
+        /** Delete a client file: its record and its bytes; answers the deleted record */
         delete: operations["deleteClientFile"];
         options?: never;
         head?: never;
@@ -328,7 +328,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download a client file by client id and file name (contract 11)
+         * Download a client file by client id and file name
          * @description The name is the file's file_name, percent-encoded as in its file_url.
          */
         get: operations["downloadClientFile"];
@@ -371,7 +371,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an upload link (contract 10); revoking again answers the same record, with the first revoked_at */
+        /** Revoke an upload link; revoking again answers the same record, with the first revoked_at */
         delete: operations["revokeUploadSession"];
         options?: never;
         head?: never;
@@ -385,10 +385,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the credit plans (contract 4) */
+        /** List the credit plans */
         get: operations["listCreditConfigs"];
         put?: never;
-        /** Create a credit plan (contract 5); omitted fields take the defaults */
+        /** Create a credit plan; omitted fields take the defaults */
         post: operations["createCreditConfig"];
         delete?: never;
         options?: never;
@@ -405,7 +405,7 @@ export interface paths {
         };
         /** Read a credit plan */
         get: operations["getCreditConfig"];
-        /** Edit a credit plan (contract 6): only the fields sent change; credits already created keep their terms */
+        /** Edit a credit plan: only the fields sent change; credits already created keep their terms */
         put: operations["updateCreditConfig"];
         post?: never;
         delete?: never;
@@ -438,7 +438,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the branches, deleted ones included with deleted_at (contract 8) */
+        /** List the branches, deleted ones included with deleted_at */
         get: operations["listBranches"];
         put?: never;
         /** Create a branch */
@@ -475,7 +475,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The audit log, newest first (contract 7)
+         * The audit log, newest first
          * @description The entries of users, api_keys and impersonations are shown only to admins and full keys: for any other reader they are left out of the items and the total alike. Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page at the same cost at any depth, with no entry skipped or repeated while entries are written. With a cursor, offset must be 0 (omitted); the response offset then counts the entries before the page.
          */
         get: operations["listAuditLog"];
@@ -545,7 +545,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The ledger entries of all the credit's installments, oldest first (contract 3) */
+        /** The ledger entries of all the credit's installments, oldest first */
         get: operations["listCreditLedger"];
         put?: never;
         post?: never;

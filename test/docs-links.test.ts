@@ -117,9 +117,20 @@ for (const file of ['README.md', ...docs]) {
   });
 }
 
+test('README.md, CHANGELOG.md and docs/ cite no "issue N" a reader of the repository cannot follow', () => {
+  // "contract N" is fine here: docs/api.md numbers the contract's endpoints and says so
+  const cite = /\bissues? #?\d+\b(?!-)/i;
+  const cited = ['README.md', 'CHANGELOG.md', ...docs].flatMap((file) =>
+    readRepoFile(file)!
+      .split('\n')
+      .flatMap((line, i) => (cite.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+  );
+  assert.deepEqual(cited, []);
+});
+
 test('the checker: GitHub slugs, and each kind of bad link is caught', () => {
   assert.equal(slug('Summary: what "as of D" means'), 'summary-what-as-of-d-means');
-  assert.equal(slug("List a client's credits (contract 2)"), 'list-a-clients-credits-contract-2');
+  assert.equal(slug("List a client's credits (read 2)"), 'list-a-clients-credits-read-2');
   assert.equal(
     slug('Uploads (`POST /api/clients/{id}/files`, `POST /upload/{token}`)'),
     'uploads-post-apiclientsidfiles-post-uploadtoken',

@@ -32,7 +32,7 @@ export const todaySql = (timezone: string) => `(now() AT TIME ZONE '${timezone.r
 export const documentStatement = (name: keyof typeof DOCUMENT_STATEMENTS, args: string[]) =>
   `${DOCUMENT_STATEMENTS[name].replace(/\$(\d+)/g, (_, n: string) => args[Number(n) - 1]!)};`;
 
-/** Contract 1 as the app builds it: :cl the client; today and the time zone as the app passes them. */
+/** The client read (docs/api.md "Read a client") as the app builds it: :cl the client; today and the time zone as the app passes them. */
 export const CLIENT_DOCUMENT = (timezone: string) =>
   documentStatement('client', [':bid', ':cl', todaySql(timezone), `'${timezone.replace(/'/g, "''")}'::text`]);
 

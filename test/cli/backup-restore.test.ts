@@ -118,7 +118,10 @@ test('backup while in use, restore into an empty DATA_DIR: every table and every
   const before = await tables(db);
   const beforeFiles = files(config.filesDir);
   assert.equal(Object.keys(beforeFiles).length, 2);
-  assert.ok(before.ledger!.length > 0 && before.audit_log!.length > 0 && before.client_files!.length === 2);
+  assert.ok(
+    before.ledger!.length > 0 && before.audit_log!.length > 0 && before.client_files!.length === 2,
+    'the book has ledger entries, audit entries and two files before the backup',
+  );
   await app.close();
   await db.close();
   closed = true;

@@ -18,7 +18,7 @@ test('businesses and keys: create, list and revoke, each --json one document, se
   assert.equal(biz.timezone, 'America/Argentina/Cordoba');
 
   const list = await runJson<{ id: string; name: string }[]>(['businesses', 'list'], env);
-  assert.ok(Array.isArray(list));
+  assert.ok(Array.isArray(list), 'list is an array');
   assert.equal(list.filter((b) => b.id === biz.id).length, 1);
 
   const full = await runJson(['keys', 'create', '--business', biz.id, '--scope', 'full', '--name', 'erp'], env);
@@ -28,7 +28,7 @@ test('businesses and keys: create, list and revoke, each --json one document, se
   assert.equal(full.business_id, biz.id);
   assert.match(full.key, /^lk_full_[A-Za-z0-9_-]{43,}$/);
   assert.equal(full.revoked_at, null);
-  assert.ok(!('key_hash' in full));
+  assert.ok(!('key_hash' in full), 'full has no key_hash');
   // the human form prints the secret once too
   const human = await run(['keys', 'create', '--business', biz.id, '--scope', 'read'], env);
   assert.equal(human.code, 0, human.stderr);
@@ -42,15 +42,21 @@ test('businesses and keys: create, list and revoke, each --json one document, se
   assert.deepEqual(keys.map((k) => k.scope).sort(), ['full', 'read']);
   const listed = JSON.stringify(keys);
   assert.ok(!listed.includes(full.key) && !listed.includes(readKey!), 'keys list never prints a secret');
-  assert.ok(keys.every((k) => !('key' in k) && !('key_hash' in k)));
+  assert.ok(
+    keys.every((k) => !('key' in k) && !('key_hash' in k)),
+    "every k of keys: !('key' in k) && !('key_hash' in k)",
+  );
   const humanList = await run(['keys', 'list', '--business', biz.id], env);
   assert.equal(humanList.code, 0);
-  assert.ok(!humanList.stdout.includes(full.key.slice(16)) && !humanList.stdout.includes(readKey!.slice(16)));
+  assert.ok(
+    !humanList.stdout.includes(full.key.slice(16)) && !humanList.stdout.includes(readKey!.slice(16)),
+    'the human-readable key list shows no key in full',
+  );
 
   const revoked = await runJson(['keys', 'revoke', full.id], env);
   assert.equal(revoked.id, full.id);
-  assert.ok(revoked.revoked_at);
-  assert.ok(!JSON.stringify(revoked).includes(full.key));
+  assert.ok(revoked.revoked_at, 'revoked.revoked_at is set');
+  assert.ok(!JSON.stringify(revoked).includes(full.key), 'JSON.stringify(revoked) does not include full.key');
   const again = await runJson<{ id: string; revoked_at: string | null }[]>(['keys', 'list', '--business', biz.id], env);
   assert.equal(again.find((k) => k.id === full.id)?.revoked_at, revoked.revoked_at);
   assert.equal(again.find((k) => k.id !== full.id)?.revoked_at, null);
@@ -81,7 +87,7 @@ test('demo creates a business with keys that are printed once; migrate is idempo
 }, async (t) => {
   const env = baseEnv(modeEnv(t));
   const m1 = await runJson<{ applied: string[] }>(['migrate'], env);
-  assert.ok(Array.isArray(m1.applied));
+  assert.ok(Array.isArray(m1.applied), 'm1.applied is an array');
   const m2 = await runJson<{ applied: string[] }>(['migrate'], env);
   assert.deepEqual(m2.applied, []);
 
@@ -91,7 +97,7 @@ test('demo creates a business with keys that are printed once; migrate is idempo
   assert.match(demo.keys.read, /^lk_read_/);
   const keys = await runJson<{ scope: string }[]>(['keys', 'list', '--business', demo.business.id], env);
   assert.deepEqual(keys.map((k) => k.scope).sort(), ['full', 'read']);
-  assert.ok(!JSON.stringify(keys).includes(demo.keys.full));
+  assert.ok(!JSON.stringify(keys).includes(demo.keys.full), 'JSON.stringify(keys) does not include demo.keys.full');
 });
 
 test('an unusable configuration value stops any command with one clear line and a non-zero exit', {

@@ -51,7 +51,10 @@ test('holidays import adds the national holidays once, skips the dates already t
   const navidad = first[0]!.added.find((h) => h.date === '2027-12-25')!;
   assert.equal(navidad.name, 'Navidad');
   // Holy Thursday is a bank holiday in the package, not a national one
-  assert.ok(!first[0]!.added.some((h) => h.date === '2027-03-25'));
+  assert.ok(
+    !first[0]!.added.some((h) => h.date === '2027-03-25'),
+    "holds: !first[0].added.some((h) => h.date === '2027-03-25')",
+  );
 
   // again, for every business: a has them all (skipped), b gets them all; the human form says so
   const human = await run(['holidays', 'import', '--country', 'ar', '--year', '2027'], env);

@@ -69,7 +69,7 @@ test('embedded: npm start creates the demo, the CLI is forwarded to the running 
   );
   assert.ok(listed.find((k) => k.id === key.id)?.last_used_at, 'last_used_at is kept');
   const revoked = await runJson(['keys', 'revoke', key.id], env);
-  assert.ok(revoked.revoked_at);
+  assert.ok(revoked.revoked_at, 'revoked.revoked_at is set');
   const refused = await call(`${server.url}/api/branches`, key.key);
   assert.equal(refused.status, 401, 'a key revoked through the CLI is refused by the running server at once');
   assert.equal(refused.body.code, 'unauthorized');
@@ -136,7 +136,7 @@ test('PostgreSQL: serve never creates data by itself; the CLI works beside it an
   await server.stop();
   // a restart still creates nothing
   const again = await startServer(t, env);
-  assert.ok(!/demo|lk_full_/i.test(again.output()));
+  assert.ok(!/demo|lk_full_/i.test(again.output()), 'holds: !/demo|lk_full_/i.test(again.output())');
   await again.stop();
   assert.equal((await runJson<unknown[]>(['businesses', 'list'], env)).length, 1);
 });

@@ -17,8 +17,11 @@ test('operators create and users create print a set-password link; usage errors 
   assert.equal(op.email, `ops-${tag}@platform.example`);
   assert.ok(op.set_password_url.startsWith('http://127.0.0.1:3000/set-password#token='), op.set_password_url);
   assert.match(op.set_password_url, LINK);
-  assert.ok(Date.parse(op.set_password_expires_at) > Date.now() + 71 * 3_600_000);
-  assert.ok(!('password_hash' in op));
+  assert.ok(
+    Date.parse(op.set_password_expires_at) > Date.now() + 71 * 3_600_000,
+    'holds: Date.parse(op.set_password_expires_at) > Date.now() + 71 * 3_600_000',
+  );
+  assert.ok(!('password_hash' in op), 'op has no password_hash');
 
   const biz = await runJson(['businesses', 'create', '--name', `Users ${tag}`], env);
   const withUrl = { ...env, PUBLIC_URL: 'https://lending.example.com/' };

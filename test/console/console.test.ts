@@ -192,7 +192,7 @@ test('the staff console in Chromium', {
       await page.getByText('Anulado: cobrado por error').waitFor();
       const after = json(await h.get(`/api/credits/${creditId}/payments`));
       assert.equal(after[0].reversal_reason, 'cobrado por error');
-      assert.ok(after[0].reversed_at);
+      assert.ok(after[0].reversed_at, 'after[0].reversed_at is set');
 
       // a client with a wrong CUIT check digit: the API's message beside the field
       await page.getByRole('link', { name: 'Clientes' }).click();
@@ -292,7 +292,10 @@ test('the staff console in Chromium', {
     await form.getByRole('button', { name: 'Guardar' }).click();
     await page.getByRole('cell', { name: 'Plan admin 6' }).waitFor();
     const plans = json(await h.get('/api/credit-configs'));
-    assert.ok(plans.some((p: { name: string }) => p.name === 'Plan admin 6'));
+    assert.ok(
+      plans.some((p: { name: string }) => p.name === 'Plan admin 6'),
+      "some p of plans: p.name === 'Plan admin 6'",
+    );
     await page.getByText('CFT (costo financiero total').waitFor();
     await axe(page, 'plans');
     await shot(page, 'plans');

@@ -212,5 +212,8 @@ test('migration 006 counts an existing log exactly, and the log goes on the same
     r.map((x) => `${x.action} ${x.old_name} ${x.new_name}`).sort();
   assert.deepEqual(sortRows(again.rows), sortRows(old.rows.filter((r) => (r.new_name ?? '').startsWith('x'))));
   const rows = await exact();
-  assert.ok(rows.some((r) => r[0] === 'a' && r[2] === 'INSERT' && r[3] === 12));
+  assert.ok(
+    rows.some((r) => r[0] === 'a' && r[2] === 'INSERT' && r[3] === 12),
+    "some r of rows: r[0] === 'a' && r[2] === 'INSERT' && r[3] === 12",
+  );
 });

@@ -45,10 +45,10 @@ function assertEntry(
   assert.equal(e.actor, `api_key:${h.tenant.fullKeyId}`);
   assert.equal(e.branch_id, want.branchId);
   assert.equal(e.impersonated_by, null);
-  assert.ok(!Number.isNaN(Date.parse(e.changed_at)));
+  assert.ok(!Number.isNaN(Date.parse(e.changed_at)), 'holds: !Number.isNaN(Date.parse(e.changed_at))');
   if (want.action === 'INSERT') assert.equal(e.old_data, null);
-  else assert.ok(e.old_data && typeof e.old_data === 'object');
-  assert.ok(e.new_data && typeof e.new_data === 'object');
+  else assert.ok(e.old_data && typeof e.old_data === 'object', "holds: e.old_data && typeof e.old_data === 'object'");
+  assert.ok(e.new_data && typeof e.new_data === 'object', "holds: e.new_data && typeof e.new_data === 'object'");
 }
 
 test('client create and edit leave exactly their audit rows', async (t) => {
@@ -130,7 +130,7 @@ test('branch create, edit and delete leave exactly their audit rows, with the br
   assert.equal(del.rows.length, 1);
   assertEntry(del.rows[0]!, h, { table: 'branches', action: 'UPDATE', recordId: branch.id, branchId: branch.id });
   assert.equal(del.rows[0]!.old_data!.deleted_at, null);
-  assert.ok(del.rows[0]!.new_data!.deleted_at);
+  assert.ok(del.rows[0]!.new_data!.deleted_at, 'del.rows[0].new_data.deleted_at is set');
 
   // deleting again changes nothing and logs nothing
   const again = await rowsOf(h, () => h.del(`/api/branches/${branch.id}`), 200);
@@ -244,6 +244,7 @@ test('the audit log and the ledger refuse UPDATE, DELETE and TRUNCATE at the dat
       .where('business_id', '=', bid)
       .where('id', '=', ledgerId)
       .executeTakeFirst(),
+    'the ledger entry is still there',
   );
 });
 
@@ -316,9 +317,15 @@ test("a business never sees another's audit entries", async (t) => {
 
   const page = json(await h.get('/api/logs?limit=100', B.readKey));
   assert.equal(page.total, 1);
-  assert.ok(page.items.every((e: Entry) => e.business_id === B.businessId));
-  assert.ok(!JSON.stringify(page).includes(client.id));
-  assert.ok(!JSON.stringify(page).includes(h.tenant.businessId));
+  assert.ok(
+    page.items.every((e: Entry) => e.business_id === B.businessId),
+    'every e of page.items: e.business_id === B.businessId',
+  );
+  assert.ok(!JSON.stringify(page).includes(client.id), 'JSON.stringify(page) does not include client.id');
+  assert.ok(
+    !JSON.stringify(page).includes(h.tenant.businessId),
+    'JSON.stringify(page) does not include h.tenant.businessId',
+  );
   for (const q of [
     `record_id=${client.id}`,
     `record_id=${branch.id}`,

@@ -81,7 +81,10 @@ test('002_credit_accruals copies punitory_posted_through, drops the column and a
       column_name: string;
     }>`SELECT column_name FROM information_schema.columns WHERE table_name = 'credits'`.execute(k)
   ).rows.map((r) => r.column_name);
-  assert.ok(cols.includes('write_off_days') && !cols.includes('punitory_posted_through'));
+  assert.ok(
+    cols.includes('write_off_days') && !cols.includes('punitory_posted_through'),
+    "holds: cols.includes('write_off_days') && !cols.includes('punitory_posted_through')",
+  );
   assert.equal(await audited(), auditBefore, 'the move writes no audit entry');
   const after = (await sql<{ updated_at: Date }>`SELECT updated_at FROM credits ORDER BY sequential_id`.execute(k))
     .rows;
@@ -249,7 +252,7 @@ test('005_month_close changes no figure of a book whose punitory was posted ever
       money(amount),
       states.map((s) => balanceOf(s, cumulativeOf(s, tm, paidOn, null).minus(s.punitoryPaid))),
     );
-    assert.ok(unallocated.isZero());
+    assert.ok(unallocated.isZero(), 'holds: unallocated.isZero()');
     const paymentId = crypto.randomUUID();
     for (const sl of slices)
       await sql`INSERT INTO ledger (business_id, credit_id, installment_id, type, amount, punitory_part, effective_date,
@@ -310,7 +313,10 @@ test('005_month_close changes no figure of a book whose punitory was posted ever
       par1: money(b.par1).toFixed(2),
     })),
   );
-  assert.ok(after.every((r) => r.active === 3));
+  assert.ok(
+    after.every((r) => r.active === 3),
+    'every r of after: r.active === 3',
+  );
   // the run of now on the next days: nothing before the month closes, then March's close only
   await assertLedgerInvariant(db, bid);
   const business = (await getBusiness(k, bid))!;
@@ -327,13 +333,16 @@ test('005_month_close changes no figure of a book whose punitory was posted ever
   }
   clock.set('2024-04-01');
   const april = await accrueBusiness(db, business, { actor: 'cli', clock });
-  assert.ok(april.punitory_entries > 0);
+  assert.ok(april.punitory_entries > 0, 'holds: april.punitory_entries > 0');
   const added = (
     await sql<{ id: string; installment_id: string; effective_date: string }>`
       SELECT id, installment_id, effective_date::text FROM ledger WHERE type = 'punitory'`.execute(k)
   ).rows.filter((e) => !known.has(e.id));
   assert.equal(added.length, april.punitory_entries);
-  assert.ok(added.every((e) => e.effective_date === '2024-03-31'));
+  assert.ok(
+    added.every((e) => e.effective_date === '2024-03-31'),
+    "every e of added: e.effective_date === '2024-03-31'",
+  );
   assert.equal(new Set(added.map((e) => e.installment_id)).size, added.length, 'one entry per installment');
   assert.deepEqual(await summaries(), after);
   await assertLedgerInvariant(db, bid);

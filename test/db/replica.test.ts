@@ -233,7 +233,7 @@ test('reads go to the standby within the lag bound, a caller reads its own write
     headers: { authorization: `Bearer ${tenant.readKey}` },
   });
   assert.equal(csv.statusCode, 200);
-  assert.ok(csv.body.includes(first.id));
+  assert.ok(csv.body.includes(first.id), 'csv.body includes first.id');
   assert.equal(reads().replica - before.replica, 7, 'the export too');
 
   // 2. replay paused right after a replayed transaction: the standby is a moment behind, within the bound
@@ -272,6 +272,7 @@ test('reads go to the standby within the lag bound, a caller reads its own write
         .pop(),
     ) >
       MAX_LAG_MS / 1000,
+    'the replica lag metric reads above the limit',
   );
 
   // 4. the feed's GET numbers events (a write, on the primary) and reads only what the standby has

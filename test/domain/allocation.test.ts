@@ -106,9 +106,12 @@ test('property: never more than owed; slices + unallocated = amount; order and p
       for (const s of slices) {
         const i = byId.get(s.installmentId)!;
         const due = installmentDue(i);
-        assert.ok(s.principal.gte(0) && s.punitory.gte(0));
+        assert.ok(s.principal.gte(0) && s.punitory.gte(0), 'holds: s.principal.gte(0) && s.punitory.gte(0)');
         assert.ok(s.principal.lte(due.principal) && s.punitory.lte(due.punitory), 'pays more than owed');
-        assert.ok(s.amount.eq(s.principal.plus(s.punitory)) && s.amount.gt(0));
+        assert.ok(
+          s.amount.eq(s.principal.plus(s.punitory)) && s.amount.gt(0),
+          'holds: s.amount.eq(s.principal.plus(s.punitory)) && s.amount.gt(0)',
+        );
         if (s.principal.gt(0)) assert.ok(s.punitory.eq(due.punitory), 'principal before punitory');
         assert.ok(i.number > lastNumber, 'out of order or two slices on one installment');
         lastNumber = i.number;

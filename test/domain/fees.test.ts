@@ -59,17 +59,23 @@ test('properties: cents, never negative, and the amount split exactly', () => {
           : { type: 'origination' as const, amount: f.amount, vat: f.vat, financed: f.financed };
       const o = originationOf([spec], amount, f.vatRate);
       for (const d of [o.fee, o.vat, o.total]) {
-        assert.ok(d.gte(0));
-        assert.ok(d.times(100).isInteger());
+        assert.ok(d.gte(0), 'holds: d.gte(0)');
+        assert.ok(d.times(100).isInteger(), 'holds: d.times(100).isInteger()');
       }
-      assert.ok(o.total.eq(o.fee.plus(o.vat)));
-      if (!f.vat) assert.ok(o.vat.isZero());
+      assert.ok(o.total.eq(o.fee.plus(o.vat)), 'holds: o.total.eq(o.fee.plus(o.vat))');
+      if (!f.vat) assert.ok(o.vat.isZero(), 'holds: o.vat.isZero()');
       if (f.financed) {
-        assert.ok(financedPrincipal(amount, o).eq(amount.plus(o.total)));
-        assert.ok(disbursedOf(amount, o).eq(amount));
+        assert.ok(
+          financedPrincipal(amount, o).eq(amount.plus(o.total)),
+          'holds: financedPrincipal(amount, o).eq(amount.plus(o.total))',
+        );
+        assert.ok(disbursedOf(amount, o).eq(amount), 'holds: disbursedOf(amount, o).eq(amount)');
       } else {
-        assert.ok(financedPrincipal(amount, o).eq(amount));
-        assert.ok(disbursedOf(amount, o).plus(o.total).eq(amount));
+        assert.ok(financedPrincipal(amount, o).eq(amount), 'holds: financedPrincipal(amount, o).eq(amount)');
+        assert.ok(
+          disbursedOf(amount, o).plus(o.total).eq(amount),
+          'holds: disbursedOf(amount, o).plus(o.total).eq(amount)',
+        );
       }
     }),
   );
@@ -111,18 +117,33 @@ test('properties of the insurance and the admin fee: per period, in cents, on th
           // the interest, principal and due dates are those of the plan without fees
           assert.deepEqual([i.principal, i.interest, i.dueDate], [b.principal, b.interest, b.dueDate]);
           // insurance: rate × the principal outstanding at the start of the period, to the cent
-          assert.ok(i.insurance.eq(round2(balance.times(insMicros).div(1_000_000))));
-          assert.ok(i.fees.eq(money(adminCents).div(100)));
-          assert.ok(i.insuranceVat.eq(insVat ? round2(i.insurance.times(vatRate)) : 0));
-          assert.ok(i.feesVat.eq(adminVat ? round2(i.fees.times(vatRate)) : 0));
+          assert.ok(
+            i.insurance.eq(round2(balance.times(insMicros).div(1_000_000))),
+            'holds: i.insurance.eq(round2(balance.times(insMicros).div(1_000_000)))',
+          );
+          assert.ok(i.fees.eq(money(adminCents).div(100)), 'holds: i.fees.eq(money(adminCents).div(100))');
+          assert.ok(
+            i.insuranceVat.eq(insVat ? round2(i.insurance.times(vatRate)) : 0),
+            'holds: i.insuranceVat.eq(insVat ? round2(i.insurance.times(vatRate)) : 0)',
+          );
+          assert.ok(
+            i.feesVat.eq(adminVat ? round2(i.fees.times(vatRate)) : 0),
+            'holds: i.feesVat.eq(adminVat ? round2(i.fees.times(vatRate)) : 0)',
+          );
           // vat is the interest's plus theirs, and the parts add up to the amount exactly
-          assert.ok(i.vat.eq(b.vat.plus(i.insuranceVat).plus(i.feesVat)));
-          assert.ok(i.amount.eq(i.principal.plus(i.interest).plus(i.insurance).plus(i.fees).plus(i.vat)));
+          assert.ok(
+            i.vat.eq(b.vat.plus(i.insuranceVat).plus(i.feesVat)),
+            'holds: i.vat.eq(b.vat.plus(i.insuranceVat).plus(i.feesVat))',
+          );
+          assert.ok(
+            i.amount.eq(i.principal.plus(i.interest).plus(i.insurance).plus(i.fees).plus(i.vat)),
+            'an installment is its principal + interest + insurance + fees + vat',
+          );
           for (const x of [i.insurance, i.fees, i.insuranceVat, i.feesVat]) assert.equal(x.decimalPlaces() <= 2, true);
           added = added.plus(i.amount.minus(b.amount));
           balance = balance.minus(i.principal);
         });
-        assert.ok(withFees.total.eq(bare.total.plus(added)));
+        assert.ok(withFees.total.eq(bare.total.plus(added)), 'holds: withFees.total.eq(bare.total.plus(added))');
       },
     ),
     { numRuns: 300 },
@@ -150,7 +171,7 @@ test('properties of a payment inside an installment: fees and insurance first, t
         },
       ]);
       const applied = Dec.min(pay, amount);
-      assert.ok(unallocated.eq(pay.minus(applied)));
+      assert.ok(unallocated.eq(pay.minus(applied)), 'holds: unallocated.eq(pay.minus(applied))');
       const sl = slices[0]!;
       const parts = [
         sl.fees,

@@ -41,7 +41,7 @@ test('safeFileName: always safe, short enough, stable', () => {
     fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (raw) => {
       const s = safeFileName(raw, 'png');
       assert.ok(isPlausibleFileName(s), JSON.stringify(s));
-      assert.ok(bytes(s) <= MAX_FILE_NAME_BYTES);
+      assert.ok(bytes(s) <= MAX_FILE_NAME_BYTES, 'holds: bytes(s) <= MAX_FILE_NAME_BYTES');
       assert.equal(s, s.trim());
       assert.equal(safeFileName(s, 'png'), s, 'idempotent');
       for (let n = 1; n < 200; n += 37) {

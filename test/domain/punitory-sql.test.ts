@@ -173,7 +173,10 @@ test('punitory_cumulative stops at the storable maximum like the TypeScript, and
     '1500.00',
     '999999999999.99',
   ]);
-  assert.ok(got.slice(6, 12).includes('999999999999.99') && got[6] !== '999999999999.99');
+  assert.ok(
+    got.slice(6, 12).includes('999999999999.99') && got[6] !== '999999999999.99',
+    "holds: got.slice(6, 12).includes('999999999999.99') && got[6] !== '999999999999.99'",
+  );
 });
 
 test('punitory_cumulative refuses payments out of date order', async () => {

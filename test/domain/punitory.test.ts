@@ -124,8 +124,8 @@ test('a very late installment is computed in a handful of operations, not one pe
     },
     terms({ mode: 'compound', dailyRate: money('0.001') }),
   );
-  assert.ok(r.gt(0));
-  assert.ok(performance.now() - t0 < 200);
+  assert.ok(r.gt(0), 'holds: r.gt(0)');
+  assert.ok(performance.now() - t0 < 200, 'holds: performance.now() - t0 < 200');
 });
 
 test('an amount that cannot be stored stops growing at the storable maximum, in every mode, without computing it', () => {
@@ -135,7 +135,7 @@ test('an amount that cannot be stored stops growing at the storable maximum, in 
     // 999,999 a day (the largest rate a plan takes) for a century: a compound figure of 600,000 digits
     const r = cumulativePunitory({ ...huge, asOf: '2100-01-01' }, terms({ mode, dailyRate: money('999999') }));
     assert.equal(r.toFixed(2), '999999999999.99', mode);
-    assert.ok(atStorableMax(r));
+    assert.ok(atStorableMax(r), 'holds: atStorableMax(r)');
     assert.ok(performance.now() - t0 < 50, `${mode}: not computed day by day nor digit by digit`);
   }
   // compound takes a small amount there too; the cap still applies below the maximum
@@ -149,7 +149,7 @@ test('an amount that cannot be stored stops growing at the storable maximum, in 
     terms({ dailyRate: money('0.999999') }),
   );
   assert.equal(below.toFixed(2), '999998999999.98');
-  assert.ok(!atStorableMax(below));
+  assert.ok(!atStorableMax(below), 'holds: !atStorableMax(below)');
 });
 
 // ---- oracle: the rules applied literally, one day at a time, rounded at the end ----
@@ -261,8 +261,12 @@ test('property: monotonic in asOf, within the cap, 0 within grace, never negativ
       const a = cumulativePunitory(h, t);
       const b = cumulativePunitory({ ...h, asOf: addDays(h.asOf, step) }, t);
       assert.ok(b.gte(a), `not monotonic: ${a.toFixed(2)} then ${b.toFixed(2)}`);
-      assert.ok(a.gte(0));
-      if (t.capPct.gt(0)) assert.ok(b.lte(round2(t.capPct.div(100).times(h.amount))));
+      assert.ok(a.gte(0), 'holds: a.gte(0)');
+      if (t.capPct.gt(0))
+        assert.ok(
+          b.lte(round2(t.capPct.div(100).times(h.amount))),
+          'holds: b.lte(round2(t.capPct.div(100).times(h.amount)))',
+        );
       // as of any day within grace of the due date nothing is owed
       const withinGrace = addDays(h.dueDate, Math.min(t.graceDays, step));
       assert.equal(cumulativePunitory({ ...h, asOf: withinGrace }, t).toFixed(2), '0.00');

@@ -91,7 +91,7 @@ test('refuses what cannot be booked', () => {
     try {
       f();
     } catch (e) {
-      assert.ok(e instanceof DomainError);
+      assert.ok(e instanceof DomainError, 'holds: e instanceof DomainError');
       return e.code;
     }
     return null;
@@ -167,9 +167,9 @@ test('property: installments sum exactly to total; all but the last are round2(t
       assert.equal(s.installments.length, r.n);
       const sum = s.installments.reduce((a, i) => a.plus(i.amount), money(0));
       assert.equal(sum.toFixed(2), s.total.toFixed(2));
-      assert.ok(s.total.eq(round2(s.total)));
+      assert.ok(s.total.eq(round2(s.total)), 'holds: s.total.eq(round2(s.total))');
       const each = round2(s.total.div(r.n));
-      s.installments.slice(0, -1).forEach((i) => assert.ok(i.amount.eq(each)));
+      s.installments.slice(0, -1).forEach((i) => assert.ok(i.amount.eq(each), 'holds: i.amount.eq(each)'));
       s.installments.forEach((i, k) => assert.equal(i.number, k + 1));
       for (let k = 1; k < s.installments.length; k++)
         assert.equal(compareDates(s.installments[k - 1]!.dueDate, s.installments[k]!.dueDate), -1);
@@ -317,7 +317,7 @@ test('refuses a negative part, an unknown method, a negative VAT rate, an amount
     try {
       f();
     } catch (e) {
-      assert.ok(e instanceof DomainError);
+      assert.ok(e instanceof DomainError, 'holds: e instanceof DomainError');
       return e.code;
     }
     return null;
@@ -330,7 +330,10 @@ test('refuses a negative part, an unknown method, a negative VAT rate, an amount
     tiny.installments.map((i) => i.interest.toFixed(2)),
     ['0.01', '0.00', '0.01', '0.00', '0.01', '0.00', '0.01', '0.00', '0.01', '0.00', '0.01', '0.00'],
   );
-  assert.ok(tiny.installments.every((i) => i.principal.gte(0)));
+  assert.ok(
+    tiny.installments.every((i) => i.principal.gte(0)),
+    'every i of tiny.installments: i.principal.gte(0)',
+  );
   // 0.05 at 0 % french in 12: 0.05 / 12 → 0.00 each: refused
   assert.equal(
     code(() => buildSchedule({ ...base, amount: money('0.05'), installmentsCount: 12, amortization: 'french' })),
@@ -384,10 +387,13 @@ test('property: parts in cents, none negative, adding up to each amount; princip
       for (const i of s.installments) {
         for (const x of [i.principal, i.interest, i.vat]) {
           assert.ok(x.gte(0), `negative part in ${JSON.stringify(parts(s))}`);
-          assert.ok(x.eq(round2(x)));
+          assert.ok(x.eq(round2(x)), 'holds: x.eq(round2(x))');
         }
-        assert.ok(i.amount.gt(0));
-        assert.ok(i.principal.plus(i.interest).plus(i.vat).eq(i.amount));
+        assert.ok(i.amount.gt(0), 'holds: i.amount.gt(0)');
+        assert.ok(
+          i.principal.plus(i.interest).plus(i.vat).eq(i.amount),
+          'holds: i.principal.plus(i.interest).plus(i.vat).eq(i.amount)',
+        );
         principal = principal.plus(i.principal);
         total = total.plus(i.amount);
       }
@@ -441,12 +447,16 @@ test('property: french installments before VAT are equal but for the last; inter
       const A = s.installments[0]!.principal.plus(s.installments[0]!.interest);
       let balance = money(r.cents).div(100);
       s.installments.forEach((x, k) => {
-        assert.ok(x.interest.eq(round2(balance.times(i))));
-        assert.ok(x.vat.eq(round2(x.interest.times(money(r.vatBp).div(10_000)))));
-        if (k < s.installments.length - 1) assert.ok(x.principal.plus(x.interest).eq(A));
+        assert.ok(x.interest.eq(round2(balance.times(i))), 'holds: x.interest.eq(round2(balance.times(i)))');
+        assert.ok(
+          x.vat.eq(round2(x.interest.times(money(r.vatBp).div(10_000)))),
+          'holds: x.vat.eq(round2(x.interest.times(money(r.vatBp).div(10_000))))',
+        );
+        if (k < s.installments.length - 1)
+          assert.ok(x.principal.plus(x.interest).eq(A), 'holds: x.principal.plus(x.interest).eq(A)');
         balance = balance.minus(x.principal);
       });
-      assert.ok(balance.isZero());
+      assert.ok(balance.isZero(), 'holds: balance.isZero()');
     }),
     { numRuns: 300 },
   );

@@ -83,8 +83,8 @@ test('keys are stored only as a hash, carry 256 bits, and keep last_used_at', as
   assert.match(b.key, /^lk_read_[A-Za-z0-9_-]{43,}$/);
   assert.notEqual(a.key, b.key);
   // the record shown to people has neither the secret nor its hash
-  assert.ok(!JSON.stringify(a.record).includes(a.key));
-  assert.ok(!('key_hash' in a.record));
+  assert.ok(!JSON.stringify(a.record).includes(a.key), 'JSON.stringify(a.record) does not include a.key');
+  assert.ok(!('key_hash' in a.record), 'a.record has no key_hash');
 
   const row = await h.db.kysely
     .selectFrom('api_keys')
@@ -100,7 +100,7 @@ test('keys are stored only as a hash, carry 256 bits, and keep last_used_at', as
   assert.equal((await h.get('/api/branches', a.key)).statusCode, 200);
   const used = (await listApiKeys(h.db.kysely, h.tenant.businessId)).find((k) => k.id === a.record.id)!;
   assert.ok(used.last_used_at, 'last_used_at is set by a request');
-  assert.ok(used.last_used_at.getTime() >= before - 5_000);
+  assert.ok(used.last_used_at.getTime() >= before - 5_000, 'holds: used.last_used_at.getTime() >= before - 5_000');
   const other = (await listApiKeys(h.db.kysely, h.tenant.businessId)).find((k) => k.id === b.record.id)!;
   assert.equal(other.last_used_at, null);
 });
@@ -111,7 +111,7 @@ test('a revoked key is refused from the next request on; revoking twice keeps th
   assert.equal((await h.get('/api/clients', k.key)).statusCode, 200);
   assert.equal((await h.post('/api/branches', { name: 'ok' }, k.key)).statusCode, 201);
   const r1 = await revokeKey(h.db, k.record.id);
-  assert.ok(r1?.revoked_at);
+  assert.ok(r1?.revoked_at, 'r1?.revoked_at is set');
   for (const res of [
     await h.get('/api/clients', k.key),
     await h.post('/api/branches', { name: 'no' }, k.key),
@@ -191,7 +191,7 @@ test('while the listening connection is down the cache is unused and empty; back
   const h = await build(t);
   const cache = await KeyCache.start(h.db);
   t.after(() => cache.close());
-  assert.ok(cache.isLive);
+  assert.ok(cache.isLive, 'cache.isLive is set');
   const { authenticate } = await import('../../src/services/apiKeys.ts');
   await authenticate(h.db, h.tenant.readKey, cache);
   assert.equal(cache.size, 1);

@@ -48,8 +48,11 @@ test('the document declares the common answers of each kind of route as the Erro
   }
   // what a route declares itself stays: its own 409/410/422 and the 503 of /readyz
   const upload = doc.paths['/upload/{token}']!.post!.responses;
-  assert.ok(upload['410'] && upload['409']);
-  assert.ok(doc.paths['/api/clients/{clientId}/credits']!.post!.responses['422']);
+  assert.ok(upload['410'] && upload['409'], "holds: upload['410'] && upload['409']");
+  assert.ok(
+    doc.paths['/api/clients/{clientId}/credits']!.post!.responses['422'],
+    "holds: doc.paths['/api/clients/{clientId}/credits'].post.responses['422']",
+  );
 });
 
 test('on every operation: no key, a read key, an unknown id, a text body, a too large body and a trailing slash answer declared statuses', async (t) => {

@@ -41,7 +41,7 @@ test('a body over 1 MiB is 413 payload_too_large; just under is read', async (t)
   }
   // a large body under the limit is parsed, then refused for what it says
   const under = JSON.stringify({ dni: '1', first_name: 'x'.repeat(1024 * 1024 - 100) });
-  assert.ok(Buffer.byteLength(under) <= 1024 * 1024);
+  assert.ok(Buffer.byteLength(under) <= 1024 * 1024, 'holds: Buffer.byteLength(under) <= 1024 * 1024');
   assertErrorBody(await raw(h, 'POST', '/api/clients', under), 400, 'validation_failed', 'long first_name');
   assert.deepEqual(await counts(h), before);
 });

@@ -275,7 +275,10 @@ test('the sweep deletes expired keys of every business, a batch at a time, and k
   };
 
   // batches of 2 (other test files' keys are live: the shared database holds no other expired ones)
-  assert.ok((await sweepIdempotencyKeys(h.db.kysely, 24, 2)) >= 4);
+  assert.ok(
+    (await sweepIdempotencyKeys(h.db.kysely, 24, 2)) >= 4,
+    'holds: (await sweepIdempotencyKeys(h.db.kysely, 24, 2)) >= 4',
+  );
   assert.deepEqual(await keys(h.tenant.businessId), ['k3', 'k4']);
   assert.deepEqual(await keys(other.businessId), ['k1']);
   // nothing left to do
@@ -290,7 +293,7 @@ test('the sweep deletes expired keys of every business, a batch at a time, and k
   assert.deepEqual(await keys(h.tenant.businessId), ['k4']);
   assert.equal(runs.length, 1);
   assert.equal(runs[0]!.ok, true);
-  assert.ok(runs[0]!.entries! >= 1);
+  assert.ok(runs[0]!.entries! >= 1, 'holds: runs[0].entries >= 1');
 });
 
 test('keys belong to a business: another one uses the same key for its own request', async (t) => {
@@ -316,7 +319,10 @@ test('the same write sent at once under one key is written once', {
     res.map((r) => r.statusCode),
     [201, 201, 201, 201, 201, 201],
   );
-  assert.ok(res.every((r) => r.body === res[0]!.body));
+  assert.ok(
+    res.every((r) => r.body === res[0]!.body),
+    'every r of res: r.body === res[0].body',
+  );
   assert.equal(res.filter((r) => r.headers['idempotent-replayed'] === undefined).length, 1);
   assert.equal(await count(h, 'branches'), 1);
   // and a different request racing for the key loses with 409
@@ -355,7 +361,7 @@ test('IDEMPOTENCY_TTL_HOURS: 24 by default; an unusable value stops start-up wit
     assert.throws(
       () => loadConfig({ IDEMPOTENCY_TTL_HOURS: bad }),
       (e: unknown) => {
-        assert.ok(e instanceof ConfigError);
+        assert.ok(e instanceof ConfigError, 'holds: e instanceof ConfigError');
         assert.match(e.message, /^IDEMPOTENCY_TTL_HOURS=/);
         assert.doesNotMatch(e.message, /\n/);
         return true;

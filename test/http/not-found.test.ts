@@ -7,17 +7,25 @@ import { build, json } from '../helpers/app.ts';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const PATHS = ['/api/no-such-thing', '/api/clients/x/y/z', '/no-such-page', '/public/nope/nothing'];
 
-test('an unknown route is 404 with the Error body, with or without a body, under /api and elsewhere', async (t) => {
+test('an unknown route is 404 with the Error body, with or without a body (malformed JSON, any type), under /api and elsewhere', async (t) => {
   const h = await build(t);
   for (const url of PATHS)
     for (const method of METHODS)
-      for (const payload of [undefined, { amount: 1 }, '{"x":[1,2]}', '']) {
+      for (const [payload, type] of [
+        [undefined, undefined],
+        [{ amount: 1 }, 'application/json'],
+        ['{"x":[1,2]}', 'application/json'],
+        ['', 'application/json'],
+        ['{not json', 'application/json'],
+        ['plain words', 'text/plain'],
+        ['<a/>', 'application/xml'],
+      ] as const) {
         const res = await h.req({
           method,
           url,
-          ...(payload === undefined ? {} : { payload, headers: { 'content-type': 'application/json' } }),
+          ...(payload === undefined ? {} : { payload, headers: { 'content-type': type! } }),
         });
-        const what = `${method} ${url} ${payload === undefined ? 'no body' : JSON.stringify(payload)}`;
+        const what = `${method} ${url} ${payload === undefined ? 'no body' : `${type} ${JSON.stringify(payload)}`}`;
         assert.equal(res.statusCode, 404, `${what}: ${res.body}`);
         const body = json(res);
         assert.equal(body.code, 'not_found', what);
@@ -29,8 +37,15 @@ test('an unknown route is 404 with the Error body, with or without a body, under
 test('an unknown method on a known path is 404 too, with a body', async (t) => {
   const h = await build(t);
   for (const method of ['PATCH', 'PUT', 'DELETE'] as const) {
-    const res = await h.req({ method, url: '/api/clients', payload: { first_name: 'Ana' } });
-    assert.equal(res.statusCode, 404, `${method} /api/clients: ${res.body}`);
-    assert.equal(json(res).code, 'not_found');
+    for (const payload of [{ first_name: 'Ana' }, '{not json']) {
+      const res = await h.req({
+        method,
+        url: '/api/clients',
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(res.statusCode, 404, `${method} /api/clients ${JSON.stringify(payload)}: ${res.body}`);
+      assert.equal(json(res).code, 'not_found');
+    }
   }
 });

@@ -97,7 +97,7 @@ test('log lines: unique keys, the request id on each request’s lines, the acce
     assert.deepEqual(leaks, [], `${secret.slice(0, 12)}… is in ${leaks.length} log lines`);
   }
   const access = log.lines.filter((l) => l.msg === 'request completed');
-  assert.ok(access.length >= 6);
+  assert.ok(access.length >= 6, 'holds: access.length >= 6');
   for (const l of access) {
     assert.equal(typeof l.request_id, 'string', JSON.stringify(l));
     assert.equal(typeof l.status, 'number');
@@ -105,7 +105,10 @@ test('log lines: unique keys, the request id on each request’s lines, the acce
   }
   // every line written during a request carries its id (the refusal's line and the access line)
   const refused = log.lines.find((l) => l.msg === 'request refused');
-  assert.ok(refused && typeof refused.request_id === 'string');
+  assert.ok(
+    refused && typeof refused.request_id === 'string',
+    "holds: refused && typeof refused.request_id === 'string'",
+  );
   const search = access.find((l) => l.request_id === 'search-1') as Record<string, any>;
   assert.ok(search, 'the caller’s id is the log’s');
   assert.equal(search.business_id, s.tenant.businessId);

@@ -11,7 +11,7 @@ import { build, json, type Harness } from '../helpers/app.ts';
 import { newUser, PASSWORD, signIn, sessionOf } from '../helpers/sessions.ts';
 import { upload, newClient } from '../helpers/files.ts';
 import { png } from '../helpers/file-fixtures.ts';
-import { EVENT_TYPES } from '../../src/services/events.ts';
+import { EVENT_OBJECTS, EVENT_TYPES } from '../../src/services/events.ts';
 import { createEndpoint, receiver, runAt } from '../helpers/webhooks.ts';
 
 /** HTTP's own framing: not part of any operation's contract. */
@@ -147,7 +147,7 @@ test('a 429 declares Retry-After and the rate-limit headers', async (t) => {
     check(doc, 'GET', '/api/clients', last, seen);
   }
   assert.equal(last!.statusCode, 429);
-  assert.ok(seen.has('retry-after'));
+  assert.ok(seen.has('retry-after'), "holds: seen.has('retry-after')");
 });
 
 test('every event type has its webhook, declaring the headers a real delivery carries', async (t) => {
@@ -163,6 +163,30 @@ test('every event type has its webhook, declaring the headers a real delivery ca
   const params = new Set(doc.webhooks['client.created']!.post.parameters.map((p) => p.name.toLowerCase()));
   for (const name of Object.keys(delivery.headers).filter((n) => n.startsWith('lending-')))
     assert.ok(params.has(name), `a delivery carries ${name}, which the webhook does not declare`);
+});
+
+test("each webhook's payload is its event's object as EVENT_OBJECTS names it, with its summary", async (t) => {
+  const h = await build(t);
+  const doc = await documentOf(h);
+  const wrong: string[] = [];
+  for (const type of EVENT_TYPES) {
+    const post = (doc.webhooks as Record<string, any>)[type]?.post;
+    const parts: any[] = post?.requestBody?.content?.['application/json']?.schema?.allOf ?? [];
+    if (parts[0]?.$ref !== '#/components/schemas/Event') wrong.push(`${type}: not an Event`);
+    if (parts[1]?.properties?.type?.const !== type) wrong.push(`${type}: type is not the constant ${type}`);
+    // a shared schema by reference, another one inline with the same fields
+    const object = EVENT_OBJECTS[type].object as { $id?: string; properties: Record<string, unknown> };
+    const declared = parts[1]?.properties?.data?.properties?.object;
+    if (declared?.$ref) {
+      if (declared.$ref !== `#/components/schemas/${object.$id}`)
+        wrong.push(`${type}: data.object is ${declared.$ref}`);
+    } else if (
+      JSON.stringify(Object.keys(declared?.properties ?? {})) !== JSON.stringify(Object.keys(object.properties))
+    )
+      wrong.push(`${type}: data.object's fields are not ${Object.keys(object.properties).join(', ')}`);
+    if (post?.summary !== EVENT_OBJECTS[type].summary) wrong.push(`${type}: summary ${post?.summary}`);
+  }
+  assert.deepEqual(wrong, []);
 });
 
 test('info.version is the package version, and the changelog has its section', async (t) => {

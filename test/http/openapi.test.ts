@@ -3,6 +3,7 @@
 // description and an example; every request body and required parameter an example; and each
 // example is valid against the schema it illustrates, so none can drift from the API: a renamed,
 // removed or retyped field fails here (objects are checked closed: no field the schema lacks).
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, json } from '../helpers/app.ts';
@@ -107,6 +108,33 @@ test('every operation has a unique camelCase operationId, a summary and a descri
   for (const s of doc.servers) assert.ok(s.url && s.description, JSON.stringify(s));
 });
 
+test("the contract's eleven operations carry x-contract as docs/api.md numbers them; no text in the document cites a number it cannot explain", async (t) => {
+  const h = await build(t);
+  const doc = json(await h.app.inject({ method: 'GET', url: '/openapi.json' }));
+  const marked = Object.fromEntries(
+    operations(doc)
+      .filter(({ op }) => op['x-contract'] !== undefined)
+      .map(({ name, op }) => [name, op['x-contract']]),
+  );
+  // docs/api.md "Endpoints": `| contract N | \`METHOD path\` |`
+  const table = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  const documented = Object.fromEntries(
+    [...table.matchAll(/^\| contract (\d+) \| `(\w+) ([^`]+)` \|/gm)].map((m) => [`${m[2]} ${m[3]}`, Number(m[1])]),
+  );
+  assert.equal(Object.keys(documented).length, 11, 'docs/api.md numbers eleven contract endpoints');
+  assert.deepEqual(marked, documented);
+  assert.match(String(doc.info.description), /x-contract/, 'info.description says what x-contract means');
+
+  // a contract number or an issue number (not the version "contract 1.0.0") in a summary or a description: a reader of /openapi.json cannot follow it
+  const cited: string[] = [];
+  const walk = (v: unknown, at: string) => {
+    if (typeof v === 'string' && /\b(contract|issue) \d+\b(?!\.\d)/i.test(v)) cited.push(`${at}: ${v}`);
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${at}/${k}`);
+  };
+  walk(doc, '');
+  assert.deepEqual(cited, []);
+});
+
 test('every response has a description and an example; every body and required parameter an example', async (t) => {
   const h = await build(t);
   const doc = json(await h.app.inject({ method: 'GET', url: '/openapi.json' }));
@@ -179,10 +207,13 @@ test('every example is valid against the schema it illustrates', async (t) => {
   // the checker refuses what it should: a field the schema lacks, a wrong type, a missing field
   const client = doc.paths['/api/clients/{id}'].get.responses['200'].content['application/json'];
   const detail = examplesOf(client)[0] as Any;
-  assert.ok(check(client.schema, { ...detail, extra: 1 }));
-  assert.ok(check(client.schema, { ...detail, client: { ...detail.client, dni: 30123456 } }));
+  assert.ok(check(client.schema, { ...detail, extra: 1 }), 'holds: check(client.schema, { ...detail, extra: 1 })');
+  assert.ok(
+    check(client.schema, { ...detail, client: { ...detail.client, dni: 30123456 } }),
+    'holds: check(client.schema, { ...detail, client: { ...detail.client, dni: 30123456 } })',
+  );
   const { files: _files, ...withoutFiles } = detail;
-  assert.ok(check(client.schema, withoutFiles));
+  assert.ok(check(client.schema, withoutFiles), 'holds: check(client.schema, withoutFiles)');
 });
 
 test('the examples tell the story the API tells: a credit and a payment as the service answers them', async (t) => {

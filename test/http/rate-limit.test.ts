@@ -8,6 +8,6 @@ test('beyond RATE_LIMIT a minute a key gets 429 rate_limited with Retry-After; o
   const limited = await h.get('/api/branches');
   assert.equal(limited.statusCode, 429);
   assert.equal(json(limited).code, 'rate_limited');
-  assert.ok(Number(limited.headers['retry-after']) > 0);
+  assert.ok(Number(limited.headers['retry-after']) > 0, "holds: Number(limited.headers['retry-after']) > 0");
   assert.equal((await h.get('/api/branches', h.tenant.readKey)).statusCode, 200);
 });

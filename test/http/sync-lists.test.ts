@@ -114,7 +114,7 @@ test('logs: next_cursor pages newest first with no skips or repeats while writes
   for (let i = 0; i < 12; i++) await client(h, { first_name: `c${i}` });
   // what the log holds now, read with offsets while nothing is written
   const snapshot = (await auditLog(h)).map((e) => e.id);
-  assert.ok(snapshot.length >= 12);
+  assert.ok(snapshot.length >= 12, 'holds: snapshot.length >= 12');
 
   const walked: any[] = [];
   let res = await h.get('/api/logs?limit=5');
@@ -133,7 +133,7 @@ test('logs: next_cursor pages newest first with no skips or repeats while writes
     res = await h.get(`/api/logs?limit=5&cursor=${encodeURIComponent(list.next_cursor)}`);
     status(res, 200, 'cursor list');
     list = json(res);
-    assert.ok(list.items.length <= 5);
+    assert.ok(list.items.length <= 5, 'holds: list.items.length <= 5');
   }
   const ids = walked.map((e) => e.id);
   assert.equal(new Set(ids).size, ids.length, 'no repeats');
@@ -148,7 +148,10 @@ test('logs: next_cursor pages newest first with no skips or repeats while writes
   for (let guard = 0; guard < 50; guard++) {
     const p = await getJson(h, `/api/logs?${q}`);
     filtered.push(...p.items.map((e: any) => e.id));
-    assert.ok(p.items.every((e: any) => e.table_name === 'clients' && e.action === 'INSERT'));
+    assert.ok(
+      p.items.every((e: any) => e.table_name === 'clients' && e.action === 'INSERT'),
+      "every e of p.items: e.table_name === 'clients' && e.action === 'INSERT'",
+    );
     if (!p.next_cursor || p.items.length === 0) break;
     // ASSUMPTION: the filters are sent again with the cursor
     q = `table_name=clients&action=INSERT&limit=4&cursor=${encodeURIComponent(p.next_cursor)}`;

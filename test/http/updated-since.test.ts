@@ -252,8 +252,8 @@ test('updated_at is kept by the database too: a change by hand that does not set
     h.db.kysely,
   );
   await sql`UPDATE clients SET city = 'Mendoza' WHERE business_id = ${bid} AND id = ${x.id}`.execute(h.db.kysely);
-  assert.ok((await at('credits', c1.id)) > was.credit);
-  assert.ok((await at('clients', x.id)) > was.client);
+  assert.ok((await at('credits', c1.id)) > was.credit, "holds: (await at('credits', c1.id)) > was.credit");
+  assert.ok((await at('clients', x.id)) > was.client, "holds: (await at('clients', x.id)) > was.client");
   assert.deepEqual(
     ids(await list(h, '/api/credits', `updated_since=${enc((await stored(h, 'credits', c1.id)).utc)}`)),
     [c1.id],

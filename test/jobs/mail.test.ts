@@ -199,7 +199,10 @@ test('reminders: before the due date and when late, once per installment and rul
   }
   assert.deepEqual(queued, expected);
   // only Ana was written to, and every message was delivered
-  assert.ok(inbox.messages.every((m) => m.to[0] === 'ana@cliente.example'));
+  assert.ok(
+    inbox.messages.every((m) => m.to[0] === 'ana@cliente.example'),
+    "every m of inbox.messages: m.to[0] === 'ana@cliente.example'",
+  );
   assert.equal(
     inbox.messages.length,
     Object.values(expected).reduce((a, b) => a + b, 0),

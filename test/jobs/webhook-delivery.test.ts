@@ -114,7 +114,7 @@ test('a delivery is the event as the feed lists it, with its headers and a signa
     assert.equal(d.status_code, 200);
     assert.equal(d.error, null);
     assert.equal(d.next_attempt_at, null);
-    assert.ok(d.delivered_at);
+    assert.ok(d.delivered_at, 'd.delivered_at is set');
   }
   assert.deepEqual(
     list.map((d) => d.event_type),
@@ -133,8 +133,14 @@ test('the retry schedule: 30 s doubling, at most 6 h, ±20 % jitter', () => {
   assert.equal(retryDelayMs(11, 0.5), MAX_RETRY_MS);
   assert.equal(retryDelayMs(500, 0.5), MAX_RETRY_MS);
   assert.equal(retryDelayMs(1, 0), 0.8 * FIRST_RETRY_MS);
-  assert.ok(retryDelayMs(1, 0.999999) <= 1.2 * FIRST_RETRY_MS);
-  assert.ok(retryDelayMs(1, 0.999999) > 1.19 * FIRST_RETRY_MS);
+  assert.ok(
+    retryDelayMs(1, 0.999999) <= 1.2 * FIRST_RETRY_MS,
+    'holds: retryDelayMs(1, 0.999999) <= 1.2 * FIRST_RETRY_MS',
+  );
+  assert.ok(
+    retryDelayMs(1, 0.999999) > 1.19 * FIRST_RETRY_MS,
+    'holds: retryDelayMs(1, 0.999999) > 1.19 * FIRST_RETRY_MS',
+  );
 });
 
 test('a receiver answering 500 gets the event again after 30 s, 1 min, 2 min…, and once it answers 200 it is delivered', async (t) => {
@@ -407,7 +413,10 @@ test("a credit's failing event holds back its later events, not another credit's
   const pass = await runAt(h, at(T0, 90 * SECOND));
   assert.equal(pass.delivered, 3, JSON.stringify(await deliveries(h, endpoint.id), null, 1));
   assert.deepEqual(r.received.slice(-3).map(seqOf), [aFirst!.sequence, aPay!.sequence, aRev!.sequence]);
-  assert.ok((await deliveries(h, endpoint.id)).every((d) => d.status === 'delivered' && d.attempt <= 3));
+  assert.ok(
+    (await deliveries(h, endpoint.id)).every((d) => d.status === 'delivered' && d.attempt <= 3),
+    'every delivery delivered within 3 attempts',
+  );
 });
 
 test('a sender that died after taking its lease: the delivery is sent again once the lease has run out, and the dead one’s late answer changes nothing', async (t) => {
@@ -478,7 +487,10 @@ test('the sweep deletes deliveries delivered more than 30 days ago; pending and 
     ],
   );
   assert.equal(await sweepDeliveries(h.db, at(T, 30 * DAY)), 0, 'none is 30 days old yet');
-  assert.ok((await sweepDeliveries(h.db, at(T, 31 * DAY))) >= 1);
+  assert.ok(
+    (await sweepDeliveries(h.db, at(T, 31 * DAY))) >= 1,
+    'holds: (await sweepDeliveries(h.db, at(T, 31 * DAY))) >= 1',
+  );
   assert.deepEqual(
     (await deliveries(h, endpoint.id)).map((d) => [d.event_type, d.status]),
     [

@@ -160,6 +160,7 @@ test('a scripted day reaches a local receiver, signed, through an outage, and ma
   // the outage was survived by retrying: some event was refused, then accepted
   assert.ok(
     rx.received.some((r) => r.status === 503 && rx.received.some((x) => ok2xx(x) && eventId(x) === eventId(r))),
+    'an event answered 503 was delivered again and accepted',
   );
   // the credit's events were accepted in their order
   const creditTypes = new Set([

@@ -70,7 +70,10 @@ test('a scripted day reaches a webhook receiver, through an outage, as the feed 
   const outage = await deliverAt(clock());
   assert.ok(outage.attempted > 0 && outage.delivered === 0, JSON.stringify(outage));
   const failing = json(await h.get(`/api/webhook-endpoints/${endpoint.id}/deliveries?limit=100`)).items;
-  assert.ok(failing.some((d: any) => d.status_code === 500 && d.next_attempt_at !== null));
+  assert.ok(
+    failing.some((d: any) => d.status_code === 500 && d.next_attempt_at !== null),
+    'some d of failing: d.status_code === 500 && d.next_attempt_at !== null',
+  );
 
   // back up: the retries deliver everything, each credit's events in order
   down = false;
@@ -112,7 +115,7 @@ test('a scripted day reaches a webhook receiver, through an outage, as the feed 
     seqs,
     [...seqs].sort((a, b) => a - b),
   );
-  assert.ok(seqs.length >= 5);
+  assert.ok(seqs.length >= 5, 'holds: seqs.length >= 5');
 
   // nothing is left pending, and the endpoint is still enabled
   const left = json(await h.get(`/api/webhook-endpoints/${endpoint.id}/deliveries?status=pending&limit=100`));

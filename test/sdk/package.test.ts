@@ -28,7 +28,10 @@ test('sdk/ builds into a package plain node imports and uses against the server'
   const built = spawnSync(process.execPath, [tsc, '-p', join(sdk, 'tsconfig.json')], { encoding: 'utf8' });
   assert.equal(built.status, 0, built.stdout + built.stderr);
   const js = readdirSync(join(sdk, 'dist')).filter((f) => f.endsWith('.js'));
-  assert.ok(js.includes('index.js') && readdirSync(join(sdk, 'dist')).includes('index.d.ts'));
+  assert.ok(
+    js.includes('index.js') && readdirSync(join(sdk, 'dist')).includes('index.d.ts'),
+    "holds: js.includes('index.js') && readdirSync(join(sdk, 'dist')).includes('index.d.ts')",
+  );
   for (const f of js) {
     const text = readFileSync(join(sdk, 'dist', f), 'utf8');
     assert.doesNotMatch(text, /from\s+["'][^"']+\.ts["']/, `${f} imports a .ts file`);

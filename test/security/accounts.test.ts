@@ -62,7 +62,7 @@ test('row 1: a success in another business with the same email does not reset th
   assert.ok(!guesses.slice(5).includes(401), `a guess got through: ${guesses.join()}`);
   const right = await signIn(h, email, PASSWORD, { business_id: b }, attacker);
   assert.equal(right.statusCode, 429, 'the right password from the guessing address waits too');
-  assert.ok(Number(right.headers['retry-after']) >= 1);
+  assert.ok(Number(right.headers['retry-after']) >= 1, "holds: Number(right.headers['retry-after']) >= 1");
   // the victim, elsewhere, signs in
   const owner = await signIn(h, email, PASSWORD, { business_id: b }, someAddress());
   assert.equal(owner.statusCode, 200, owner.body);
@@ -267,8 +267,14 @@ test('row 6: users, api_keys and impersonations entries of the audit log are for
   const staffTotal = (
     await Promise.all(staff.map((t) => logs({ authorization: `Bearer ${h.tenant.fullKey}` }, `&table_name=${t}`)))
   ).reduce((n, p) => n + p.total, 0);
-  assert.ok(full.items.some((e) => e.table_name === 'users'));
-  assert.ok(full.items.some((e) => e.table_name === 'api_keys'));
+  assert.ok(
+    full.items.some((e) => e.table_name === 'users'),
+    "some e of full.items: e.table_name === 'users'",
+  );
+  assert.ok(
+    full.items.some((e) => e.table_name === 'api_keys'),
+    "some e of full.items: e.table_name === 'api_keys'",
+  );
   assert.deepEqual((await logs(admin.read)).total, full.total);
   for (const reader of [viewer.read, employee.read, { authorization: `Bearer ${h.tenant.readKey}` }]) {
     const page = await logs(reader);
@@ -317,7 +323,10 @@ test('row 7: an operator acting as an admin makes no key, user or link, and the 
   });
   assert.equal(grant.statusCode, 403, grant.body);
   const keys = await h.app.inject({ method: 'GET', url: '/api/keys', headers: acting.read });
-  assert.ok(!json(keys).some((k: { name: string | null }) => k.name === 'backdoor'));
+  assert.ok(
+    !json(keys).some((k: { name: string | null }) => k.name === 'backdoor'),
+    "holds: !json(keys).some((k) => k.name === 'backdoor')",
+  );
   // what outlives nothing is still possible: reading, and ordinary writes
   assert.equal((await h.app.inject({ method: 'GET', url: '/api/users', headers: acting.read })).statusCode, 200);
   const stopped = await h.app.inject({ method: 'POST', url: '/admin/impersonate/stop', headers: acting.write });
@@ -331,7 +340,7 @@ test('row 7: an operator acting as an admin makes no key, user or link, and the 
   assert.equal(byAction.INSERT.new_data.user_id, admin.id);
   assert.equal(byAction.INSERT.new_data.ended_at, null);
   assert.equal(byAction.UPDATE.old_data.ended_at, null);
-  assert.ok(byAction.UPDATE.new_data.ended_at);
+  assert.ok(byAction.UPDATE.new_data.ended_at, 'byAction.UPDATE.new_data.ended_at is set');
   assert.equal(byAction.UPDATE.record_id, byAction.INSERT.record_id);
 });
 
@@ -342,7 +351,7 @@ test('row 7: signing out while acting as a user ends the impersonation in the au
   assert.equal((await h.app.inject({ method: 'POST', url: '/auth/logout', headers: acting.write })).statusCode, 204);
   const log = json(await h.get('/api/logs?table_name=impersonations&action=UPDATE'));
   assert.equal(log.total, 1);
-  assert.ok(log.items[0].new_data.ended_at);
+  assert.ok(log.items[0].new_data.ended_at, 'log.items[0].new_data.ended_at is set');
 });
 
 /** The CPU time this process spends on run(), in ms: argon2 hashes on the thread pool count, the wall clock's noise does not. */

@@ -72,7 +72,10 @@ test('the command line: businesses create --slug, and businesses list shows the 
 
   const list = await cli(h, 'businesses', 'list', '--json');
   assert.equal(list.code, 0, list.err);
-  assert.ok((JSON.parse(list.out) as { slug: string }[]).some((b) => b.slug === slug));
+  assert.ok(
+    (JSON.parse(list.out) as { slug: string }[]).some((b) => b.slug === slug),
+    'holds: (JSON.parse(list.out) as { slug: string }[]).some((b) => b.slug === slug)',
+  );
   const human = await cli(h, 'businesses', 'list');
   assert.match(human.out.split('\n')[0]!, /\bslug\b/, 'a slug column');
   assert.match(human.out, new RegExp(`\\b${slug}\\b`));

@@ -100,7 +100,10 @@ test('a transaction of the business held open does not hold back its other write
     [start + 1, start + 2],
   );
   assert.deepEqual(during.items.map((e) => e.type).sort(), ['client.created', 'payment.created']);
-  assert.ok(!during.items.some((e) => e.data.object.id === heldId));
+  assert.ok(
+    !during.items.some((e) => e.data.object.id === heldId),
+    'holds: !during.items.some((e) => e.data.object.id === heldId)',
+  );
   assert.equal(during.next_after, start + 2);
   assert.deepEqual((await feed(h, during.next_after)).items, [], 'nothing more while it is open');
   // so does the webhook job
@@ -113,7 +116,10 @@ test('a transaction of the business held open does not hold back its other write
       .slice(-2),
     [start + 1, start + 2],
   );
-  assert.ok(!r.received.some((x) => x.event.data.object.id === heldId));
+  assert.ok(
+    !r.received.some((x) => x.event.data.object.id === heldId),
+    'holds: !r.received.some((x) => x.event.data.object.id === heldId)',
+  );
 
   // once it commits: its event, exactly once, after everything handed out before
   release();

@@ -138,7 +138,7 @@ SELECT ${recordJson(ClientDetail, '', {
 })}::text AS body
 FROM cl`;
 
-// Contract 3: the credit's ledger, oldest first; no row when the business has no such credit.
+// The credit's ledger (docs/api.md "Read a credit's ledger"), oldest first; no row when the business has no such credit.
 const CREDIT_LEDGER = `
 WITH l AS (
   SELECT l.*, i.number AS installment_number
@@ -148,18 +148,18 @@ WITH l AS (
 SELECT coalesce((SELECT json_agg(${recordJson(LedgerEntry, 'l')} ORDER BY ${LEDGER_ORDER}) FROM l), '[]')::text AS body
 FROM credits WHERE business_id = $1 AND id = $2`;
 
-// Contract 2: the client's credits, oldest first; no row when the business has no such client.
+// The client's credits (docs/api.md "List a client's credits"), oldest first; no row when the business has no such client.
 const CLIENT_CREDITS = `
 SELECT coalesce((SELECT json_agg(${recordJson(Credit, 'k')} ORDER BY k.sequential_id)
   FROM credits k WHERE k.business_id = $1 AND k.client_id = $2), '[]')::text AS body
 FROM clients WHERE business_id = $1 AND id = $2`;
 
-// Contract 4: the plans, oldest first.
+// The plans (docs/api.md "List plans"), oldest first.
 const PLANS = `
 SELECT coalesce(json_agg(${recordJson(CreditConfig, 'c')} ORDER BY c.created_at, c.id), '[]')::text AS body
 FROM credit_configs c WHERE c.business_id = $1`;
 
-// Contract 8: the branches, deleted ones included; the contract types address and phone string, not nullable: an unknown one is ""
+// The branches (docs/api.md "List branches"), deleted ones included; the contract types address and phone string, not nullable: an unknown one is ""
 const BRANCHES = `
 SELECT coalesce(json_agg(${recordJson(Branch, 'b', { address: "coalesce(b.address, '')", phone: "coalesce(b.phone, '')" })}
   ORDER BY b.created_at, b.id), '[]')::text AS body
@@ -183,21 +183,21 @@ async function documentOf(
   return rows[0]?.body;
 }
 
-/** Contract 1's ClientDetail as JSON text, as of `today` in `timezone`; undefined when the business has no such client. */
+/** The ClientDetail of docs/api.md "Read a client" as JSON text, as of `today` in `timezone`; undefined when the business has no such client. */
 export const clientDocument = (db: Database, businessId: string, clientId: string, today: string, timezone: string) =>
   documentOf(db, 'client', [businessId, clientId, today, timezone]);
 
-/** Contract 2 as JSON text; undefined when the business has no such client. */
+/** The client's credits as JSON text; undefined when the business has no such client. */
 export const clientCreditsDocument = (db: Database, businessId: string, clientId: string) =>
   documentOf(db, 'client_credits', [businessId, clientId]);
 
-/** Contract 3 as JSON text; undefined when the business has no such credit. */
+/** The credit's ledger as JSON text; undefined when the business has no such credit. */
 export const creditLedgerDocument = (db: Database, businessId: string, creditId: string) =>
   documentOf(db, 'credit_ledger', [businessId, creditId]);
 
-/** Contract 4 as JSON text. */
+/** The plans as JSON text. */
 export const plansDocument = async (db: Database, businessId: string) => (await documentOf(db, 'plans', [businessId]))!;
 
-/** Contract 8 as JSON text. */
+/** The branches as JSON text. */
 export const branchesDocument = async (db: Database, businessId: string) =>
   (await documentOf(db, 'branches', [businessId]))!;

@@ -8,7 +8,9 @@ import type { App } from '../types.ts';
 export default fp(
   async (app: App) => {
     app.removeContentTypeParser(['application/json', 'text/plain']);
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+      // a request that matches no route is 404 whatever it carries, malformed JSON included
+      if (req.is404) return done(null, undefined);
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') return done(null, undefined);
       try {

@@ -193,7 +193,7 @@ export default fp(
           title: 'Lending management service',
           version: API_VERSION,
           description:
-            'Clients, credits, installments, payments, ledger, credit plans, branches, client files, reports and audit of one business, selected by the API key. Contract 1.0.0 plus extensions. ' +
+            "Clients, credits, installments, payments, ledger, credit plans, branches, client files, reports and audit of one business, selected by the API key. The published API contract 1.0.0 plus extensions: the contract's eleven operations carry x-contract, their number in it (1 to 11); nothing the contract defines is renamed, retyped or given another meaning. " +
             'Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`; a key of scope `read` may only read. ' +
             'A signed-in user (POST /auth/login) uses the session cookie instead, with the role each operation names in x-required-role, and sends X-CSRF-Token (the csrf cookie) on writes. ' +
             'Errors are `{"error", "code"}` bodies; lists page with `limit` and `offset`; money is a JSON number with at most 2 decimals; calendar dates are `YYYY-MM-DD` in the business time zone. ' +

@@ -75,7 +75,10 @@ test('the month close posts cumulative − posted, effective the last day of the
   assert.deepEqual(await punitory(h, future.credit.id), []);
   // the entries are the daily run's: created_by names it
   const entries = json(await h.get(`/api/credits/${d.credit.id}/ledger`)).filter((e: any) => e.type === 'punitory');
-  assert.ok(entries.every((e: any) => e.created_by === 'cli'));
+  assert.ok(
+    entries.every((e: any) => e.created_by === 'cli'),
+    "every e of entries: e.created_by === 'cli'",
+  );
   // on April 3rd it owes 1000 + 44 days × 5: paying it (an event: punitory up to its date first) closes the credit
   clock.set('2024-04-03');
   assert.equal((await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 1220.01 })).statusCode, 422);
@@ -320,7 +323,7 @@ test('accruing writes no credits UPDATE to the audit log and keeps updated_at, u
   const ledgerLog = json(await h.get('/api/logs?table_name=ledger&action=INSERT&limit=100')).items;
   for (const id of ids) {
     const posted = json(await h.get(`/api/credits/${id}/ledger`)).filter((e: any) => e.type === 'punitory');
-    assert.ok(posted.length > 0);
+    assert.ok(posted.length > 0, 'holds: posted.length > 0');
     for (const e of posted)
       assert.ok(
         ledgerLog.some((x: any) => x.record_id === e.id && x.new_data.type === 'punitory'),

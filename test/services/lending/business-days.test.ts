@@ -108,7 +108,10 @@ test('holidays: rule next skips a holiday after a weekend and a holiday on a wee
   const h = await build(t, { clock: settableClock(START) });
   // Monday 06-03 and Monday 07-01 are holidays
   if (!(await holiday(t, h, '2024-06-03', 'Feriado puente'))) return;
-  assert.ok(await holiday(t, h, '2024-07-01', 'Feriado de julio'));
+  assert.ok(
+    await holiday(t, h, '2024-07-01', 'Feriado de julio'),
+    "holds: await holiday(t, h, '2024-07-01', 'Feriado de julio')",
+  );
   const next = await plan(h, { ...P35, business_day_rule: 'next' });
   const none = await plan(h, P35);
   // 06-01 (Sat) → 06-02 (Sun) → 06-03 (holiday) → 06-04 (Tue); 07-01 (holiday) → 07-02 (Tue);

@@ -66,7 +66,10 @@ test('two daily runs at once, with payments in between, post each punitory once'
   const [a, b, ...pays] = await Promise.all([runs, runs2, ...payments]);
   assert.equal(a.code, 0, a.err);
   assert.equal(b.code, 0, b.err);
-  assert.ok(pays.every((r) => r.statusCode === 201));
+  assert.ok(
+    pays.every((r) => r.statusCode === 201),
+    'every r of pays: r.statusCode === 201',
+  );
   // a third run finds nothing left to do
   const c3 = await accrue(h, '--business', h.tenant.businessId);
   assert.equal(c3.out.businesses[0].punitory_entries, 0);
@@ -77,6 +80,6 @@ test('two daily runs at once, with payments in between, post each punitory once'
     .where('business_id', '=', h.tenant.businessId)
     .where('type', '=', 'punitory')
     .executeTakeFirstOrThrow();
-  assert.ok(Number(rows.n) >= 30);
+  assert.ok(Number(rows.n) >= 30, 'holds: Number(rows.n) >= 30');
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });

@@ -117,7 +117,10 @@ test('read, list and the contract endpoints 1–3 return the real book', async (
   );
   assert.equal(detail.installments.length, 4);
   assert.equal(detail.ledgerEntries.length, 4);
-  assert.ok(detail.installments.every((i: any) => typeof i.overdue === 'boolean' && Number.isInteger(i.days_late)));
+  assert.ok(
+    detail.installments.every((i: any) => typeof i.overdue === 'boolean' && Number.isInteger(i.days_late)),
+    'every installment says overdue (boolean) and days_late (integer)',
+  );
   // GET /api/clients/{clientId}/credits
   assert.deepEqual(
     json(await h.get(`/api/clients/${c1.id}/credits`)).map((x: any) => x.id),
@@ -218,7 +221,10 @@ test('credit creation refusals: each a clear 4xx that changes nothing', async (t
   const ok = await credit(h, c.id, { credit_config_id: p.id, amount: 100, branch_id: branch.id });
   assert.equal(ok.credit.sequential_id, 1);
   assert.equal(ok.credit.branch_id, branch.id);
-  assert.ok(ok.ledgerEntries.every((e: any) => e.branch_id === branch.id));
+  assert.ok(
+    ok.ledgerEntries.every((e: any) => e.branch_id === branch.id),
+    'every e of ok.ledgerEntries: e.branch_id === branch.id',
+  );
   assert.equal(ok.credit.start_date, todayUtc());
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
@@ -237,8 +243,14 @@ test('every ledger entry of a multi-row write has its audit row: same columns, i
   // a payment writes punitory for the overdue installments and payment slices in two statements
   const paid = json(await h.post(`/api/credits/${d.credit.id}/payments`, { amount: 800 }));
   const entries = [...d.ledgerEntries, ...paid.ledgerEntries];
-  assert.ok(paid.ledgerEntries.filter((e: any) => e.type === 'punitory').length >= 3);
-  assert.ok(paid.ledgerEntries.filter((e: any) => e.type === 'payment').length >= 2);
+  assert.ok(
+    paid.ledgerEntries.filter((e: any) => e.type === 'punitory').length >= 3,
+    "holds: paid.ledgerEntries.filter((e) => e.type === 'punitory').length >= 3",
+  );
+  assert.ok(
+    paid.ledgerEntries.filter((e: any) => e.type === 'payment').length >= 2,
+    "holds: paid.ledgerEntries.filter((e) => e.type === 'payment').length >= 2",
+  );
 
   const log = json(await h.get('/api/logs?table_name=ledger&limit=100')).items;
   const byRecord = new Map(log.map((x: any) => [x.record_id, x]));

@@ -29,7 +29,7 @@ test("a deducted origination fee with VAT: the schedule is the amount's, disburs
     ],
   );
   // the cost counts the fee: 1000 repaid for 939.50 handed over is more than nothing
-  assert.ok(d.cost.cft_tea > 0);
+  assert.ok(d.cost.cft_tea > 0, 'holds: d.cost.cft_tea > 0');
   // the plan's simulation discloses the same cost
   const sim = json(await h.post(`/api/credit-configs/${p.id}/simulate`, { amount: 1000, start_date: '2026-03-01' }));
   assert.equal(sim.cost.cft_tea, d.cost.cft_tea);
@@ -76,7 +76,7 @@ test('a financed origination fee is added to the principal the schedule is built
   // the same credit without the fee: 450 × 3 for 1000; with it, 1485 for the same 1000: a higher cost
   const bare = await plan(h, P35);
   const b = await credit(h, c.id, { credit_config_id: bare.id, amount: 1000, start_date: '2026-03-01' });
-  assert.ok(d.cost.cft_tea > b.cost.cft_tea);
+  assert.ok(d.cost.cft_tea > b.cost.cft_tea, 'holds: d.cost.cft_tea > b.cost.cft_tea');
   const bareSim = json(
     await h.post(`/api/credit-configs/${bare.id}/simulate`, { amount: 1000, start_date: '2026-03-01' }),
   );

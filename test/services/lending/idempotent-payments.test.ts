@@ -87,7 +87,10 @@ test('Idempotency-Key: the same payment sent twice at once is written once', {
     res.map((r) => r.statusCode),
     [201, 201, 201, 201, 201, 201],
   );
-  assert.ok(res.every((r) => r.body === res[0]!.body));
+  assert.ok(
+    res.every((r) => r.body === res[0]!.body),
+    'every r of res: r.body === res[0].body',
+  );
   const payments = json(await h.get(`/api/credits/${d.credit.id}/ledger`)).filter((e: any) => e.type === 'payment');
   assert.equal(payments.length, 1);
   await assertLedgerInvariant(h.db, h.tenant.businessId);

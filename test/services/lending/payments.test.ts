@@ -319,7 +319,10 @@ test('a new credit, a payment (with punitory, closing, backdated) and a write-of
   await same(r1, r1.ledgerEntries.length);
   // today, with installments overdue: the punitory up to today first, then the slices
   const r2 = await pay(h, d.credit.id, { amount: 600 });
-  assert.ok(r2.ledgerEntries.some((e: any) => e.type === 'punitory'));
+  assert.ok(
+    r2.ledgerEntries.some((e: any) => e.type === 'punitory'),
+    "some e of r2.ledgerEntries: e.type === 'punitory'",
+  );
   await same(r2, r2.ledgerEntries.length);
   // everything owed: the credit closes in the same write
   const r3 = await pay(h, d.credit.id, { amount: (await read(d.credit.id)).balance.outstanding });

@@ -48,7 +48,10 @@ test('payoff mid-period with installments overdue: due amounts with punitory, th
       ['pending', 450],
     ],
   );
-  assert.ok(!part.ledgerEntries.some((e: any) => e.origin === 'rebate'));
+  assert.ok(
+    !part.ledgerEntries.some((e: any) => e.origin === 'rebate'),
+    "holds: !part.ledgerEntries.some((e) => e.origin === 'rebate')",
+  );
   assert.equal((await payoff(h, twin.credit.id, '2024-03-10')).amount, 881.22);
 
   // paying exactly the quote that day closes the credit
@@ -233,7 +236,10 @@ test('a payoff that a reversal leaves short of the payoff is an ordinary payment
   );
   const rebates = after.ledgerEntries.filter((e: any) => e.origin === 'rebate');
   assert.equal(total(rebates), 0);
-  assert.ok(rebates.every((e: any) => e.payment_id === payoffId));
+  assert.ok(
+    rebates.every((e: any) => e.payment_id === payoffId),
+    'every e of rebates: e.payment_id === payoffId',
+  );
   assert.deepEqual(
     netBy(
       after.ledgerEntries.filter((e: any) => e.payment_id === payoffId && e.origin !== 'rebate'),

@@ -24,7 +24,7 @@ test('manual write-off: punitory posted up to today, then no more; payments are 
   const w = json(res);
   assert.equal(w.status, 'written_off');
   assert.equal(w.write_off_reason, 'client unreachable for 6 months');
-  assert.ok(w.written_off_at);
+  assert.ok(w.written_off_at, 'w.written_off_at is set');
   const ledger = json(await h.get(`/api/credits/${d.credit.id}/ledger`));
   assert.deepEqual(
     ledger.filter((e: any) => e.type === 'punitory').map((e: any) => [e.amount, e.effective_date]),
@@ -44,6 +44,7 @@ test('manual write-off: punitory posted up to today, then no more; payments are 
     logs.items.some(
       (l: any) => l.record_id === d.credit.id && l.action === 'UPDATE' && l.new_data.status === 'written_off',
     ),
+    'the audit log has the credit UPDATE to written_off',
   );
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
@@ -95,13 +96,20 @@ test('refinance: punitory up to today, the balance settled by refinance entries 
 
   const old = json(await h.get(`/api/credits/${d.credit.id}`));
   assert.equal(old.credit.status, 'refinanced');
-  assert.ok(old.installments.every((i: any) => i.status === 'paid'));
+  assert.ok(
+    old.installments.every((i: any) => i.status === 'paid'),
+    "every i of old.installments: i.status === 'paid'",
+  );
   const settled = old.ledgerEntries.filter((e: any) => e.type === 'payment' && e.effective_date === day(0));
   // one settlement, not cash: origin refinance, under one id that is no payment of the credit
-  assert.ok(settled.length > 0 && settled.every((e: any) => e.origin === 'refinance'));
+  assert.ok(
+    settled.length > 0 && settled.every((e: any) => e.origin === 'refinance'),
+    "holds: settled.length > 0 && settled.every((e) => e.origin === 'refinance')",
+  );
   assert.equal(new Set(settled.map((e: any) => e.payment_id)).size, 1);
   assert.ok(
     !json(await h.get(`/api/credits/${d.credit.id}/payments`)).some((p: any) => p.id === settled[0].payment_id),
+    "the settled payment is no longer among the credit's payments",
   );
   assert.equal(
     settled.reduce((s: number, e: any) => s + Math.round(e.amount * 100), 0),
@@ -140,7 +148,7 @@ test('cancel: only an active credit with no payment and no installment due yet; 
   assert.equal(reversed.statusCode, 200, reversed.body);
   const worklist = async () =>
     new Set(json(await h.get('/api/installments?limit=100')).items.map((i: any) => i.credit_id));
-  assert.ok((await worklist()).has(a.credit.id));
+  assert.ok((await worklist()).has(a.credit.id), 'holds: (await worklist()).has(a.credit.id)');
 
   const res = await h.post(`/api/credits/${a.credit.id}/cancel`);
   assert.equal(res.statusCode, 200, res.body);
@@ -157,11 +165,17 @@ test('cancel: only an active credit with no payment and no installment due yet; 
   // its installments stay as history
   assert.equal(json(await h.get(`/api/credits/${a.credit.id}`)).installments.length, 3);
   const left = await worklist();
-  assert.ok(!left.has(a.credit.id) && !left.has(undone.credit.id) && left.has(b.credit.id) && left.has(late.credit.id));
+  assert.ok(
+    !left.has(a.credit.id) && !left.has(undone.credit.id) && left.has(b.credit.id) && left.has(late.credit.id),
+    'only b and late are left; a and the undone one are not',
+  );
   // and the daily run leaves it alone
   await accrue(h, '--business', h.tenant.businessId);
   const ledger = json(await h.get(`/api/credits/${a.credit.id}/ledger`));
-  assert.ok(ledger.every((e: any) => e.type === 'installment'));
+  assert.ok(
+    ledger.every((e: any) => e.type === 'installment'),
+    "every e of ledger: e.type === 'installment'",
+  );
   await assertLedgerInvariant(h.db, h.tenant.businessId);
 });
 
@@ -255,14 +269,23 @@ test('refinance: branch_id and origin_transaction_reference of the new credit, c
   const moved = json(await refinance(d.id, { branch_id: other.id, origin_transaction_reference: '  REF-9 ' }));
   assert.equal(moved.credit.branch_id, other.id);
   assert.equal(moved.credit.origin_transaction_reference, 'REF-9');
-  assert.ok(moved.ledgerEntries.every((e: any) => e.branch_id === other.id));
+  assert.ok(
+    moved.ledgerEntries.every((e: any) => e.branch_id === other.id),
+    'every e of moved.ledgerEntries: e.branch_id === other.id',
+  );
   const settled = json(await h.get(`/api/credits/${d.id}/ledger`)).filter((e: any) => e.type === 'payment');
-  assert.ok(settled.length > 0 && settled.every((e: any) => e.branch_id === old.id));
+  assert.ok(
+    settled.length > 0 && settled.every((e: any) => e.branch_id === old.id),
+    'holds: settled.length > 0 && settled.every((e) => e.branch_id === old.id)',
+  );
 
   // null: no branch; omitted: the old credit's; an empty reference is none
   const none = json(await refinance((await open()).id, { branch_id: null, origin_transaction_reference: '  ' }));
   assert.deepEqual([none.credit.branch_id, none.credit.origin_transaction_reference], [null, null]);
-  assert.ok(none.ledgerEntries.every((e: any) => e.branch_id === null));
+  assert.ok(
+    none.ledgerEntries.every((e: any) => e.branch_id === null),
+    'every e of none.ledgerEntries: e.branch_id === null',
+  );
   const kept = json(await refinance((await open()).id, {}));
   assert.deepEqual([kept.credit.branch_id, kept.credit.origin_transaction_reference], [old.id, null]);
   await assertLedgerInvariant(h.db, h.tenant.businessId);

@@ -37,7 +37,8 @@ export default async function branchRoutes(app: App) {
       schema: {
         operationId: 'listBranches',
         tags: ['branches'],
-        summary: 'List the branches, deleted ones included with deleted_at (contract 8)',
+        'x-contract': 8,
+        summary: 'List the branches, deleted ones included with deleted_at',
         response: {
           200: documented(Type.Array(ref(Branch)), 'Every branch of the business, deleted ones included', [ex.branch]),
         },

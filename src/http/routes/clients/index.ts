@@ -84,7 +84,8 @@ export default async function clientRoutes(app: App) {
       schema: {
         operationId: 'getClient',
         tags: ['clients'],
-        summary: 'Read a client with its credits, installments, ledger entries and files (contract 1)',
+        'x-contract': 1,
+        summary: 'Read a client with its credits, installments, ledger entries and files',
         params: IdParams,
         response: {
           200: documented(
@@ -130,7 +131,8 @@ export default async function clientRoutes(app: App) {
       schema: {
         operationId: 'listClientCredits',
         tags: ['credits'],
-        summary: "List a client's credits (contract 2)",
+        'x-contract': 2,
+        summary: "List a client's credits",
         params: ClientIdParams,
         response: { 200: documented(Type.Array(ref(Credit)), "The client's credits", [ex.credit]) },
       },

@@ -84,7 +84,8 @@ export default async function creditConfigRoutes(app: App) {
       schema: {
         operationId: 'listCreditConfigs',
         tags: ['credit plans'],
-        summary: 'List the credit plans (contract 4)',
+        'x-contract': 4,
+        summary: 'List the credit plans',
         response: {
           200: documented(Type.Array(ref(CreditConfig)), 'Every credit plan of the business', [ex.plan]),
         },
@@ -99,7 +100,8 @@ export default async function creditConfigRoutes(app: App) {
       schema: {
         operationId: 'createCreditConfig',
         tags: ['credit plans'],
-        summary: 'Create a credit plan (contract 5); omitted fields take the defaults',
+        'x-contract': 5,
+        summary: 'Create a credit plan; omitted fields take the defaults',
         body: CreateBody,
         // 422: fees that contradict each other (docs/api.md, "Fees and charges")
         response: {
@@ -131,8 +133,8 @@ export default async function creditConfigRoutes(app: App) {
       schema: {
         operationId: 'updateCreditConfig',
         tags: ['credit plans'],
-        summary:
-          'Edit a credit plan (contract 6): only the fields sent change; credits already created keep their terms',
+        'x-contract': 6,
+        summary: 'Edit a credit plan: only the fields sent change; credits already created keep their terms',
         params: IdParams,
         body: UpdateBody,
         response: {

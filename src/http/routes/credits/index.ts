@@ -207,7 +207,8 @@ export default async function creditRoutes(app: App) {
       schema: {
         operationId: 'listCreditLedger',
         tags: ['credits'],
-        summary: "The ledger entries of all the credit's installments, oldest first (contract 3)",
+        'x-contract': 3,
+        summary: "The ledger entries of all the credit's installments, oldest first",
         params: IdParams,
         response: {
           200: documented(

@@ -123,7 +123,8 @@ export default async function fileRoutes(app: App) {
       schema: {
         operationId: 'deleteClientFile',
         tags: ['files'],
-        summary: 'Delete a client file: its record and its bytes (contract 9); answers the deleted record',
+        'x-contract': 9,
+        summary: 'Delete a client file: its record and its bytes; answers the deleted record',
         params: FileParams,
         response: { 200: documented(ref(ClientFile), 'The record of the file deleted', ex.clientFile) },
       },
@@ -137,7 +138,8 @@ export default async function fileRoutes(app: App) {
       schema: {
         operationId: 'downloadClientFile',
         tags: ['files'],
-        summary: 'Download a client file by client id and file name (contract 11)',
+        'x-contract': 11,
+        summary: 'Download a client file by client id and file name',
         description: "The name is the file's file_name, percent-encoded as in its file_url.",
         params: DownloadParams,
         response: { 200: Binary },
@@ -218,8 +220,8 @@ export default async function fileRoutes(app: App) {
       schema: {
         operationId: 'revokeUploadSession',
         tags: ['files'],
-        summary:
-          'Revoke an upload link (contract 10); revoking again answers the same record, with the first revoked_at',
+        'x-contract': 10,
+        summary: 'Revoke an upload link; revoking again answers the same record, with the first revoked_at',
         params: SessionParams,
         response: {
           200: documented(ref(UploadSession), 'The link, revoked', {

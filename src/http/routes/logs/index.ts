@@ -29,7 +29,8 @@ export default async function logRoutes(app: App) {
       schema: {
         operationId: 'listAuditLog',
         tags: ['audit'],
-        summary: 'The audit log, newest first (contract 7)',
+        'x-contract': 7,
+        summary: 'The audit log, newest first',
         description:
           'The entries of users, api_keys and impersonations are shown only to admins and full keys: for any other reader they are left out of the items and the total alike. Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page at the same cost at any depth, with no entry skipped or repeated while entries are written. With a cursor, offset must be 0 (omitted); the response offset then counts the entries before the page.',
         querystring: Type.Object(

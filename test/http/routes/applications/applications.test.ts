@@ -262,6 +262,7 @@ test('applications: checks from fresh verifications, maker-checker, limits, note
     audit.items.some(
       (e: any) => e.record_id === a.id && e.new_data?.status === 'disbursed' && e.actor.startsWith('user:'),
     ),
+    'the audit log has the disbursement, made by a user',
   );
 });
 

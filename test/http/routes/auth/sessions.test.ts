@@ -117,7 +117,7 @@ test("a disabled user's sessions end and they cannot sign in; a new role counts 
 
   const disabled = await h.app.inject({ method: 'DELETE', url: `/api/users/${v.id}`, headers: admin.write });
   assert.equal(disabled.statusCode, 200);
-  assert.ok(json(disabled).disabled_at);
+  assert.ok(json(disabled).disabled_at, 'holds: json(disabled).disabled_at');
   assert.equal((await h.app.inject({ method: 'GET', url: '/auth/me', headers: v.read })).statusCode, 401);
   assert.equal((await signIn(h, v.email, PASSWORD, {})).statusCode, 401);
   const enabled = await h.app.inject({
@@ -339,7 +339,10 @@ test('operators: the business list pages with limit/offset and finds by name or 
   const whole = await get('/admin/businesses');
   assert.equal(whole.statusCode, 200);
   assert.ok(Array.isArray(json(whole)), 'no limit, offset or q: the array of before');
-  assert.ok(made.every((id) => json(whole).some((b: { id: string }) => b.id === id)));
+  assert.ok(
+    made.every((id) => json(whole).some((b: { id: string }) => b.id === id)),
+    'every id of made: json(whole).some((b) => b.id === id)',
+  );
 
   // q: a part of the name, any case, oldest first; paged two at a time
   const first = await get(`/admin/businesses?q=${tag.toUpperCase()}&limit=2`);
@@ -358,7 +361,10 @@ test('operators: the business list pages with limit/offset and finds by name or 
   const slug = json(first).items[0].slug as string;
   const bySlug = json(await get(`/admin/businesses?q=${encodeURIComponent(slug)}&offset=0`));
   assert.equal(bySlug.limit, 50);
-  assert.ok(bySlug.items.some((b: { id: string }) => b.id === made[0]));
+  assert.ok(
+    bySlug.items.some((b: { id: string }) => b.id === made[0]),
+    'some b of bySlug.items: b.id === made[0]',
+  );
   // the whole list paged: total is every business
   const paged = json(await get('/admin/businesses?limit=1'));
   assert.equal(paged.total, json(whole).length);

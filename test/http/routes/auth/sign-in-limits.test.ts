@@ -42,7 +42,7 @@ test('per address: failures for any emails from one address count together; a su
   assert.equal((await signIn(h, 'nobody-3@test.example', PASSWORD, {}, here)).statusCode, 401);
   const locked = await signIn(h, u.email, PASSWORD, {}, here);
   assert.equal(locked.statusCode, 429);
-  assert.ok(Number(locked.headers['retry-after']) > 0);
+  assert.ok(Number(locked.headers['retry-after']) > 0, "holds: Number(locked.headers['retry-after']) > 0");
   // another address is not concerned
   assert.equal((await signIn(h, u.email, PASSWORD, {}, someAddress())).statusCode, 200);
   clock.set(new Date('2026-03-20T12:15:00Z'));

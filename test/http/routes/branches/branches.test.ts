@@ -26,7 +26,7 @@ test('create, list, edit and soft-delete a branch', async (t) => {
 
   const list = json(await h.get('/api/branches', h.tenant.readKey));
   assert.deepEqual(list, [b, bare]);
-  for (const x of list) assert.ok('deleted_at' in x);
+  for (const x of list) assert.ok('deleted_at' in x, 'x has deleted_at');
 
   // partial update
   const ed = await h.put(`/api/branches/${b.id}`, { phone: null });
@@ -55,7 +55,10 @@ test('create, list, edit and soft-delete a branch', async (t) => {
   const del = await h.del(`/api/branches/${b.id}`);
   assert.equal(del.statusCode, 200, del.body);
   const d = json(del);
-  assert.ok(d.deleted_at && !Number.isNaN(Date.parse(d.deleted_at)));
+  assert.ok(
+    d.deleted_at && !Number.isNaN(Date.parse(d.deleted_at)),
+    'holds: d.deleted_at && !Number.isNaN(Date.parse(d.deleted_at))',
+  );
   assert.equal(d.name, 'Centro 2');
   const after = json(await h.get('/api/branches'));
   assert.equal(after.length, 2);

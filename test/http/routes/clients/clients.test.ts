@@ -54,7 +54,7 @@ test('bad bodies are 400 validation_failed with details', async (t) => {
     const res = await h.post('/api/clients', body);
     assert.equal(res.statusCode, 400, JSON.stringify(body));
     assert.equal(json(res).code, 'validation_failed');
-    assert.ok(Array.isArray(json(res).details));
+    assert.ok(Array.isArray(json(res).details), 'holds: Array.isArray(json(res).details)');
   }
   const malformed = await h.req({
     method: 'POST',

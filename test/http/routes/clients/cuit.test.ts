@@ -20,7 +20,7 @@ test('a cuit on create, on every read, changed by a partial update and cleared b
   // without one: null
   const plain = json(await h.post('/api/clients', { dni: '30123456' }));
   assert.equal(plain.cuit, null);
-  assert.ok('cuit' in plain);
+  assert.ok('cuit' in plain, 'plain has cuit');
 
   // partial: other fields keep theirs, a body without cuit keeps it
   const ed = await h.put(`/api/clients/${plain.id}`, { cuit: B });
@@ -52,7 +52,10 @@ test('a cuit on create, on every read, changed by a partial update and cleared b
 
   // the audit log has the change
   const log = json(await h.get(`/api/logs?table_name=clients&record_id=${plain.id}&action=UPDATE`));
-  assert.ok(log.items.some((e: { new_data: { cuit: string | null } }) => e.new_data.cuit === B));
+  assert.ok(
+    log.items.some((e: { new_data: { cuit: string | null } }) => e.new_data.cuit === B),
+    'the audit log has the CUIT change',
+  );
 });
 
 test('a cuit that is not one is 400 validation_failed naming /cuit, on create and on update', async (t) => {

@@ -101,7 +101,7 @@ test('client read: the client with empty lists; 404 for other businesses, unknow
   assert.equal(json(none).code, 'unauthorized');
 });
 
-test('a client with a credit: credits, installments and ledger entries carry the contract fields (contract 1-3)', async (t) => {
+test('a client with a credit: credits, installments and ledger entries carry the contract fields (docs/api.md "Read a client", "List a client\'s credits", "Read a credit\'s ledger")', async (t) => {
   const h = await build(t);
   const c = json(await h.post('/api/clients', { dni: '1' }));
   const plan = json(await h.post('/api/credit-configs', { name: 'Tres', installments_count: 3, interest_rate: 0.1 }));

@@ -30,7 +30,7 @@ const DEFAULTS = {
 };
 const FIELDS = ['id', 'business_id', 'name', ...Object.keys(DEFAULTS), 'created_at', 'updated_at'].sort();
 
-test('a plan created with only a name takes the defaults (contract 5, docs/domain.md)', async (t) => {
+test('a plan created with only a name takes the defaults (docs/api.md "Create a plan", docs/domain.md)', async (t) => {
   const h = await build(t);
   const res = await h.post('/api/credit-configs', { name: 'Básico' });
   assert.equal(res.statusCode, 201, res.body);
@@ -39,7 +39,10 @@ test('a plan created with only a name takes the defaults (contract 5, docs/domai
   assert.equal(p.name, 'Básico');
   assert.equal(p.business_id, h.tenant.businessId);
   for (const [k, v] of Object.entries(DEFAULTS)) assert.deepEqual(p[k], v, k);
-  assert.ok(!Number.isNaN(Date.parse(p.created_at)) && !Number.isNaN(Date.parse(p.updated_at)));
+  assert.ok(
+    !Number.isNaN(Date.parse(p.created_at)) && !Number.isNaN(Date.parse(p.updated_at)),
+    'created_at and updated_at are dates',
+  );
 
   // list and read show the same record
   const list = json(await h.get('/api/credit-configs', h.tenant.readKey));
@@ -181,7 +184,7 @@ test('out-of-range values, fractions in integer fields and wrong types are 400 a
   assert.deepEqual(json(await h.get('/api/credit-configs')), []);
 });
 
-test('edit is a partial update; read-only fields sent back are ignored; an empty body changes nothing (contract 6)', async (t) => {
+test('edit is a partial update; read-only fields sent back are ignored; an empty body changes nothing (docs/api.md "Edit a plan")', async (t) => {
   const h = await build(t);
   const p = json(await h.post('/api/credit-configs', { name: 'Plan', installments_count: 3, interest_rate: 0.2 }));
 
@@ -189,7 +192,10 @@ test('edit is a partial update; read-only fields sent back are ignored; an empty
   assert.equal(off.statusCode, 200, off.body);
   const p2 = json(off);
   assert.equal(p2.is_active, false);
-  assert.ok(Date.parse(p2.updated_at) >= Date.parse(p.updated_at));
+  assert.ok(
+    Date.parse(p2.updated_at) >= Date.parse(p.updated_at),
+    'holds: Date.parse(p2.updated_at) >= Date.parse(p.updated_at)',
+  );
   for (const k of Object.keys(p)) if (!['is_active', 'updated_at'].includes(k)) assert.deepEqual(p2[k], p[k], k);
 
   const on = json(
@@ -291,7 +297,10 @@ test('plans are listed in creation order and only for their business; a read key
     list.map((p: { id: string }) => p.id),
     ids,
   );
-  assert.ok(list.every((p: { business_id: string }) => p.business_id === h.tenant.businessId));
+  assert.ok(
+    list.every((p: { business_id: string }) => p.business_id === h.tenant.businessId),
+    "every plan listed is the business's own",
+  );
   const w = await h.post('/api/credit-configs', { name: 'no' }, h.tenant.readKey);
   assert.equal(w.statusCode, 403);
   assert.equal(json(w).code, 'forbidden');

@@ -66,7 +66,7 @@ test('clients, plans and branches: one event per change, oldest first, with the 
   assert.equal(objectOf(events[3]).is_active, false);
   const branchRead = json(await h.get('/api/branches')).find((x: any) => x.id === b.id);
   assert.deepEqual(objectOf(events[6]), branchRead, 'branch.deleted = the branch as listed, deleted_at set');
-  assert.ok(objectOf(events[6]).deleted_at);
+  assert.ok(objectOf(events[6]).deleted_at, 'holds: objectOf(events[6]).deleted_at');
   assert.equal(objectOf(events[5]).name, 'Centro (norte)');
 
   // paging: limit, after, next_after = the last item's sequence
@@ -161,8 +161,8 @@ test('credits: credit.created, payment.created, credit.status_changed with previ
   ]);
   // each event comes after the one of the change that preceded it
   const at = (e: any) => events.indexOf(e);
-  assert.ok(at(paid[1]) < at(reversed[0]));
-  assert.ok(at(created[1]) > at(reversed[0]));
+  assert.ok(at(paid[1]) < at(reversed[0]), 'holds: at(paid[1]) < at(reversed[0])');
+  assert.ok(at(created[1]) > at(reversed[0]), 'holds: at(created[1]) > at(reversed[0])');
 });
 
 test('files: file.created for an upload by key and by upload link, file.deleted', async (t) => {

@@ -60,7 +60,7 @@ test('a scripted day: each change is one event, in commit order, with the object
   assert.deepEqual(before[4].data.object, cr.credit);
   for (const e of before) {
     assert.match(e.id, /^[0-9a-f-]{36}$/);
-    assert.ok(!Number.isNaN(Date.parse(e.created_at)));
+    assert.ok(!Number.isNaN(Date.parse(e.created_at)), 'holds: !Number.isNaN(Date.parse(e.created_at))');
   }
 
   // the daily run the day after the first due date (2026-03-31): installment 1 becomes late
@@ -245,7 +245,10 @@ test("pollers racing many concurrent writers of one business see every event exa
   // each client's edit after its creation
   const at = new Map(all.map((e, i) => [`${e.type}:${e.data.object.id}`, i]));
   for (const e of all.filter((x) => x.type === 'client.updated'))
-    assert.ok(at.get(`client.created:${e.data.object.id}`)! < at.get(`client.updated:${e.data.object.id}`)!);
+    assert.ok(
+      at.get(`client.created:${e.data.object.id}`)! < at.get(`client.updated:${e.data.object.id}`)!,
+      "a client's client.created comes before its client.updated",
+    );
 });
 
 test('an edit that changes nothing announces nothing; the first daily run announces what was already late', async (t) => {
@@ -274,7 +277,10 @@ test('an edit that changes nothing announces nothing; the first daily run announ
   const late = (await drain(h, before)).filter((e) => e.type === 'installment.overdue');
   assert.equal(run.out.businesses[0].overdue_announced, late.length);
   assert.ok(late.length >= 1, 'the late installments are announced');
-  assert.ok(late.every((e) => e.data.object.credit_id === cr.credit.id));
+  assert.ok(
+    late.every((e) => e.data.object.credit_id === cr.credit.id),
+    'every e of late: e.data.object.credit_id === cr.credit.id',
+  );
   // and only once
   clock.set('2026-03-11');
   const again = await accrue(h, '--business', h.tenant.businessId);

@@ -38,7 +38,7 @@ test('upload each accepted type, download it byte for byte, see it in the client
         file_url: `/api/files/${c.id}/${k.name}`,
       },
     );
-    assert.ok(!Number.isNaN(Date.parse(f.created_at)));
+    assert.ok(!Number.isNaN(Date.parse(f.created_at)), 'holds: !Number.isNaN(Date.parse(f.created_at))');
     created.push(f);
 
     const dl = await h.get(f.file_url, h.tenant.readKey);
@@ -75,7 +75,7 @@ test('upload each accepted type, download it byte for byte, see it in the client
   for (const a of audit) {
     assert.equal(a.action, 'INSERT');
     assert.equal(a.actor, `api_key:${h.tenant.fullKeyId}`);
-    assert.ok(!('storage_key' in (a.new_data as object)));
+    assert.ok(!('storage_key' in (a.new_data as object)), "holds: !('storage_key' in (a.new_data as object))");
   }
 });
 
@@ -134,8 +134,11 @@ test('names are made safe and unique per client; every file_url downloads its fi
     assert.equal(f.file_url, `/api/files/${c.id}/${encodeURIComponent(expected)}`);
     const dl = await h.get(f.file_url);
     assert.equal(dl.statusCode, 200, `download of ${JSON.stringify(expected)}: ${dl.body}`);
-    assert.ok(dl.rawPayload.equals(pdf()));
-    assert.ok(String(dl.headers['content-disposition']).startsWith("attachment; filename*=UTF-8''"));
+    assert.ok(dl.rawPayload.equals(pdf()), 'holds: dl.rawPayload.equals(pdf())');
+    assert.ok(
+      String(dl.headers['content-disposition']).startsWith("attachment; filename*=UTF-8''"),
+      'the download is an attachment with a UTF-8 filename*',
+    );
     assert.equal(
       decodeURIComponent(String(dl.headers['content-disposition']).slice("attachment; filename*=UTF-8''".length)),
       expected,

@@ -16,7 +16,7 @@ test('add, list, filter and delete holidays', async (t) => {
   assert.deepEqual(Object.keys(carnival).sort(), ['created_at', 'date', 'name']);
   assert.equal(carnival.date, '2027-02-09');
   assert.equal(carnival.name, 'Carnaval');
-  assert.ok(!Number.isNaN(Date.parse(carnival.created_at)));
+  assert.ok(!Number.isNaN(Date.parse(carnival.created_at)), 'holds: !Number.isNaN(Date.parse(carnival.created_at))');
 
   // a holiday read with GET and sent back: created_at is ignored
   const labour = json(

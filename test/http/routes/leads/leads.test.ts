@@ -52,7 +52,10 @@ test('a lead sent through the public form is stored for its business, audited as
     created_at: lead.created_at,
     updated_at: lead.created_at,
   });
-  assert.ok(Date.now() - Date.parse(lead.created_at) < 60_000);
+  assert.ok(
+    Date.now() - Date.parse(lead.created_at) < 60_000,
+    'holds: Date.now() - Date.parse(lead.created_at) < 60_000',
+  );
 
   // only the required fields and a way to answer: an email alone, or a phone alone
   const minimal = await submit(h, slug, { first_name: 'B', last_name: 'C', dni: '1', email: 'b@example.com' });
@@ -282,8 +285,14 @@ test('conversion: the client is created from the lead (and the body), the lead m
   const lead = json(await h.get(`/api/leads/${id}`));
   assert.equal(lead.status, 'converted');
   assert.equal(lead.converted_client_id, client.id);
-  assert.ok(Math.abs(Date.parse(lead.converted_at) - Date.now()) < 60_000);
-  assert.ok(Date.parse(lead.updated_at) >= Date.parse(lead.created_at));
+  assert.ok(
+    Math.abs(Date.parse(lead.converted_at) - Date.now()) < 60_000,
+    'holds: Math.abs(Date.parse(lead.converted_at) - Date.now()) < 60_000',
+  );
+  assert.ok(
+    Date.parse(lead.updated_at) >= Date.parse(lead.created_at),
+    'holds: Date.parse(lead.updated_at) >= Date.parse(lead.created_at)',
+  );
 
   // the client's creation and the lead's change, by the key that converted it
   const actor = `api_key:${h.tenant.fullKeyId}`;
@@ -421,9 +430,12 @@ test('the OpenAPI document shows the form as public and the lead routes under th
   assert.deepEqual(form.security, []);
   assert.ok(form.responses['429'], 'the per-address limit is declared');
   assert.match(JSON.stringify(form.responses['429']), /an hour/);
-  assert.ok(doc.paths['/api/leads'].get);
-  assert.ok(doc.paths['/api/leads/{id}/convert'].post.responses['409']);
-  assert.ok(doc.components.schemas.Lead);
+  assert.ok(doc.paths['/api/leads'].get, "holds: doc.paths['/api/leads'].get");
+  assert.ok(
+    doc.paths['/api/leads/{id}/convert'].post.responses['409'],
+    "holds: doc.paths['/api/leads/{id}/convert'].post.responses['409']",
+  );
+  assert.ok(doc.components.schemas.Lead, 'doc.components.schemas.Lead is set');
 });
 
 test('roles: a viewer reads leads and may not convert; an employee converts, and the audit names the user', async (t) => {

@@ -61,7 +61,10 @@ test('a lead: 201 {id} without a key, listed for the business, converted into a 
 
   // another business neither sees nor converts it
   const other = await h.newTenant();
-  assert.ok(!(await leads(h, other.fullKey)).some((l) => l.id === body.id));
+  assert.ok(
+    !(await leads(h, other.fullKey)).some((l) => l.id === body.id),
+    'holds: !(await leads(h, other.fullKey)).some((l) => l.id === body.id)',
+  );
   error(await h.post(`/api/leads/${body.id}/convert`, undefined, other.fullKey), 404, 'not_found');
   error(await h.post(`/api/leads/${body.id}/convert`, undefined, h.tenant.readKey), 403, 'forbidden');
 
@@ -113,7 +116,10 @@ test('the public form: unknown business 404, bad fields 400, the honeypot accept
   const ids = (await leads(h)).map((l) => l.id);
   assert.ok(!ids.includes(json(bot).id), 'the honeypot lead is dropped');
   assert.ok(ids.includes(json(human).id), 'an empty hidden field is a person');
-  assert.ok(!(await leads(h)).some((l) => l.first_name === 'Bot'));
+  assert.ok(
+    !(await leads(h)).some((l) => l.first_name === 'Bot'),
+    "holds: !(await leads(h)).some((l) => l.first_name === 'Bot')",
+  );
 });
 
 test('the public form is limited per address: 429 rate_limited with Retry-After; other addresses go on', {
@@ -135,7 +141,7 @@ test('the public form is limited per address: 429 rate_limited with Retry-After;
   assert.ok(limited, 'limited');
   error(limited, 429, 'rate_limited');
   assert.match(String(limited.headers['retry-after']), /^\d+$/);
-  assert.ok(accepted >= 1);
+  assert.ok(accepted >= 1, 'holds: accepted >= 1');
   status(await post(h, slug, lead(), '192.0.2.100'), 201, 'another address');
   assert.equal((await leads(h)).length, accepted + 1, 'refused posts stored nothing');
 });

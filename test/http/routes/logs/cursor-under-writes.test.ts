@@ -54,7 +54,7 @@ for (const query of ['', 'table_name=branches', 'table_name=clients&action=UPDAT
       await h.put(`/api/clients/${c.id}`, { city: `c${i}` });
     }
     const before = await snapshot(h, query);
-    assert.ok(before.length >= 8);
+    assert.ok(before.length >= 8, 'holds: before.length >= 8');
 
     const countBefore = await count(h, query);
 
@@ -96,9 +96,16 @@ for (const query of ['', 'table_name=branches', 'table_name=clients&action=UPDAT
       `totals ${totals}`,
     );
     // the filters are kept: nothing outside them came
-    if (query === 'table_name=branches') assert.ok(walked.items.every((e) => e.table_name === 'branches'));
+    if (query === 'table_name=branches')
+      assert.ok(
+        walked.items.every((e) => e.table_name === 'branches'),
+        "every e of walked.items: e.table_name === 'branches'",
+      );
     if (query.includes('action=UPDATE'))
-      assert.ok(walked.items.every((e) => e.table_name === 'clients' && e.action === 'UPDATE'));
+      assert.ok(
+        walked.items.every((e) => e.table_name === 'clients' && e.action === 'UPDATE'),
+        "every e of walked.items: e.table_name === 'clients' && e.action === 'UPDATE'",
+      );
   });
 }
 

@@ -99,7 +99,7 @@ test('filters: table_name, its alias table, action, and both together', async (t
     const r = json(await h.get(`/api/logs?${q}`));
     const expectedTotal = q.endsWith('limit=1') ? 1 : total;
     assert.equal(r.total, expectedTotal, q);
-    assert.ok(r.items.length <= r.limit);
+    assert.ok(r.items.length <= r.limit, 'holds: r.items.length <= r.limit');
     assert.ok(r.items.every(pred), q);
     assertOrdered(r.items);
   }
@@ -223,7 +223,10 @@ test('a cursor walks the whole list once, newest first, while entries are writte
     pages.map((p) => p.total),
     [23, 24, 25, 26, 27],
   );
-  assert.ok(pages.every((p) => p.limit === 5));
+  assert.ok(
+    pages.every((p) => p.limit === 5),
+    'every p of pages: p.limit === 5',
+  );
   assert.equal(pages.at(-1).next_cursor, null);
 
   // exactly one page left: its cursor leads to the last page, whose next_cursor is null
@@ -354,7 +357,10 @@ test('entries of the same instant page by cursor in id order too', async (t) => 
     items.map((e) => e.id),
     [...ids].sort().reverse(),
   );
-  assert.ok(pages.every((p) => p.total === 5));
+  assert.ok(
+    pages.every((p) => p.total === 5),
+    'every p of pages: p.total === 5',
+  );
 });
 
 test('the entries the database writes as JSON are the rows as the record declares them', async (t) => {

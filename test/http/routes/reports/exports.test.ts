@@ -249,8 +249,8 @@ test('CSV quoting: commas, quotes and line breaks in names come back intact', as
     assert.equal(r.city, 'x,y');
   }
   // a field with a line break is quoted, so no record is split
-  assert.ok(res.body.includes('"line one\nline two"'));
-  assert.ok(res.body.includes('"Juan ""el Toro"""'));
+  assert.ok(res.body.includes('"line one\nline two"'), 'res.body includes \'"line one\\nline two"\'');
+  assert.ok(res.body.includes('"Juan ""el Toro"""'), 'res.body includes \'"Juan ""el Toro"""\'');
 });
 
 test('CSV injection: a text cell a spreadsheet would run starts with an apostrophe; figures, negative ones included, stay numbers', async (t) => {
@@ -378,7 +378,7 @@ test('tenants: an export holds only its own business rows; keys are required; un
   const theirClient = await ok(h.post('/api/clients', { dni: 'b-1', first_name: 'B' }, b.fullKey));
   const mine = new Set<string>();
   for (const ds of DATASETS) for (const r of csvRecords((await csv(h, `${ds}.csv`)).body)) mine.add(r.id!);
-  assert.ok(mine.size > 20);
+  assert.ok(mine.size > 20, 'holds: mine.size > 20');
   for (const ds of DATASETS) {
     const res = await csv(h, `${ds}.csv`, b.readKey);
     assert.equal(res.statusCode, 200);
@@ -607,7 +607,7 @@ test('lending export through the admin socket (the server holds the database) st
   t.diagnostic(
     `csv ${mb(bytes)} in ${writes} writes through the admin socket; peak growth of heap+buffers ${mb(peak)}`,
   );
-  assert.ok(bytes > 10 * 1024 * 1024);
+  assert.ok(bytes > 10 * 1024 * 1024, 'holds: bytes > 10 * 1024 * 1024');
   // stdout unable to slow the server down would end up holding all of it (≈ 100 % of the CSV);
   // streaming holds a few copies of one batch (CSV, its JSON frame, the socket's buffers)
   assert.ok(peak < bytes * 0.6, `memory grew ${mb(peak)} for ${mb(bytes)} of CSV`);

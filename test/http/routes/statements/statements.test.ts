@@ -287,6 +287,7 @@ test('a refinanced credit: the settlement is listed as origin refinance (no cash
     pdfText((await statementOf(s, undefined, { accept: 'application/pdf' })).rawPayload).includes(
       'Cancelación por refinanciación',
     ),
+    "the PDF statement names the refinance settlement ('Cancelación por refinanciación')",
   );
 });
 
@@ -550,7 +551,7 @@ test('amounts are written the Argentine way, exactly; text the fonts cannot show
   assert.equal(pesos('2.345'), '$ 2,35');
   assert.equal(pesos('-2.345'), '-$ 2,35');
   assert.equal(pesos('-0.001'), '$ 0,00');
-  assert.ok(!pesos(1).includes('\u00a0'));
+  assert.ok(!pesos(1).includes('\u00a0'), "pesos(1) does not include '\\u00a0'");
   assert.equal(dni('123456'), '123.456');
   fc.assert(
     fc.property(fc.integer({ min: -99_999_999_999_999, max: 99_999_999_999_999 }), (cents) => {

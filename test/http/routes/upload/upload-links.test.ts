@@ -47,7 +47,7 @@ test('create an upload link: defaults, token shown once and stored hashed, liste
     },
   );
   assert.equal(Date.parse(s.expires_at) - Date.parse(s.created_at), 72 * HOUR);
-  assert.ok(!('token_hash' in s) && !('token' in s));
+  assert.ok(!('token_hash' in s) && !('token' in s), "holds: !('token_hash' in s) && !('token' in s)");
 
   const row = await h.db.kysely
     .selectFrom('upload_sessions')
@@ -75,12 +75,18 @@ test('create an upload link: defaults, token shown once and stored hashed, liste
   const list = await h.get(`/api/clients/${c.id}/upload-sessions`, h.tenant.readKey);
   assert.equal(list.statusCode, 200);
   assert.deepEqual(json(list), [link.session, two.session, json(asNull).session, max.session, one.session]);
-  assert.ok(!list.body.includes(link.token) && !list.body.includes(row.token_hash));
+  assert.ok(
+    !list.body.includes(link.token) && !list.body.includes(row.token_hash),
+    'holds: !list.body.includes(link.token) && !list.body.includes(row.token_hash)',
+  );
 
   // the audit log has the session, without the hash
   const audit = await h.db.kysely.selectFrom('audit_log').selectAll().where('record_id', '=', s.id).execute();
   assert.equal(audit.length, 1);
-  assert.ok(!JSON.stringify(audit[0]!.new_data).includes(row.token_hash));
+  assert.ok(
+    !JSON.stringify(audit[0]!.new_data).includes(row.token_hash),
+    'JSON.stringify(audit[0].new_data) does not include row.token_hash',
+  );
 
   for (const bad of [
     { expires_in_hours: 0 },
@@ -133,7 +139,10 @@ test('upload through a link: no API key, counted, audited as the link, in the cl
 
   const s = json(await h.get(`/api/clients/${c.id}/upload-sessions`))[0];
   assert.equal(s.upload_count, 2);
-  assert.ok(s.last_used_at && Date.parse(s.last_used_at) >= Date.parse(s.created_at));
+  assert.ok(
+    s.last_used_at && Date.parse(s.last_used_at) >= Date.parse(s.created_at),
+    'holds: s.last_used_at && Date.parse(s.last_used_at) >= Date.parse(s.created_at)',
+  );
 
   const detail = json(await h.get(`/api/clients/${c.id}`));
   assert.deepEqual(
@@ -141,7 +150,7 @@ test('upload through a link: no API key, counted, audited as the link, in the cl
     [f.id, json(second).id],
   );
   const dl = await h.get(f.file_url, h.tenant.readKey);
-  assert.ok(dl.rawPayload.equals(jpeg()));
+  assert.ok(dl.rawPayload.equals(jpeg()), 'holds: dl.rawPayload.equals(jpeg())');
 
   const row = await h.db.kysely.selectFrom('client_files').selectAll().where('id', '=', f.id).executeTakeFirstOrThrow();
   assert.equal(row.upload_session_id, s.id);
@@ -191,14 +200,14 @@ test('a link that expired, was revoked or is used up answers 410 gone and stores
   assert.match(json(e).error, /expired/);
   const revokeExpired = await h.del(`/api/clients/${c.id}/upload-sessions/${expired.session.id}`);
   assert.equal(revokeExpired.statusCode, 200);
-  assert.ok(json(revokeExpired).revoked_at);
+  assert.ok(json(revokeExpired).revoked_at, 'holds: json(revokeExpired).revoked_at');
 
   const revoked = await createLink(h, c.id);
   const r1 = await h.del(`/api/clients/${c.id}/upload-sessions/${revoked.session.id}`);
   assert.equal(r1.statusCode, 200, r1.body);
   const first = json(r1);
   assert.equal(first.id, revoked.session.id);
-  assert.ok(first.revoked_at);
+  assert.ok(first.revoked_at, 'first.revoked_at is set');
   const r2 = await h.del(`/api/clients/${c.id}/upload-sessions/${revoked.session.id}`);
   assert.equal(r2.statusCode, 200);
   assert.deepEqual(json(r2), first, 'revoking twice keeps the first revoked_at');

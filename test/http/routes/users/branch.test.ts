@@ -30,7 +30,10 @@ test("a signed-in user's branch is where their credits and payments are recorded
   const granted = await as(clerk, 'POST', `/api/clients/${c.id}/credits`, { credit_config_id: p.id, amount: 900 });
   assert.equal(granted.statusCode, 201, granted.body);
   assert.equal(json(granted).credit.branch_id, norte.id);
-  assert.ok(json(granted).ledgerEntries.every((e: any) => e.branch_id === norte.id));
+  assert.ok(
+    json(granted).ledgerEntries.every((e: any) => e.branch_id === norte.id),
+    'holds: json(granted).ledgerEntries.every((e) => e.branch_id === norte.id)',
+  );
   // an explicit branch, or none, wins
   const elsewhere = await as(clerk, 'POST', `/api/clients/${c.id}/credits`, {
     credit_config_id: p.id,
@@ -58,6 +61,7 @@ test("a signed-in user's branch is where their credits and payments are recorded
     json(paid)
       .ledgerEntries.filter((e: any) => e.type === 'payment')
       .every((e: any) => e.branch_id === norte.id),
+    "every payment is recorded at the user's branch (Norte)",
   );
   // with a key, the credit's branch; with null, none
   await h.post(`/api/credits/${creditId}/payments`, { amount: 100 });

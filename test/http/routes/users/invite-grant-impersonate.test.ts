@@ -57,7 +57,7 @@ test('an admin invites an employee who grants a credit; an operator acting as th
   assert.match(String(page.headers['content-security-policy']), /script-src 'sha256-/);
   const set = await h.app.inject({ method: 'POST', url: '/auth/set-password', payload: { token, password: PASSWORD } });
   assert.equal(set.statusCode, 200, set.body);
-  assert.ok(json(set).user.password_set_at);
+  assert.ok(json(set).user.password_set_at, 'holds: json(set).user.password_set_at');
 
   // the employee signs in and grants a credit to a client they register
   const employee = sessionOf(marcos.id, marcos.email, await signIn(h, `marcos-${tag}@demo.example`));
@@ -88,7 +88,10 @@ test('an admin invites an employee who grants a credit; an operator acting as th
   // an operator acts as the admin and revokes the business's full key
   const operator = await operatorSession(h);
   const businesses = json(await h.app.inject({ method: 'GET', url: '/admin/businesses', headers: operator.read }));
-  assert.ok(businesses.some((b: { id: string }) => b.id === bid));
+  assert.ok(
+    businesses.some((b: { id: string }) => b.id === bid),
+    'some b of businesses: b.id === bid',
+  );
   const start = await h.app.inject({
     method: 'POST',
     url: '/admin/impersonate',
@@ -107,14 +110,17 @@ test('an admin invites an employee who grants a credit; an operator acting as th
   assert.equal(asMe.user.id, laura.id);
 
   const keys = json(await h.app.inject({ method: 'GET', url: '/api/keys', headers: acting.read }));
-  assert.ok(keys.some((k: { id: string }) => k.id === h.tenant.fullKeyId));
+  assert.ok(
+    keys.some((k: { id: string }) => k.id === h.tenant.fullKeyId),
+    'some k of keys: k.id === h.tenant.fullKeyId',
+  );
   const revoke = await h.app.inject({
     method: 'DELETE',
     url: `/api/keys/${h.tenant.fullKeyId}`,
     headers: acting.write,
   });
   assert.equal(revoke.statusCode, 200, revoke.body);
-  assert.ok(json(revoke).revoked_at);
+  assert.ok(json(revoke).revoked_at, 'holds: json(revoke).revoked_at');
   assert.equal((await h.get('/api/branches')).statusCode, 401, 'the revoked key is refused at once');
   // but makes none in its place: a key would outlive the impersonation (docs/security.md)
   const refused = await h.app.inject({
@@ -157,7 +163,7 @@ test('an admin invites an employee who grants a credit; an operator acting as th
       old_data: Record<string, unknown> | null;
     }[];
   const creditRows = await logs(`table_name=credits&record_id=${creditId}`);
-  assert.ok(creditRows.length > 0);
+  assert.ok(creditRows.length > 0, 'holds: creditRows.length > 0');
   for (const r of creditRows) {
     assert.equal(r.actor, `user:${marcos.id}`);
     assert.equal(r.impersonated_by, null);
@@ -167,9 +173,12 @@ test('an admin invites an employee who grants a credit; an operator acting as th
   assert.ok(revocation, JSON.stringify(keyRows));
   assert.equal(revocation.actor, `user:${laura.id}`);
   assert.equal(revocation.impersonated_by, operator.email);
-  assert.ok(!('key_hash' in revocation.new_data!) && !('key_hash' in revocation.old_data!));
+  assert.ok(
+    !('key_hash' in revocation.new_data!) && !('key_hash' in revocation.old_data!),
+    "holds: !('key_hash' in revocation.new_data) && !('key_hash' in revocation.old_data)",
+  );
   // the new key's creation, the same way; the keys the command line made at the start are not logged
-  assert.ok(!keyRows.some((r) => r.action === 'INSERT'));
+  assert.ok(!keyRows.some((r) => r.action === 'INSERT'), "holds: !keyRows.some((r) => r.action === 'INSERT')");
   const [creation, ...more] = await logs(`table_name=api_keys&record_id=${replacementId}`);
   assert.equal(more.length, 0);
   assert.equal(creation?.action, 'INSERT');
@@ -180,8 +189,11 @@ test('an admin invites an employee who grants a credit; an operator acting as th
   assert.deepEqual(acted.map((r) => r.action).sort(), ['INSERT', 'UPDATE']);
   for (const r of acted) assert.equal(r.impersonated_by, operator.email);
   assert.equal(creation?.new_data?.name, 'erp 2');
-  assert.ok(!('key_hash' in creation!.new_data!));
-  assert.ok(!JSON.stringify(creation).includes(json(replacement).key));
+  assert.ok(!('key_hash' in creation!.new_data!), 'creation.new_data has no key_hash');
+  assert.ok(
+    !JSON.stringify(creation).includes(json(replacement).key),
+    'holds: !JSON.stringify(creation).includes(json(replacement).key)',
+  );
   // the invitation, by the admin herself
   const invited = (await logs(`table_name=users&record_id=${marcos.id}`)).find((r) => r.action === 'INSERT');
   assert.equal(invited?.actor, `user:${laura.id}`);
@@ -191,5 +203,5 @@ test('an admin invites an employee who grants a credit; an operator acting as th
     (r) => r.action === 'UPDATE' && r.new_data?.password_set_at && !r.old_data?.password_set_at,
   );
   assert.equal(passwordSet?.actor, `user:${marcos.id}`);
-  assert.ok(!('password_hash' in passwordSet!.new_data!));
+  assert.ok(!('password_hash' in passwordSet!.new_data!), 'passwordSet.new_data has no password_hash');
 });

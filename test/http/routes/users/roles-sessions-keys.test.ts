@@ -391,11 +391,11 @@ test('operators: sign in, list businesses, impersonate a user (writes audited wi
   const log = await auditLog(h, 'table_name=branches');
   const impersonated = log.find((e) => e.record_id === json(branch).id);
   const direct = log.find((e) => e.record_id === json(own).id);
-  assert.ok(impersonated && direct);
+  assert.ok(impersonated && direct, 'holds: impersonated && direct');
   assert.equal(impersonated.impersonated_by, op.email);
   assert.ok(String(impersonated.actor).includes(adminId), `on behalf of the admin: ${impersonated.actor}`);
   assert.equal(direct.impersonated_by, null);
-  assert.ok(String(direct.actor).includes(adminId));
+  assert.ok(String(direct.actor).includes(adminId), 'String(direct.actor) includes adminId');
 
   // stop: the operator again
   status(await operator.post('/admin/impersonate/stop'), [200, 201, 204]);

@@ -93,7 +93,10 @@ test('admin, employee, central bank check, credit, operator impersonation, key r
   status(await operator.post('/admin/impersonate', { user_id: adminId }), [200, 201, 204]);
   const as = await me(operator);
   assert.equal(as.user.id, adminId);
-  assert.ok(JSON.stringify(as.impersonated_by).includes(op.email));
+  assert.ok(
+    JSON.stringify(as.impersonated_by).includes(op.email),
+    'JSON.stringify(as.impersonated_by) includes op.email',
+  );
   status(await operator.del(`/api/keys/${erpKeyId}`), 200);
   error(await h.get('/api/clients', erpKey), 401, 'unauthorized');
   status(await operator.post('/admin/impersonate/stop'), [200, 201, 204]);

@@ -244,7 +244,7 @@ test('central bank: unknown CUIT is a stored not_found; repeated lookups are cac
   assert.equal(json(first).status, 'not_found');
   assert.equal(json(first).cuit, c.cuit);
   const asked = reg.received.length;
-  assert.ok(asked >= 1);
+  assert.ok(asked >= 1, 'holds: asked >= 1');
 
   // within the TTL: the same verification, 200, the registry not asked again
   clock.set(new Date(t0 + 23 * HOUR));
@@ -259,7 +259,7 @@ test('central bank: unknown CUIT is a stored not_found; repeated lookups are cac
   status(fresh, 201);
   assert.notEqual(json(fresh).id, json(first).id);
   assert.equal(json(fresh).status, 'found');
-  assert.ok(reg.received.length > asked);
+  assert.ok(reg.received.length > asked, 'holds: reg.received.length > asked');
 
   // older than 24 h (ASSUMPTION: measured on the app's clock): a new lookup
   clock.set(new Date(t0 + 48 * HOUR + 1000));

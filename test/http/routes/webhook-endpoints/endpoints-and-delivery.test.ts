@@ -77,7 +77,7 @@ test('endpoint management: the secret once, list, read, change, delete; read key
   status(put, 200);
   const changed = await readEndpoint(h, ep.id);
   assert.deepEqual([changed.url, changed.events, changed.enabled], ['http://127.0.0.1:9/other', ['*'], false]);
-  assert.ok(!put.body.includes(secret.slice(6)));
+  assert.ok(!put.body.includes(secret.slice(6)), 'holds: !put.body.includes(secret.slice(6))');
 
   // validation
   error(
@@ -203,8 +203,11 @@ test('delivery: POST with the event as body, its id and type in headers, a valid
   // plan.created was never sent to this endpoint
   const [planEvent] = await feed(h, { types: 'plan.created' });
   assert.equal(planEvent.data.object.id, p.id);
-  assert.ok(!list.some((x) => x.event_id === planEvent.id));
-  assert.ok(!rx.received.some((r) => r.body?.type === 'plan.created'));
+  assert.ok(!list.some((x) => x.event_id === planEvent.id), 'holds: !list.some((x) => x.event_id === planEvent.id)');
+  assert.ok(
+    !rx.received.some((r) => r.body?.type === 'plan.created'),
+    "holds: !rx.received.some((r) => r.body?.type === 'plan.created')",
+  );
   // a read key may list deliveries
   status(await h.get(`/api/webhook-endpoints/${ep.id}/deliveries`, h.tenant.readKey), 200);
 });
@@ -243,7 +246,7 @@ test('a failed delivery is listed with its status, retried by hand (202), then d
     (await deliveries(h, ep.id)).find((d) => d.event_id === event.id && d.delivered_at),
   );
   assert.equal(done.status_code, 204);
-  assert.ok(done.attempt >= 2);
+  assert.ok(done.attempt >= 2, 'holds: done.attempt >= 2');
 
   // retrying a delivery of another endpoint or business: not found
   const other = await h.newTenant();
@@ -310,8 +313,14 @@ test('retries back off exponentially for 3 days, then the endpoint is disabled',
 
   // attempts counted up, one listing per event
   const ds = await deliveries(h, ep.id);
-  assert.ok(Math.max(...ds.map((d) => d.attempt)) >= gaps.length);
-  assert.ok(ds.every((d) => !d.delivered_at));
+  assert.ok(
+    Math.max(...ds.map((d) => d.attempt)) >= gaps.length,
+    'holds: Math.max(...ds.map((d) => d.attempt)) >= gaps.length',
+  );
+  assert.ok(
+    ds.every((d) => !d.delivered_at),
+    'every d of ds: !d.delivered_at',
+  );
 });
 
 test("one credit's events arrive in order, even when the first of them has to be retried", {
@@ -375,5 +384,5 @@ test('events written while no delivery process runs are delivered when one start
   startDelivery(t, h);
   const deliveredIds = () => new Set(rx.received.filter(ok2xx).map((r) => objectOf(r.body, 'client')?.id));
   await eventually('the fourth', () => deliveredIds().has(more.id));
-  for (const c of clients) assert.ok(deliveredIds().has(c.id));
+  for (const c of clients) assert.ok(deliveredIds().has(c.id), 'holds: deliveredIds().has(c.id)');
 });

@@ -49,7 +49,11 @@ test('an endpoint is created with its secret once; reads, lists and the audit lo
   assert.deepEqual(json(one), endpoint);
   const list = await h.get('/api/webhook-endpoints', h.tenant.readKey);
   assert.deepEqual(json(list), [endpoint]);
-  for (const body of [one.body, list.body]) assert.ok(!body.includes(secret) && !body.includes('secret'));
+  for (const body of [one.body, list.body])
+    assert.ok(
+      !body.includes(secret) && !body.includes('secret'),
+      "holds: !body.includes(secret) && !body.includes('secret')",
+    );
 
   // the audit log has the endpoint, never its secret
   const logs = json(await h.get('/api/logs?table=webhook_endpoints'));
@@ -57,8 +61,8 @@ test('an endpoint is created with its secret once; reads, lists and the audit lo
   assert.equal(logs.items[0].action, 'INSERT');
   assert.equal(logs.items[0].record_id, endpoint.id);
   assert.equal(logs.items[0].new_data.url, r.url);
-  assert.ok(!JSON.stringify(logs).includes(secret));
-  assert.ok(!JSON.stringify(logs).includes('whsec_'));
+  assert.ok(!JSON.stringify(logs).includes(secret), 'JSON.stringify(logs) does not include secret');
+  assert.ok(!JSON.stringify(logs).includes('whsec_'), "JSON.stringify(logs) does not include 'whsec_'");
 
   // "*" stands for every type
   const all = await createEndpoint(h, { url: r.url, events: ['client.created', '*'] });
@@ -150,7 +154,7 @@ test('PUT changes url, events and description; enabled false and true disable an
 
   const off = json(await h.put(path, { enabled: false }));
   assert.equal(off.enabled, false);
-  assert.ok(off.disabled_at);
+  assert.ok(off.disabled_at, 'off.disabled_at is set');
   assert.equal(off.disabled_reason, `disabled by api_key:${h.tenant.fullKeyId}`);
   const on = json(await h.put(path, { enabled: true, description: null }));
   assert.equal(on.enabled, true);
@@ -211,7 +215,7 @@ test("another business's endpoints and deliveries are 404 to every operation, an
   assert.equal(r.received.length, 2);
   assert.equal(r2.received.length, 0);
   assert.equal(json(await h.get(`${base}`)).enabled, true, 'unchanged by the other business');
-  assert.ok(theirs.endpoint.id);
+  assert.ok(theirs.endpoint.id, 'theirs.endpoint.id is set');
 });
 
 test('the secret is in no log line, from creation to delivery', async (t) => {
@@ -239,7 +243,10 @@ test('the secret is in no log line, from creation to delivery', async (t) => {
   await deliverDue(deps, { now: new Date(now.getTime() + 60_000), businessId: s.tenant.businessId });
   assert.equal(r.received.length, 2);
   assert.ok(log.raw.length > 3, 'something was logged');
-  assert.ok(log.raw.some((l) => l.includes('webhook attempt failed')));
+  assert.ok(
+    log.raw.some((l) => l.includes('webhook attempt failed')),
+    "some l of log.raw: l.includes('webhook attempt failed')",
+  );
   const leaked = log.raw.filter((l) => l.includes(secret) || l.includes('whsec_'));
   assert.deepEqual(leaked, []);
 });
