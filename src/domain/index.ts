@@ -56,6 +56,16 @@ export {
 export type { InstallmentBalance, PaymentSlice, Allocation, AmountPart } from './allocation.ts';
 export { cuitCheckDigit, isValidCuit, parseCuit, withCheckDigit } from './cuit.ts';
 export { datesReaching, isBusinessDay, isWeekend, nextBusinessDay, toleranceDays } from './businessDays.ts';
-export { originationOf, financedPrincipal, disbursedOf, feesProblem, periodFeesOf, NO_PERIOD_FEES } from './fees.ts';
-export type { PlanFee, Origination, FeeType, PeriodFees } from './fees.ts';
+export {
+  originationOf,
+  financedPrincipal,
+  disbursedOf,
+  feesProblem,
+  periodFeesOf,
+  NO_PERIOD_FEES,
+  collectionChargeOf,
+  chargeDay,
+  collectionChargeOwed,
+} from './fees.ts';
+export type { PlanFee, Origination, FeeType, PeriodFees, CollectionCharge } from './fees.ts';
 export { numberInWords, pesosInWords, MAX_IN_WORDS } from './words.ts';
