@@ -122,7 +122,7 @@ export async function postChargesThrough(
           SELECT round((x ->> 'amount')::numeric, 2) AS amount, coalesce((x ->> 'vat')::boolean, false) AS vat,
                  (x ->> 'after_days')::int AS after_days
             FROM jsonb_array_elements(c.fees) x
-           WHERE x ->> 'type' = 'collection' AND x ? 'after_days'
+           WHERE x ->> 'type' = 'collection' AND x ->> 'after_days' IS NOT NULL
            LIMIT 1) f
        WHERE i.business_id = ${businessId} AND i.credit_id = ANY(${ids}::uuid[])
          AND i.status <> 'paid' AND i.due_date + f.after_days <= ${o.asOf}::date),

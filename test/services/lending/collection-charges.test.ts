@@ -129,10 +129,15 @@ test('with VAT: a payment on the charge day comes too late and pays the charge f
   // 02-05: 5 days late (02-01..05): punitory 5 × 3 = 15, with VAT 18.15; the charge 121
   await pay(h, id, { amount: 200 });
   const entries = await ledger(h, id);
-  assert.deepEqual(notSchedule(entries).slice(0, 2), [
-    ['charge', 'fee', 121, '2024-02-05'],
-    ['punitory', 'accrual', 18.15, '2024-02-05'],
-  ]);
+  // posted together before the payment (their order within one instant is not part of the answer)
+  const posted = notSchedule(entries).filter((e) => e[0] !== 'payment');
+  assert.deepEqual(
+    posted.sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    [
+      ['charge', 'fee', 121, '2024-02-05'],
+      ['punitory', 'accrual', 18.15, '2024-02-05'],
+    ],
+  );
   // 200: 121 of the charge, 18.15 of punitory, 60.85 of the amount: 300 + 18.15 + 121 − 200 = 239.15
   // owed, all of it the amount (the payoff shows no charge nor punitory of #1 left; 239.15 + the
   // later principal 600 = 839.15)
