@@ -633,7 +633,8 @@ test('day by day over three month ends, the API and the summary equal daily post
       assert.ok(r.french > 0 && r.french < 7, `seed ${seed} no longer has French and flat credits`);
       assert.ok(r.vat > 0 && r.vat < 7, `seed ${seed} no longer has credits with VAT and without`);
       assert.ok(r.weekendDue > 0, `seed ${seed} no longer has an installment due on a weekend`);
-      assert.ok(r.chargeEntries > 0, `seed ${seed} no longer posts a collection charge`);
+      // seed 139 has a plan with a collection charge (collectionOf); 121 has none
+      if (seed === 139) assert.ok(r.chargeEntries > 0, `seed ${seed} no longer posts a collection charge`);
       t.diagnostic(
         `seed ${seed}: ${r.payments} payments accepted (${r.backdated} backdated, ${r.beforeLatest} before a later one), ${r.reversals} reversals, ${r.waivers} waivers, ${r.reallocated} slices allocated again, ${r.french} French credits, ${r.vat} with VAT, ${r.weekendDue} installments due on a weekend, ${r.chargeEntries} collection charge entries, ${r.entries} punitory entries (${r.corrections} negative); on the last day: ${r.statuses}`,
       );
