@@ -2091,7 +2091,7 @@ export interface components {
              * @description YYYY-MM-DD
              */
             effective_date: string;
-            /** @description why it exists: schedule (an installment), accrual (punitory posted), payment (cash), reversal (cancels a reversed payment), correction (a payment allocated again, or punitory recomputed), rebate (interest not owed at an early payoff), refinance (the settlement of a refinanced credit; no cash), fee (a collection charge posted), waiver (punitory or charges waived: negative, no cash) */
+            /** @description why it exists: schedule (an installment), accrual (punitory posted), payment (cash), reversal (cancels a reversed payment), correction (a payment allocated again, or punitory recomputed), rebate (interest not owed at an early payoff), refinance (the settlement of a refinanced credit; no cash), fee (a collection charge posted; a correction takes one back when a payment recorded later shows the installment was paid in time), waiver (punitory or charges waived: negative, no cash) */
             origin: "schedule" | "payment" | "accrual" | "reversal" | "rebate" | "refinance" | "correction" | "fee" | "waiver";
             payment_id: string | null;
         };

@@ -2,6 +2,7 @@
 // comes to, and what it does to the principal a schedule is built on and to the cash handed over.
 import type { Decimal } from './money.ts';
 import { Dec, money, round2 } from './money.ts';
+import { addDays, compareDates } from './dates.ts';
 
 export type FeeType = 'origination' | 'insurance' | 'admin' | 'collection';
 
@@ -151,4 +152,52 @@ export function periodFeesOf(fees: readonly PlanFee[], principalAtStart: Decimal
     fees: admin,
     feesVat: adm?.vat ? round2(admin.times(vatRate)) : ZERO,
   };
+}
+
+/** A plan's collection charge (docs/domain.md, "Fees and charges"): what one late installment is charged, and when. */
+export interface CollectionCharge {
+  /** the fixed amount and its VAT, each rounded to the cent; total = amount + vat */
+  amount: Decimal;
+  vat: Decimal;
+  total: Decimal;
+  /** days late that charge it (≥ 1) */
+  afterDays: number;
+}
+
+/** The collection charge of these fees, or null when they have none. VAT on the rounded amount, when the fee says `vat`. */
+export function collectionChargeOf(
+  fees: readonly PlanFee[] | null | undefined,
+  vatRate: Decimal,
+): CollectionCharge | null {
+  const f = fees?.find((x) => x.type === 'collection');
+  if (!f || f.after_days === undefined) return null;
+  const amount = round2(money(f.amount ?? 0));
+  const vat = f.vat ? round2(amount.times(vatRate)) : ZERO;
+  return { amount, vat, total: amount.plus(vat), afterDays: f.after_days };
+}
+
+/** The day an installment due on `dueDate` becomes `afterDays` days late: the charge's date. */
+export function chargeDay(dueDate: string, afterDays: number): string {
+  return addDays(dueDate, afterDays);
+}
+
+/**
+ * The collection charge one installment owes as of `asOf` (its total, or 0), from its payment
+ * history: owed once its charge day (due date + after_days) is on or before `asOf` (and not after
+ * `stop`, the write-off date) when the payments dated before that day left some of its amount
+ * unpaid. A payment made on the charge day itself comes too late: the installment is after_days
+ * days late that day (docs/domain.md, "Delinquency": paid on due + 10, it was late 10 days).
+ */
+export function collectionChargeOwed(
+  i: { amount: Decimal; dueDate: string; payments: readonly { paidOn: string; principal: Decimal }[] },
+  charge: CollectionCharge | null,
+  asOf: string,
+  stop: string | null,
+): Decimal {
+  if (!charge || charge.total.lte(0)) return ZERO;
+  const day = chargeDay(i.dueDate, charge.afterDays);
+  if (compareDates(day, asOf) > 0 || (stop !== null && compareDates(day, stop) > 0)) return ZERO;
+  let paid = ZERO;
+  for (const p of i.payments) if (compareDates(p.paidOn, day) < 0) paid = paid.plus(p.principal);
+  return paid.lt(i.amount) ? charge.total : ZERO;
 }

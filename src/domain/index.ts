@@ -64,6 +64,9 @@ export {
   feesProblem,
   periodFeesOf,
   NO_PERIOD_FEES,
+  collectionChargeOf,
+  chargeDay,
+  collectionChargeOwed,
 } from './fees.ts';
-export type { PlanFee, Origination, FeeType, PeriodFees } from './fees.ts';
+export type { PlanFee, Origination, FeeType, PeriodFees, CollectionCharge } from './fees.ts';
 export { numberInWords, pesosInWords, MAX_IN_WORDS } from './words.ts';

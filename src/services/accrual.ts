@@ -54,6 +54,7 @@ import {
   installmentHistories,
   insertLedger,
   ledgerEntriesByIds,
+  postChargesThrough,
   postPunitoryThrough,
   type InstallmentHistory,
   type NewLedgerEntry,
@@ -72,6 +73,7 @@ import {
 } from '../domain/index.ts';
 import {
   addPunitory,
+  chargePostings,
   creditTerms,
   punitoryPostings,
   stateFromHistory,
@@ -118,6 +120,8 @@ export interface BusinessAccrual {
   credits_accrued: number;
   punitory_entries: number;
   punitory_total: string;
+  /** collection charges posted (and corrected), one entry each */
+  charge_entries: number;
   written_off: number;
   /** installments announced as newly late (installment.overdue): those due since the last run, up to yesterday */
   overdue_announced: number;
@@ -136,6 +140,8 @@ interface BatchPostings {
   statusChanges: { id: string; status: InstallmentStatus; paidDate: string | null }[];
   total: Decimal;
   clamped: string[];
+  /** collection charge entries among rows */
+  charges: number;
 }
 
 /**
@@ -155,12 +161,29 @@ function batchPostings(
     if (list) list.push(i);
     else byCredit.set(i.credit_id, [i]);
   }
-  const out: BatchPostings = { rows: [], statusChanges: [], total: new Dec(0), clamped: [] };
+  const out: BatchPostings = { rows: [], statusChanges: [], total: new Dec(0), clamped: [], charges: 0 };
   for (const c of credits) {
     const insts = byCredit.get(c.id) ?? [];
     const byId = new Map(insts.map((i) => [i.id, i]));
     const states = insts.map((i) => stateFromHistory(i, historyOf.get(i.id)));
-    const { postings, atStorableMax } = punitoryPostings(states, creditTerms(c), o.asOf, stopDate(c, o.timezone));
+    const terms = creditTerms(c);
+    const stop = stopDate(c, o.timezone);
+    // the collection charges whose day has come, each dated its day (as an event posts them)
+    for (const ch of chargePostings(states, terms, o.asOf, stop)) {
+      out.rows.push({
+        credit_id: c.id,
+        installment_id: ch.state.id,
+        type: 'charge',
+        origin: ch.amount.lt(0) ? 'correction' : 'fee',
+        amount: toMoneyString(ch.amount),
+        vat_part: toMoneyString(ch.vat),
+        effective_date: ch.date,
+        branch_id: c.branch_id,
+        created_by: o.actor,
+      });
+      out.charges += 1;
+    }
+    const { postings, atStorableMax } = punitoryPostings(states, terms, o.asOf, stop);
     if (atStorableMax.length > 0) out.clamped.push(c.id);
     for (const { state, amount, vat } of postings) {
       out.rows.push({
@@ -189,6 +212,8 @@ function batchPostings(
 interface BatchResult {
   credits: number;
   entries: number;
+  /** collection charge entries (docs/domain.md "Fees and charges") */
+  charges: number;
   total: Decimal;
   clamped: string[];
   writtenOff: number;
@@ -207,10 +232,17 @@ async function postBatch(
   announcePunitory(trx, bid, await insertLedger(trx, bid, p.rows));
   for (const ch of p.statusChanges) await setInstallmentState(trx, bid, ch.id, ch.status, ch.paidDate);
   await markAccrued(trx, bid, ids, o.asOf);
-  return { credits: ids.length, entries: p.rows.length, total: p.total, clamped: p.clamped, writtenOff: 0 };
+  return {
+    credits: ids.length,
+    entries: p.rows.length - p.charges,
+    charges: p.charges,
+    total: p.total,
+    clamped: p.clamped,
+    writtenOff: 0,
+  };
 }
 
-/** punitory.posted, one event an entry. */
+/** punitory.posted, one event a punitory entry (a charge is announced by the ledger feed only). */
 function announcePunitory(trx: Transaction<DB>, bid: string, entries: LedgerEntry[]): void {
   for (const e of entries)
     if (e.type === 'punitory') emit(trx, bid, 'punitory.posted', presentLedgerEntry(e), { creditId: e.credit_id });
@@ -268,6 +300,7 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
     credits_accrued: 0,
     punitory_entries: 0,
     punitory_total: '0.00',
+    charge_entries: 0,
     written_off: 0,
     overdue_announced: 0,
     promises_broken: 0,
@@ -277,6 +310,7 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
   const add = (r: BatchResult) => {
     out.credits_accrued += r.credits;
     out.punitory_entries += r.entries;
+    out.charge_entries += r.charges;
     out.written_off += r.writtenOff;
     total = total.plus(r.total);
     for (const id of r.clamped) {
@@ -306,12 +340,15 @@ export async function accrueBusiness(db: Database, business: Business, opts: Acc
     batches,
     async (trx, ids) => {
       const locked = (await lockForClose(trx, bid, ids, { close, timezone: tz })).map((c) => c.id);
-      const p = await postPunitoryThrough(trx, bid, locked, { asOf: close, timezone: tz, createdBy: opts.actor });
+      const closing = { asOf: close, timezone: tz, createdBy: opts.actor };
+      const charged = await postChargesThrough(trx, bid, locked, closing);
+      const p = await postPunitoryThrough(trx, bid, locked, closing);
       announcePunitory(trx, bid, await ledgerEntriesByIds(trx, bid, p.ids));
       await markAccrued(trx, bid, locked, close);
       return {
         credits: locked.length,
         entries: p.entries,
+        charges: charged.entries,
         total: new Dec(p.total),
         clamped: p.atStorableMax,
         writtenOff: 0,

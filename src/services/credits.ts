@@ -116,7 +116,7 @@ export async function worklistItems(
   return rows.map((i) => {
     const owed = owedOf(
       stateFromHistory(i, historyOf.get(i.id)),
-      { ...i, status: i.credit_status },
+      { ...i, status: i.credit_status, fees: i.credit_fees },
       ctx.today,
       ctx.timezone,
     );

@@ -187,10 +187,12 @@ export interface AccrualCandidate {
   /** the VAT its punitory carries */
   vat_rate: string;
   branch_id: string | null;
+  /** the fees snapshotted on it: its collection charge */
+  fees: Credit['fees'];
 }
 
 const CANDIDATE_COLUMNS = sql.raw(`c.id, c.status, c.written_off_at, c.write_off_days, c.daily_punitory_rate,
-  c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct, c.vat_rate, c.branch_id`);
+  c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct, c.vat_rate, c.branch_id, c.fees`);
 
 /**
  * The credits the month close through `close` has not reached, by id: active or written off,

@@ -80,7 +80,16 @@ pay AS (
 ),
 ib AS (
   SELECT i.*, coalesce(p.punitory_posted, 0) AS punitory_posted, coalesce(p.paid, 0) AS paid,
-    coalesce(p.charges, 0) AS charges, coalesce(p.waived, 0) AS waived,
+    -- the collection charge whose day has come counts before it is posted (owedOf's chargesAsOf;
+    -- src/domain/fees.ts collectionChargeOwed): the rule's figure; otherwise what is posted
+    CASE WHEN k.status IN ('active', 'written_off') AND f.after_days IS NOT NULL AND i.due_date + f.after_days <= $3::date
+      THEN CASE WHEN ((k.written_off_at AT TIME ZONE $4::text)::date IS NULL
+                      OR i.due_date + f.after_days <= (k.written_off_at AT TIME ZONE $4::text)::date)
+                  AND (SELECT coalesce(sum(x.amount - x.punitory_part - x.charge_part), 0) FROM l x
+                        WHERE x.installment_id = i.id AND x.type = 'payment' AND x.effective_date < i.due_date + f.after_days) < i.amount
+             THEN f.total ELSE 0 END
+      ELSE coalesce(p.charges, 0) END AS charges,
+    coalesce(p.waived, 0) AS waived,
     CASE WHEN k.status IN ('active', 'written_off') AND coalesce(p.principal_paid, 0) < i.amount AND k.daily_punitory_rate > 0
       THEN punitory_with_vat(punitory_cumulative(i.amount, i.due_date, $3::date, (k.written_off_at AT TIME ZONE $4::text)::date,
              k.daily_punitory_rate, k.punitory_mode, greatest(k.grace_days, i.tolerance_days), k.max_punitory_days,
@@ -89,6 +98,14 @@ ib AS (
   FROM installments i
   JOIN k ON k.id = i.credit_id
   LEFT JOIN pay p ON p.installment_id = i.id
+  LEFT JOIN LATERAL (
+    SELECT round((x ->> 'amount')::numeric, 2)
+             + CASE WHEN coalesce((x ->> 'vat')::boolean, false)
+                    THEN round(round((x ->> 'amount')::numeric, 2) * k.vat_rate, 2) ELSE 0 END AS total,
+           (x ->> 'after_days')::int AS after_days
+      FROM jsonb_array_elements(k.fees) x
+     WHERE x ->> 'type' = 'collection' AND x ->> 'after_days' IS NOT NULL
+     LIMIT 1) f ON true
   WHERE i.business_id = $1
 )`;
 

@@ -125,6 +125,8 @@ export type WorklistRow = Installment &
   > & {
     credit_sequential_id: number;
     credit_status: CreditStatus;
+    /** the credit's fees (its collection charge), as snapshotted when it was granted */
+    credit_fees: Credit['fees'];
     client_name: string;
     /** the credit's latest promise that is not cancelled */
     latest_promise_id: string | null;
@@ -222,7 +224,7 @@ function worklistColumns(q: ReturnType<typeof worklistBase>) {
   return q
     .selectAll('i')
     .select(['c.client_id', 'c.sequential_id as credit_sequential_id', 'c.status as credit_status', 'c.written_off_at'])
-    .select(['c.collector_id'])
+    .select(['c.collector_id', 'c.fees as credit_fees'])
     .select(sql<string>`trim(coalesce(cl.first_name, '') || ' ' || coalesce(cl.last_name, ''))`.as('client_name'))
     .select(latestPromise('lp.id').as('latest_promise_id'))
     .select(

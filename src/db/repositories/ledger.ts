@@ -95,6 +95,67 @@ export async function postPunitoryThrough(
 }
 
 /**
+ * The collection charges of the month close of these (locked) credits, in one statement
+ * (docs/domain.md, "Fees and charges"; the SQL twin of src/domain/fees.ts collectionChargeOwed):
+ * for each unpaid installment whose charge day (due date + the credit's collection `after_days`)
+ * is on or before `asOf`, the charge it owes (the fixed amount and its VAT when the fee says
+ * `vat`, if the payments dated before that day left some of its amount unpaid and it was not
+ * written off before) minus what is posted, inserted dated the charge day. Nothing is posted twice:
+ * an installment already charged has nothing left to post.
+ */
+export async function postChargesThrough(
+  db: Executor,
+  businessId: string,
+  creditIds: string[],
+  o: { asOf: string; timezone: string; createdBy: string },
+): Promise<{ entries: number; ids: string[] }> {
+  if (creditIds.length === 0) return { entries: 0, ids: [] };
+  const ids = sql.val(creditIds);
+  const r = await sql<{ entries: number; ids: string[] | null }>`
+    WITH inst AS (
+      SELECT i.id, i.credit_id, i.amount, c.branch_id, i.due_date + f.after_days AS day,
+             (c.written_off_at AT TIME ZONE ${o.timezone})::date AS stop_date,
+             f.amount AS fee, CASE WHEN f.vat THEN round(f.amount * c.vat_rate, 2) ELSE 0 END AS fee_vat
+        FROM installments i
+        JOIN credits c ON c.business_id = i.business_id AND c.id = i.credit_id
+        CROSS JOIN LATERAL (
+          SELECT round((x ->> 'amount')::numeric, 2) AS amount, coalesce((x ->> 'vat')::boolean, false) AS vat,
+                 (x ->> 'after_days')::int AS after_days
+            FROM jsonb_array_elements(c.fees) x
+           WHERE x ->> 'type' = 'collection' AND x ->> 'after_days' IS NOT NULL
+           LIMIT 1) f
+       WHERE i.business_id = ${businessId} AND i.credit_id = ANY(${ids}::uuid[])
+         AND i.status <> 'paid' AND i.due_date + f.after_days <= ${o.asOf}::date),
+    h AS (
+      SELECT l.installment_id,
+             coalesce(sum(l.amount) FILTER (WHERE l.type = 'charge'), 0) AS posted,
+             coalesce(sum(l.vat_part) FILTER (WHERE l.type = 'charge'), 0) AS vat_posted,
+             coalesce(sum(l.amount - l.punitory_part - l.charge_part)
+                        FILTER (WHERE l.type = 'payment' AND l.effective_date < inst.day), 0) AS paid_before
+        FROM ledger l
+        JOIN inst ON inst.id = l.installment_id
+       WHERE l.business_id = ${businessId} AND l.credit_id = ANY(${ids}::uuid[]) AND l.type IN ('charge', 'payment')
+       GROUP BY l.installment_id),
+    t AS (
+      SELECT inst.*, coalesce(h.posted, 0) AS posted, coalesce(h.vat_posted, 0) AS vat_posted,
+             (inst.stop_date IS NULL OR inst.day <= inst.stop_date) AND coalesce(h.paid_before, 0) < inst.amount
+               AND inst.fee + inst.fee_vat > 0 AS owed
+        FROM inst LEFT JOIN h ON h.installment_id = inst.id),
+    ins AS (
+      INSERT INTO ledger (business_id, credit_id, installment_id, type, origin, amount, vat_part, effective_date,
+                          branch_id, created_by)
+      SELECT ${businessId}::uuid, t.credit_id, t.id, 'charge',
+             CASE WHEN t.owed THEN 'fee' ELSE 'correction' END,
+             CASE WHEN t.owed THEN t.fee + t.fee_vat ELSE 0 END - t.posted,
+             CASE WHEN t.owed THEN t.fee_vat ELSE 0 END - t.vat_posted, t.day, t.branch_id, ${o.createdBy}::text
+        FROM t WHERE CASE WHEN t.owed THEN t.fee + t.fee_vat ELSE 0 END <> t.posted
+      RETURNING id)
+    SELECT (SELECT count(*) FROM ins)::int AS entries, (SELECT array_agg(id::text) FROM ins) AS ids`.execute(db);
+  const row = r.rows[0]!;
+  return { entries: Number(row.entries), ids: row.ids ?? [] };
+}
+
+/**
  * Oldest first. Entries recorded in the same instant (one statement; the embedded database's clock
  * ticks in milliseconds) keep the order they were written in: by effective date, then installment,
  * punitory, payment, then installment number.

@@ -83,6 +83,8 @@ WITH cr AS (
     c.daily_punitory_rate, c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct, c.vat_rate,
     c.refinanced_from_id,
     (c.written_off_at AT TIME ZONE ${tz})::date AS stop_date,
+    -- the collection charge (docs/domain.md "Fees and charges"): its total with VAT, and after_days
+    f.total AS charge_total, f.after_days AS charge_after_days,
     CASE
       -- a cancelled credit is void from its start: never part of any figure but the count
       WHEN c.status = 'inactive' THEN 'inactive'
@@ -96,11 +98,20 @@ WITH cr AS (
       ELSE c.status
     END AS st
   FROM credits c
+  LEFT JOIN LATERAL (
+    SELECT round((x ->> 'amount')::numeric, 2)
+             + CASE WHEN coalesce((x ->> 'vat')::boolean, false)
+                    THEN round(round((x ->> 'amount')::numeric, 2) * c.vat_rate, 2) ELSE 0 END AS total,
+           (x ->> 'after_days')::int AS after_days
+      FROM jsonb_array_elements(c.fees) x
+     WHERE x ->> 'type' = 'collection' AND x ->> 'after_days' IS NOT NULL
+     LIMIT 1) f ON true
   WHERE c.business_id = ${bid} AND c.start_date <= ${d} AND (${branch} IS NULL OR c.branch_id = ${branch})
 ),
 lb AS (
   SELECT l.installment_id, sum(CASE WHEN l.type = 'payment' THEN -l.amount ELSE l.amount END) AS bal,
     coalesce(sum(l.amount) FILTER (WHERE l.type = 'punitory'), 0) AS punitory_posted,
+    coalesce(sum(l.amount) FILTER (WHERE l.type = 'charge'), 0) AS charges_posted,
     coalesce(sum(l.amount - l.punitory_part - l.charge_part) FILTER (WHERE l.type = 'payment'), 0) AS principal_paid
   FROM ledger l
   WHERE l.business_id = ${bid} AND l.effective_date <= ${d}
@@ -122,6 +133,15 @@ inst AS (
           FROM ledger p
          WHERE p.business_id = ${bid} AND p.installment_id = i.id AND p.type = 'payment' AND p.effective_date <= ${d}
       ) - lb.punitory_posted
+      ELSE 0 END + CASE
+      -- its charge day has come: the collection charge the rule gives (src/domain/fees.ts
+      -- collectionChargeOwed) less what is posted, as a read adds it before the next posting
+      WHEN i.due_date + cr.charge_after_days <= ${d} THEN CASE
+          WHEN (cr.stop_date IS NULL OR i.due_date + cr.charge_after_days <= cr.stop_date) AND cr.charge_total > 0
+            AND (SELECT coalesce(sum(p.amount - p.punitory_part - p.charge_part), 0) FROM ledger p
+                  WHERE p.business_id = ${bid} AND p.installment_id = i.id AND p.type = 'payment'
+                    AND p.effective_date < i.due_date + cr.charge_after_days) < i.amount
+          THEN cr.charge_total ELSE 0 END - coalesce(lb.charges_posted, 0)
       ELSE 0 END AS bal
   FROM cr
   JOIN installments i ON i.business_id = ${bid} AND i.credit_id = cr.id

@@ -43,6 +43,7 @@ test('the month close posts cumulative − posted, effective the last day of the
     credits_accrued: 1,
     punitory_entries: 1,
     punitory_total: 50, // 10 days (Feb 20..29) × 5 (money is a JSON number in --json output)
+    charge_entries: 0,
     written_off: 0,
     overdue_announced: 1, // a business's first run announces every installment late by then (d's first)
     promises_broken: 0,

@@ -147,13 +147,32 @@ const cents = (x: unknown) => money(x as number).toFixed(2);
  * plans with an odd grace carry life insurance of 0.2 % a month with VAT and an admin fee of 15
  * without; those whose payment day is even, an admin fee of 7.50 with VAT.
  */
-function feesOf(p: PlanSpec): { type: 'insurance' | 'admin'; rate?: number; amount?: number; vat: boolean }[] {
+function feesOf(p: PlanSpec): {
+  type: 'insurance' | 'admin' | 'collection';
+  rate?: number;
+  amount?: number;
+  vat: boolean;
+  after_days?: number;
+}[] {
+  return [...periodFeesOf(p), ...collectionOf(p)];
+}
+function periodFeesOf(p: PlanSpec): { type: 'insurance' | 'admin'; rate?: number; amount?: number; vat: boolean }[] {
   if (p.grace_days % 2 === 1)
     return [
       { type: 'insurance', rate: 0.002, vat: true },
       { type: 'admin', amount: 15, vat: false },
     ];
   return p.payment_day % 2 === 0 ? [{ type: 'admin', amount: 7.5, vat: true }] : [];
+}
+/**
+ * The collection charge, drawn the same way: monthly plans of two installments without grace are
+ * charged 40 (with VAT when the payment day is odd) once an installment is 1 to 12 days late
+ * (seed 139: one plan without VAT; seed 77: one with VAT).
+ */
+function collectionOf(p: PlanSpec): { type: 'collection'; amount: number; vat: boolean; after_days: number }[] {
+  return p.cut_type === 'monthly' && p.grace_days === 0 && p.installments_count === 2
+    ? [{ type: 'collection', amount: 40, vat: p.payment_day % 2 === 1, after_days: 1 + (p.payment_day % 12) }]
+    : [];
 }
 
 /** The figures compared, as strings, from the API's credit detail and from the model's view. */
@@ -165,6 +184,7 @@ function apiFigures(detail: any) {
       number: i.number,
       punitory: money(i.punitory_posted).plus(money(i.punitory_accrued)).toFixed(2),
       waived: cents(i.waived),
+      charges: cents(i.charges),
       paid: cents(i.paid),
       outstanding: cents(i.outstanding),
       status: i.status,
@@ -179,6 +199,7 @@ function modelFigures(v: CreditView) {
       number: i.number,
       punitory: i.punitory.toFixed(2),
       waived: i.waived.toFixed(2),
+      charges: i.charges.toFixed(2),
       paid: i.paid.toFixed(2),
       outstanding: i.outstanding.toFixed(2),
       status: i.status,
@@ -257,6 +278,10 @@ async function runScenario(
       },
       vatRate: plan.vat_rate,
       writtenOffOn: null,
+      collection: collectionOf(plan).map((f) => ({
+        total: money(f.amount).plus(f.vat ? round2(money(f.amount).times(plan.vat_rate)) : 0),
+        afterDays: f.after_days,
+      }))[0],
     });
     assert.deepEqual(
       [d.credit.amortization, d.credit.vat_rate],
@@ -544,8 +569,27 @@ async function runScenario(
     .where('type', '=', 'payment')
     .where('origin', '=', 'correction')
     .execute();
+  // collection charges: each installment's net is 0 or the plan's charge (never charged twice)
+  const charges = await h.db.kysely
+    .selectFrom('ledger')
+    .select(['credit_id', 'installment_id', 'amount'])
+    .where('business_id', '=', bid)
+    .where('type', '=', 'charge')
+    .execute();
+  for (const inst of new Set(charges.map((e) => e.installment_id))) {
+    const mine = charges.filter((e) => e.installment_id === inst);
+    const net = mine.reduce((a, e) => a.plus(money(e.amount)), money(0));
+    const k = credits.findIndex((c) => c.id === mine[0]!.credit_id);
+    const charge = credits[k]!.collection;
+    assert.ok(
+      charge && (net.isZero() || net.eq(money(charge.total))),
+      `installment ${inst}: charges of ${net.toFixed(2)} net, not 0 nor the plan's charge`,
+    );
+  }
   const total = (f: (e: (typeof events)[number]) => number) => events.reduce((n, e) => n + f(e), 0);
   return {
+    /** collection charge entries written (corrections included) */
+    chargeEntries: charges.length,
     payments: total((e) => e.payments),
     backdated: total((e) => e.backdated),
     beforeLatest: total((e) => e.beforeLatest),
@@ -589,8 +633,10 @@ test('day by day over three month ends, the API and the summary equal daily post
       assert.ok(r.french > 0 && r.french < 7, `seed ${seed} no longer has French and flat credits`);
       assert.ok(r.vat > 0 && r.vat < 7, `seed ${seed} no longer has credits with VAT and without`);
       assert.ok(r.weekendDue > 0, `seed ${seed} no longer has an installment due on a weekend`);
+      // seed 139 has a plan with a collection charge (collectionOf); 121 has none
+      if (seed === 139) assert.ok(r.chargeEntries > 0, `seed ${seed} no longer posts a collection charge`);
       t.diagnostic(
-        `seed ${seed}: ${r.payments} payments accepted (${r.backdated} backdated, ${r.beforeLatest} before a later one), ${r.reversals} reversals, ${r.waivers} waivers, ${r.reallocated} slices allocated again, ${r.french} French credits, ${r.vat} with VAT, ${r.weekendDue} installments due on a weekend, ${r.entries} punitory entries (${r.corrections} negative); on the last day: ${r.statuses}`,
+        `seed ${seed}: ${r.payments} payments accepted (${r.backdated} backdated, ${r.beforeLatest} before a later one), ${r.reversals} reversals, ${r.waivers} waivers, ${r.reallocated} slices allocated again, ${r.french} French credits, ${r.vat} with VAT, ${r.weekendDue} installments due on a weekend, ${r.chargeEntries} collection charge entries, ${r.entries} punitory entries (${r.corrections} negative); on the last day: ${r.statuses}`,
       );
     });
   }

@@ -5,7 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { addDays, cumulativePunitory, money, round2, type PunitoryTerms } from '../../../src/domain/index.ts';
+import {
+  addDays,
+  collectionChargeOwed,
+  cumulativePunitory,
+  money,
+  round2,
+  type PunitoryTerms,
+} from '../../../src/domain/index.ts';
 import {
   ReferenceModel,
   weekendTolerance,
@@ -352,6 +359,13 @@ const arbCase = fc
     ),
     // reversals: of the payment at this index (mod the count), this many days after it is recorded
     reversals: fc.array(fc.record({ pick: fc.nat(), after: fc.integer({ min: 0, max: 20 }) }), { maxLength: 2 }),
+    // a collection charge (its total in cents, VAT included) once an installment is this many days late
+    collection: fc.option(
+      fc.record({ cents: fc.integer({ min: 1, max: 50_000 }), afterDays: fc.integer({ min: 1, max: 40 }) }),
+      {
+        nil: null,
+      },
+    ),
   })
   .map((r) => {
     const start = '2024-01-01';
@@ -372,6 +386,8 @@ const arbCase = fc
       }),
       vatRate: r.vatRate,
       writtenOffOn: r.writeOff === null ? null : addDays(start, r.writeOff),
+      collection:
+        r.collection === null ? null : { total: money(r.collection.cents).div(100), afterDays: r.collection.afterDays },
     };
     let day = 0;
     const payments: ModelEvent[] = r.pays.map((p) => {
@@ -419,6 +435,76 @@ test('property: every day, each installment’s punitory equals cumulativePunito
     }),
     { numRuns: 60 },
   );
+});
+
+test('property: every day, each installment’s collection charge is collectionChargeOwed of its payment slices (charged when the payments before its charge day left its amount unpaid)', () => {
+  const until = '2024-05-31';
+  let charged = 0;
+  let spared = 0;
+  fc.assert(
+    fc.property(arbCase, ({ credit, payments }) => {
+      const m = new ReferenceModel([credit], payments, until);
+      const c = credit.collection;
+      const charge = c
+        ? { amount: money(c.total), vat: money(0), total: money(c.total), afterDays: c.afterDays }
+        : null;
+      for (let k = 0; addDays('2024-01-01', k) <= until; k += 2) {
+        const day = addDays('2024-01-01', k);
+        for (const i of m.creditOn('x', day)!.installments) {
+          const owed = collectionChargeOwed(
+            { amount: i.amount, dueDate: i.dueDate, payments: i.slices },
+            charge,
+            day,
+            credit.writtenOffOn ?? null,
+          );
+          assert.equal(i.charges.toFixed(2), owed.toFixed(2), `${day} #${i.number}`);
+          assert.ok(i.chargesPaid.lte(i.charges), `${day} #${i.number}: more of the charge paid than charged`);
+          // the installments past their charge day: some charged, some spared (paid in time)
+          if (c && addDays(i.dueDate, c.afterDays) <= day) {
+            if (owed.gt(0)) charged++;
+            else spared++;
+          }
+        }
+      }
+    }),
+    { numRuns: 60 },
+  );
+  assert.ok(
+    charged > 0 && spared > 0,
+    `the cases no longer charge some installments and spare others (${charged}, ${spared})`,
+  );
+});
+
+test('collection charge: charged on the day the installment is after_days late, before that day’s payments, paid first; recomputed when a backdated payment shows it was paid in time', () => {
+  // 1000 due 01-31, 0.5 % a day (5.00), a charge of 121 once 5 days late: on 02-05
+  const charged = (id: string): ModelCredit => ({
+    ...oneInstallment(id, '1000', '2024-01-31', {}),
+    collection: { total: '121', afterDays: 5 },
+  });
+  const m = new ReferenceModel(
+    [charged('a'), charged('b'), charged('c')],
+    [
+      // a: 200 on the charge day: 121 of the charge, 25 of punitory (5 days), 54 of the amount
+      paid('a', '2024-02-05', '200'),
+      // b: paid in full the day before (4 days: 20 of punitory)
+      paid('b', '2024-02-04', '1020'),
+      // c: the same payment, recorded on 02-10
+      paid('c', '2024-02-04', '1020', '2024-02-10'),
+    ],
+    '2024-02-29',
+  );
+  const one = (id: string, day: string) => m.creditOn(id, day)!.installments[0]!;
+  assert.equal(one('a', '2024-02-04').charges.toFixed(2), '0.00');
+  const a = one('a', '2024-02-05');
+  assert.deepEqual(
+    [a.charges, a.chargesPaid, a.punitoryPaid, a.principalPaid, a.outstanding].map((x) => x.toFixed(2)),
+    ['121.00', '121.00', '25.00', '54.00', '946.00'],
+  );
+  assert.deepEqual([one('b', '2024-02-29').charges.toFixed(2), one('b', '2024-02-29').status], ['0.00', 'paid']);
+  // c: from 02-05 to 02-09 the model knows no payment: 1000 + 121 + punitory; from 02-10, none
+  assert.equal(one('c', '2024-02-09').charges.toFixed(2), '121.00');
+  assert.equal(one('c', '2024-02-09').outstanding.toFixed(2), (1000 + 121 + 45).toFixed(2));
+  assert.deepEqual([one('c', '2024-02-10').charges.toFixed(2), one('c', '2024-02-10').status], ['0.00', 'paid']);
 });
 
 test('the model payoff counts what was prepaid toward later installments in full', () => {

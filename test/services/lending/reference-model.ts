@@ -28,6 +28,13 @@
 // from the day they are recorded, before that day's payments; they never change the accrual. A
 // waiver is refused when not positive or above the installment's punitory unpaid that day.
 //
+// The collection charge (docs/domain.md "Fees and charges"), when the credit has one: on the day an
+// installment becomes after_days late (due + after_days), before that day's payments, it is
+// charged its total (VAT included) when some of its amount is still unpaid and the credit was not
+// written off before; it is owed from that day and paid first, before the installment's punitory
+// (allocatePayment's chargesOwed). Like punitory, a payment recorded later but dated before that
+// day changes the history from the day it is recorded: the walk decides the charge again.
+//
 // Payments are accepted or refused as the API does: refused on a closed credit, when not positive,
 // dated in the future or before the credit's start, or when, walked with the accepted payments in
 // date order, some payment could no longer be fully allocated (more than owed, counting the later
@@ -71,6 +78,8 @@ export interface ModelCredit {
   vatRate?: Money;
   /** the business date of the write-off, if written off: no later day is chargeable */
   writtenOffOn?: string | null;
+  /** the plan's collection charge: its total (VAT included) and the days late that charge it (absent: none) */
+  collection?: { total: Money; afterDays: number } | null;
 }
 
 export interface ModelPayment {
@@ -127,6 +136,8 @@ export interface SliceView {
   principal: Decimal;
   /** VAT included */
   punitory: Decimal;
+  /** of the collection charge, VAT included */
+  charge: Decimal;
 }
 
 export interface InstallmentView {
@@ -139,9 +150,12 @@ export interface InstallmentView {
   punitoryPaid: Decimal;
   /** punitory waived (VAT included) */
   waived: Decimal;
-  /** principalPaid + punitoryPaid */
+  /** the collection charge owed (VAT included), 0 when none; and what is paid of it */
+  charges: Decimal;
+  chargesPaid: Decimal;
+  /** principalPaid + punitoryPaid + chargesPaid */
   paid: Decimal;
-  /** amount + punitory − waived − paid (negative when a recomputation left punitory overpaid) */
+  /** amount + punitory + charges − waived − paid (negative when a recomputation left punitory overpaid) */
   outstanding: Decimal;
   status: 'pending' | 'partial' | 'paid';
   overdue: boolean;
@@ -189,6 +203,11 @@ interface Cell {
   punitoryPaid: Decimal;
   /** punitory waived so far, VAT included */
   waived: Decimal;
+  /** the day it becomes collection-charge late (due + after_days), null when the plan has none */
+  chargeDay: number | null;
+  /** the collection charge decided on that day (VAT included), and what is paid of it */
+  charge: Decimal;
+  chargePaid: Decimal;
   /** the day the amount was fully paid */
   fullyPaid: number | null;
   /** the day it became paid (amount and punitory), while it is */
@@ -245,14 +264,16 @@ function pay(cells: Cell[], t: number, amount: Decimal, terms: Terms): Decimal {
     amount: c.amount,
     principalPaid: c.principalPaid,
     punitoryOwed: punitoryOn(c, t, terms).minus(c.punitoryPaid).minus(c.waived),
+    chargesOwed: c.charge.minus(c.chargePaid),
   }));
   const { slices, unallocated } = allocatePayment(amount, balances);
   for (const s of slices) {
     const c = cells.find((x) => String(x.number) === s.installmentId)!;
     c.principalPaid = c.principalPaid.plus(s.principal);
     c.punitoryPaid = c.punitoryPaid.plus(s.punitory);
+    c.chargePaid = c.chargePaid.plus(s.charge);
     if (c.fullyPaid === null && c.principalPaid.gte(c.amount)) c.fullyPaid = t;
-    c.slices = [...c.slices, { paidOn: fromDay(t), principal: s.principal, punitory: s.punitory }];
+    c.slices = [...c.slices, { paidOn: fromDay(t), principal: s.principal, punitory: s.punitory, charge: s.charge }];
   }
   return unallocated;
 }
@@ -260,6 +281,8 @@ function pay(cells: Cell[], t: number, amount: Decimal, terms: Terms): Decimal {
 const outstandingOn = (c: Cell, t: number, terms: Terms) =>
   c.amount
     .plus(punitoryOn(c, t, terms))
+    .plus(c.charge)
+    .minus(c.chargePaid)
     .minus(c.principalPaid)
     .minus(c.punitoryPaid)
     .minus(c.waived);
@@ -270,7 +293,7 @@ function view(credit: ModelCredit, cells: Cell[], t: number, payments: ModelPaym
   const terms = termsOf(credit);
   const installments = cells.map((c): InstallmentView => {
     const punitory = punitoryOn(c, t, terms);
-    const paid = c.principalPaid.plus(c.punitoryPaid);
+    const paid = c.principalPaid.plus(c.punitoryPaid).plus(c.chargePaid);
     const isPaid = c.paidDay !== null;
     const overdue = !isPaid && t > c.due;
     return {
@@ -281,8 +304,10 @@ function view(credit: ModelCredit, cells: Cell[], t: number, payments: ModelPaym
       principalPaid: c.principalPaid,
       punitoryPaid: c.punitoryPaid,
       waived: c.waived,
+      charges: c.charge,
+      chargesPaid: c.chargePaid,
       paid,
-      outstanding: c.amount.plus(punitory).minus(c.waived).minus(paid),
+      outstanding: c.amount.plus(punitory).plus(c.charge).minus(c.waived).minus(paid),
       status: isPaid ? 'paid' : c.slices.length > 0 ? 'partial' : 'pending',
       overdue,
       daysLate: overdue ? t - c.due : isPaid ? Math.max(0, c.paidDay! - c.due) : 0,
@@ -316,6 +341,9 @@ function walk(credit: ModelCredit, payments: ModelPayment[], waivers: ModelWaive
       principalPaid: ZERO,
       punitoryPaid: ZERO,
       waived: ZERO,
+      chargeDay: credit.collection ? dayNumber(i.dueDate) + credit.collection.afterDays : null,
+      charge: ZERO,
+      chargePaid: ZERO,
       fullyPaid: null,
       paidDay: null,
       slices: [],
@@ -325,6 +353,11 @@ function walk(credit: ModelCredit, payments: ModelPayment[], waivers: ModelWaive
   let next = 0;
   for (let t = dayNumber(credit.startDate); t <= to; t++) {
     accrueDay(cells, t, terms, stop);
+    // the day an installment becomes after_days late, before that day's payments: charged when
+    // some of its amount is still unpaid (and the credit was not written off before)
+    for (const c of cells)
+      if (c.chargeDay === t && (stop === null || t <= stop) && c.principalPaid.lt(c.amount))
+        c.charge = money(credit.collection!.total);
     // a waiver counts from its day, before that day's payments (the API applies it so)
     for (const w of waivers)
       if (dayNumber(w.recordedOn) === t) {

@@ -30,7 +30,8 @@ import {
   applyEntry,
   balanceOf,
   buildStates,
-  chargesUnpaid,
+  chargePostings,
+  chargesAsOf,
   creditTerms,
   cumulativeOf,
   punitoryPostings,
@@ -130,12 +131,24 @@ export function statesOf(l: Book): InstallmentState[] {
  * the watermark there (never backwards): a posting at an event.
  */
 export function postPunitory(ctx: Acting, l: Book, asOf: string): void {
-  const { postings, atStorableMax } = punitoryPostings(
-    statesOf(l),
-    creditTerms(l.credit),
-    asOf,
-    stopDate(l.credit, ctx.timezone),
-  );
+  const terms = creditTerms(l.credit);
+  const stop = stopDate(l.credit, ctx.timezone);
+  const states = statesOf(l);
+  // the collection charges whose day has come by asOf, each dated its day (docs/domain.md "Fees
+  // and charges"): they do not move punitory, so one reading of the states serves both
+  for (const c of chargePostings(states, terms, asOf, stop))
+    l.staged.entries.push({
+      id: crypto.randomUUID(),
+      installment_id: c.state.id,
+      type: 'charge',
+      origin: c.amount.lt(0) ? 'correction' : 'fee',
+      amount: toMoneyString(c.amount),
+      vat_part: toMoneyString(c.vat),
+      effective_date: c.date,
+      branch_id: l.credit.branch_id,
+      created_by: ctx.actor,
+    });
+  const { postings, atStorableMax } = punitoryPostings(states, terms, asOf, stop);
   if (atStorableMax.length > 0) l.atStorableMax = true;
   for (const p of postings)
     l.staged.entries.push({
@@ -262,10 +275,11 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
   const byId = new Map(states.map((s) => [s.id, s]));
   const order = new Map(l.installments.map((i) => [i.id, i.number]));
   const rebates = [...l.ledger, ...(l.staged.entries as unknown as EntryShape[])].filter((e) => e.origin === 'rebate');
-  // charges and waivers are not payments: they stand as written, each counted from its date on
-  // (a payment of the same date comes after them)
+  // waivers are not payments: they stand as written, each counted from its date on (a payment of
+  // the same date comes after them). Collection charges are what the rule gives from the replayed
+  // history, as punitory is: written ones are brought in line by the next posting
   const notCash = [...l.ledger, ...(l.staged.entries as unknown as EntryShape[])]
-    .filter((e) => e.type === 'charge' || e.type === 'waiver')
+    .filter((e) => e.type === 'waiver')
     .sort((a, b) => compareDates(a.effective_date, b.effective_date));
   let nextNotCash = 0;
   const out = new Map<string, PaymentSlice[]>();
@@ -330,6 +344,8 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
       back.push(slice);
     }
     const available = back.reduce((sum, b) => sum.minus(b.amount), p.amount);
+    // the charges owed on its date: each from the payments before its charge day (all allocated by now)
+    if (terms.collection) for (const s of states) s.chargesPosted = chargesAsOf(s, terms, p.paidOn, stop);
     const balances = states.map((s) =>
       balanceOf(s, cumulativeOf(s, terms, p.paidOn, stop).minus(s.punitoryPaid).minus(s.punitoryWaived)),
     );
@@ -450,7 +466,7 @@ export interface Payoff {
     due: Decimal;
     /** their punitory, posted and accrued, less what is paid and waived of it */
     punitory: Decimal;
-    /** charges posted on any installment, less what is paid and waived of them */
+    /** collection charges owed on any installment (posted, or whose day has come), less what is paid and waived of them */
     charges: Decimal;
     /** of installments due later: the principal, and the interest and VAT accrued in the current period */
     principal: Decimal;
@@ -500,7 +516,10 @@ export function payoffOfStates(
   // of installments due later: what they owe in all, less what is paid of them (may be negative)
   let later = ZERO;
   for (const s of states) {
-    b.charges = b.charges.plus(Dec.max(chargesUnpaid(s), ZERO));
+    // the collection charges owed as of asOf, posted or not yet, less what is paid and waived
+    b.charges = b.charges.plus(
+      Dec.max(chargesAsOf(s, terms, asOf, stop).minus(s.chargesPaid).minus(s.chargesWaived), ZERO),
+    );
     if (compareDates(s.dueDate, asOf) <= 0) {
       const amountPart = s.amount.minus(s.principalPaid);
       const punitory = cumulativeOf(s, terms, asOf, stop).minus(s.punitoryPaid).minus(s.punitoryWaived);

@@ -4,7 +4,7 @@
 // A repository's row has these fields under the same names, so the service layer hands its rows
 // over as they are (`src/services/lending/store.ts` is that boundary) and gets them back typed as
 // rows through the engine's generic parameters: nothing is copied on the way in or out.
-import type { InstallmentStatus, PunitoryMode } from '../../../domain/index.ts';
+import type { InstallmentStatus, PlanFee, PunitoryMode } from '../../../domain/index.ts';
 
 /** numeric as exact text, as read ("1234.50") */
 export type MoneyText = string;
@@ -34,6 +34,8 @@ export interface TermsSource {
   max_punitory_days: number;
   punitory_cap_pct: MoneyText;
   vat_rate: MoneyText | number | null;
+  /** the plan's fees snapshotted on the credit: its collection charge (absent: none) */
+  fees?: readonly PlanFee[] | null;
 }
 
 /** A credit as the engine replays it. */

@@ -7,11 +7,16 @@ import {
   STORABLE_MAX,
   round2,
   atStorableMax,
+  chargeDay,
+  collectionChargeOf,
+  collectionChargeOwed,
+  compareDates,
   cumulativePunitory,
   installmentStatus,
   money,
   punitoryToPost,
   todayIn,
+  type CollectionCharge,
   type Decimal,
   type InstallmentBalance,
   type InstallmentPayment,
@@ -58,17 +63,21 @@ export interface InstallmentState {
 /** The punitory terms snapshotted on the credit, and the VAT rate its punitory carries. */
 export interface CreditTerms extends PunitoryTerms {
   vatRate: Decimal;
+  /** the collection charge of the credit's fees (docs/domain.md "Fees and charges"), null when none */
+  collection: CollectionCharge | null;
 }
 
 /** The punitory terms snapshotted on the credit. */
 export function creditTerms(c: TermsSource): CreditTerms {
+  const vatRate = money(String(c.vat_rate ?? 0));
   return {
     dailyRate: money(c.daily_punitory_rate),
     mode: c.punitory_mode,
     graceDays: c.grace_days,
     maxDays: c.max_punitory_days,
     capPct: money(c.punitory_cap_pct),
-    vatRate: money(String(c.vat_rate ?? 0)),
+    vatRate,
+    collection: collectionChargeOf(c.fees, vatRate),
   };
 }
 
@@ -275,6 +284,55 @@ export function punitoryPostings(
   return out;
 }
 
+// ---------------------------------------------------------------- the collection charge
+
+/**
+ * The collection charge the installment owes as of asOf, VAT included (its total or 0), from its
+ * payment history (src/domain/fees.ts collectionChargeOwed): what posting every day would have
+ * posted by then, corrections included.
+ */
+export function chargeOwedOf(s: InstallmentState, terms: CreditTerms, asOf: string, stop: string | null): Decimal {
+  return collectionChargeOwed(s, terms.collection, asOf, stop);
+}
+
+/**
+ * The charges of the installment as of asOf, posted or not yet: once its charge day has come, what
+ * the rule gives from its history (a posting at the next event or month close writes the
+ * difference); before, what is posted (nothing, unless read as of a past date).
+ */
+export function chargesAsOf(s: InstallmentState, terms: CreditTerms, asOf: string, stop: string | null): Decimal {
+  if (!terms.collection || compareDates(chargeDay(s.dueDate, terms.collection.afterDays), asOf) > 0)
+    return s.chargesPosted;
+  return chargeOwedOf(s, terms, asOf, stop);
+}
+
+/**
+ * What to post so each installment's charges equal what it owes as of asOf: the charge (positive,
+ * origin `fee`) when its charge day has come and it was unpaid then; a correction (negative) when
+ * the history changed since (a payment recorded later, dated before the charge day); each dated
+ * its charge day. Installments whose charge day is after asOf are left alone.
+ */
+export function chargePostings(
+  states: InstallmentState[],
+  terms: CreditTerms,
+  asOf: string,
+  stop: string | null,
+): { state: InstallmentState; amount: Decimal; vat: Decimal; date: string }[] {
+  const c = terms.collection;
+  if (!c) return [];
+  const out: { state: InstallmentState; amount: Decimal; vat: Decimal; date: string }[] = [];
+  for (const s of states) {
+    const date = chargeDay(s.dueDate, c.afterDays);
+    if (compareDates(date, asOf) > 0) continue;
+    const owed = chargeOwedOf(s, terms, asOf, stop);
+    const diff = owed.minus(s.chargesPosted);
+    if (diff.isZero()) continue;
+    const vat = (owed.isZero() ? new Dec(0) : c.vat).minus(s.chargeVatPosted);
+    out.push({ state: s, amount: diff, vat, date });
+  }
+  return out;
+}
+
 /** Balance for allocation; punitoryOwed may be given (a backdated payment owes what it owed on its date). */
 export function balanceOf(s: InstallmentState, punitoryOwed?: Decimal): InstallmentBalance {
   return {
@@ -325,7 +383,7 @@ export interface Owed {
   punitoryPosted: Decimal;
   /** since the last posting: what posting every day would have added by the date */
   punitoryAccrued: Decimal;
-  /** collection charges posted, VAT included */
+  /** collection charges, VAT included: posted, and those whose day has come not yet posted */
   charges: Decimal;
   /** punitory and charges waived */
   waived: Decimal;
@@ -349,19 +407,21 @@ type OwedSource = TermsSource & Pick<CreditShape, 'status' | 'written_off_at'>;
  * portfolio summary (src/db/repositories/reports.ts) applies the same rule in SQL.
  */
 export function owedOf(s: InstallmentState, credit: OwedSource, asOf: string, timezone: string): Owed {
+  const terms = creditTerms(credit);
+  const stop = stopDate(credit, timezone);
   const accrues = ACCRUING.has(credit.status) && s.principalPaid.lt(s.amount);
-  const accrued = accrues
-    ? cumulativeOf(s, creditTerms(credit), asOf, stopDate(credit, timezone)).minus(s.punitoryPosted)
-    : new Dec(0);
+  const accrued = accrues ? cumulativeOf(s, terms, asOf, stop).minus(s.punitoryPosted) : new Dec(0);
+  // the collection charge whose day has come counts before it is posted (a read equals posting every day)
+  const charges = ACCRUING.has(credit.status) ? chargesAsOf(s, terms, asOf, stop) : s.chargesPosted;
   const paid = s.principalPaid.plus(s.punitoryPaid).plus(s.chargesPaid);
   const waived = s.punitoryWaived.plus(s.chargesWaived);
   return {
     punitoryPosted: s.punitoryPosted,
     punitoryAccrued: accrued,
-    charges: s.chargesPosted,
+    charges,
     waived,
     paid,
-    outstanding: s.amount.plus(s.punitoryPosted).plus(accrued).plus(s.chargesPosted).minus(waived).minus(paid),
+    outstanding: s.amount.plus(s.punitoryPosted).plus(accrued).plus(charges).minus(waived).minus(paid),
   };
 }
 
