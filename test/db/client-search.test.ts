@@ -1,5 +1,5 @@
 // client_search (migration 051): the database keeps, for each client, what the client search reads
-// (docs/benchmarks.md, "The client search"), whatever writes the clients: one row or many in a
+// (docs/benchmarks.md, "The client search's total"), whatever writes the clients: one row or many in a
 // statement, an edit of the searched fields or of others, a deletion; and the migration fills it for
 // the clients a database already has.
 import { test } from 'node:test';

@@ -27,7 +27,7 @@ export const foldSql = (expr: RawBuilder<string>) => sql<string>`translate(lower
  * apellido" and "apellido nombre" are both found; chr(1), which no one types, ends the name). Without
  * updatedSince, the page's order is client_search's own (created_at, client_id: the client's
  * created_at and id) and the count reads client_search alone: docs/benchmarks.md, "The client
- * search".
+ * search's total".
  */
 export function listClients(
   db: Kysely<DB>,
