@@ -7,6 +7,7 @@
 // (tests isolate themselves by business), so a test database will do.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/wt_console npm run bench -- search [--clients 100000] [--requests 200] [--json]
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
@@ -92,12 +93,16 @@ const someClient = (
 // ---- the queries: what a person types in Clientes (each request another one of its kind)
 const pick = <T>(xs: T[], i: number) => xs[i % xs.length]!;
 const dni = (i: number) => String(20000000 + ((i * 7919) % N) * 3 + 3);
-const KINDS: { label: string; q: (i: number) => string }[] = [
+const SURNAMES = ['gonzalez', 'perez', 'gimenez', 'alvarez', 'medina', 'sosa'];
+const KINDS: { label: string; q: (i: number) => string; offset?: number }[] = [
   { label: 'DNI prefix (5 digits)', q: (i) => dni(i).slice(0, 5) },
   { label: 'DNI whole (8 digits)', q: (i) => dni(i) },
   { label: 'CUIT with dashes (20-2xxxxxxx)', q: (i) => `${i % 2 ? '27' : '20'}-${dni(i).slice(0, 6)}` },
-  { label: 'name (surname)', q: (i) => pick(['gonzalez', 'perez', 'gimenez', 'alvarez', 'medina', 'sosa'], i) },
+  { label: 'name (surname)', q: (i) => pick(SURNAMES, i) },
+  { label: 'name (surname), page 100', q: (i) => pick(SURNAMES, i), offset: 2475 },
+  { label: 'as you type (2 letters)', q: (i) => pick(['go', 'pe', 'ma', 'so', 'me', 'al'], i) },
   { label: 'name (first and surname)', q: (i) => pick(['maria gon', 'juan per', 'laura dia', 'diego rom'], i) },
+  { label: 'rare (one email)', q: (i) => `cliente${1 + ((i * 7919) % N)}@` },
   { label: 'no match (a rare name)', q: (i) => pick(['zzyzx', 'kowalski', 'nakamura'], i) },
 ];
 const PAGES: { label: string; path: string }[] = [
@@ -132,9 +137,9 @@ const capture = new Kysely<DB>({
   dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }),
   log: (e) => void captured.push(e.query),
 });
-async function sqlOf(q: string): Promise<CompiledQuery[]> {
+async function sqlOf(q: string, offset: number): Promise<CompiledQuery[]> {
   captured.length = 0;
-  await listClients(capture, businessId, { q, limit: 25, offset: 0 });
+  await listClients(capture, businessId, { q, limit: 25, offset });
   return [...captured];
 }
 const bare = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })];
@@ -150,6 +155,7 @@ interface Line {
   matches?: number;
 }
 const lines: Line[] = [];
+const loadAtStart = loadavg();
 try {
   for (const k of KINDS) {
     const app: number[] = [];
@@ -157,8 +163,8 @@ try {
     let matches = 0;
     for (let i = 0; i < R + 10; i++) {
       const q = k.q(i);
-      const r = await get(`/api/clients?q=${encodeURIComponent(q)}&limit=25&offset=0`);
-      const stmts = await sqlOf(q);
+      const r = await get(`/api/clients?q=${encodeURIComponent(q)}&limit=25&offset=${k.offset ?? 0}`);
+      const stmts = await sqlOf(q, k.offset ?? 0);
       const t0 = performance.now();
       // unnamed statements, as the app's pool sends them (planned with the values, so a LIKE prefix can use an index)
       await Promise.all(stmts.map((s, j) => bare[j % 2]!.query(s.sql, [...s.parameters])));
@@ -172,7 +178,7 @@ try {
     }
     lines.push({
       label: k.label,
-      example: k.q(11),
+      example: k.offset ? `${k.q(11)}, offset ${k.offset}` : k.q(11),
       app_p50: pct(app, 50),
       app_p95: pct(app, 95),
       sql_p50: pct(direct, 50),
@@ -197,7 +203,9 @@ try {
 }
 
 const f = (v?: number) => (v === undefined ? '–' : v.toFixed(1));
-console.log(`\n${N} clients, ${R} requests a search kind, one at a time (ms)\n`);
+const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+console.log(`\n${N} clients, ${R} requests a search kind, one at a time (ms)`);
+console.log(`load average (1, 5, 15 min): ${la(loadAtStart)} at the start, ${la(loadavg())} at the end\n`);
 console.log('| request | example | app p50 | app p95 | same SQL p50 | same SQL p95 | app/SQL (p50) | matches |');
 console.log('|---|---|---:|---:|---:|---:|---:|---:|');
 for (const l of lines)

@@ -73,6 +73,20 @@ export interface ClientsTable {
   cuit: string | null;
 }
 
+/**
+ * What the client search reads (migration 051): one row a client, written by the database's
+ * triggers on clients (never by the app): created_at, dni and cuit as the client's, and folded, the
+ * text "first last first" chr(1) email, lowercased and without Spanish accents.
+ */
+export interface ClientSearchTable {
+  business_id: string;
+  client_id: string;
+  created_at: Date;
+  dni: string;
+  cuit: string | null;
+  folded: string;
+}
+
 export type CutType = 'fixed' | 'monthly';
 export type PunitoryMode = 'simple_outstanding' | 'compound' | 'full_amount';
 
@@ -683,6 +697,7 @@ export interface DB {
   api_keys: ApiKeysTable;
   branches: BranchesTable;
   clients: ClientsTable;
+  client_search: ClientSearchTable;
   credit_configs: CreditConfigsTable;
   credits: CreditsTable;
   credit_accruals: CreditAccrualsTable;

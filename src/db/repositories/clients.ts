@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB, Client, NewClient, ClientUpdate } from '../schema.ts';
 import type { Executor } from '../connection.ts';
 import type { InstantBound } from '../../domain/instants.ts';
-import { pageOf, updatedSince, type Page, type PageRequest } from './page.ts';
+import { pageOf, pageOfParts, updatedSince, type Page, type PageRequest } from './page.ts';
 
 export type ClientInput = Omit<NewClient, 'business_id' | 'id' | 'created_at' | 'updated_at'>;
 
@@ -19,38 +19,45 @@ export const fold = (v: string) =>
 export const foldSql = (expr: RawBuilder<string>) => sql<string>`translate(lower(${expr}), ${ACCENTED}, ${PLAIN})`;
 
 /**
- * What a part of a name or email is searched in, folded: "first last first", then chr(1) (which no
- * one types) and the email; so "nombre apellido" and "apellido nombre" are both found. The very
- * expression of the trigram index clients_search_trgm (migration 043), literals and all: change
- * both or neither.
- */
-export const CLIENT_SEARCH_TEXT = sql<string>`translate(lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(first_name, '') || chr(1) || coalesce(email, '')), ${sql.lit(ACCENTED)}, ${sql.lit(PLAIN)})`;
-
-/**
  * Newest first; with updatedSince, only the clients changed at or after it, oldest change first
  * (updated_at, id): a range of the index clients_updated (migration 014).
+ *
+ * q is looked for in client_search (migration 051), which the database keeps beside clients: a DNI
+ * or CUIT prefix, or a part of the folded text "first last first" chr(1) email (so "nombre
+ * apellido" and "apellido nombre" are both found; chr(1), which no one types, ends the name). Without
+ * updatedSince, the page's order is client_search's own (created_at, client_id: the client's
+ * created_at and id) and the count reads client_search alone: docs/benchmarks.md, "The client
+ * search's total".
  */
 export function listClients(
   db: Kysely<DB>,
   businessId: string,
   opts: { q?: string; updatedSince?: InstantBound } & PageRequest,
 ): Promise<Page<Client>> {
-  let base = db.selectFrom('clients').where('business_id', '=', businessId);
-  if (opts.updatedSince) base = base.where(updatedSince(opts.updatedSince));
   const q = opts.q?.trim();
-  if (q) {
-    const esc = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const like = `%${esc(fold(q))}%`;
-    // a CUIT prefix, dashes or not: "20-1234" finds 20123456786
-    const cuit = /^[\d-]*\d[\d-]*$/.test(q) ? q.replace(/-/g, '') : null;
-    base = base.where((eb) =>
-      eb.or([
-        eb('dni', 'like', `${esc(q)}%`),
-        ...(cuit ? [eb('cuit', 'like', `${cuit}%`)] : []),
-        eb(CLIENT_SEARCH_TEXT, 'like', like),
-      ]),
+  const matches = q ? searchMatches(db, businessId, q) : null;
+  if (matches && !opts.updatedSince) {
+    const page = matches
+      .select(['client_id', 'created_at'])
+      .orderBy('created_at', 'desc')
+      .orderBy('client_id', 'desc')
+      .limit(opts.limit)
+      .offset(opts.offset)
+      .as('p');
+    return pageOfParts(
+      db
+        .selectFrom(page)
+        .innerJoin('clients as c', (j) => j.on('c.business_id', '=', businessId).onRef('c.id', '=', 'p.client_id'))
+        .selectAll('c')
+        .orderBy('p.created_at', 'desc')
+        .orderBy('p.client_id', 'desc'),
+      matches.select((eb) => eb.fn.countAll().as('n')),
+      opts,
     );
   }
+  let base = db.selectFrom('clients').where('business_id', '=', businessId);
+  if (opts.updatedSince) base = base.where(updatedSince(opts.updatedSince));
+  if (matches) base = base.where('id', 'in', matches.select('client_id'));
   return pageOf(
     base,
     (b) =>
@@ -59,6 +66,23 @@ export function listClients(
         : b.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
     opts,
   );
+}
+
+/** The clients of the business that q finds, as rows of client_search (docs/api.md, "List clients"). */
+function searchMatches(db: Kysely<DB>, businessId: string, q: string) {
+  const esc = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
+  // a CUIT prefix, dashes or not: "20-1234" finds 20123456786
+  const cuit = /^[\d-]*\d[\d-]*$/.test(q) ? q.replace(/-/g, '') : null;
+  return db
+    .selectFrom('client_search')
+    .where('business_id', '=', businessId)
+    .where((eb) =>
+      eb.or([
+        eb('dni', 'like', `${esc(q)}%`),
+        ...(cuit ? [eb('cuit', 'like', `${cuit}%`)] : []),
+        eb('folded', 'like', `%${esc(fold(q))}%`),
+      ]),
+    );
 }
 
 /** `lock`: locked as the UPDATE that follows would lock it, until the transaction ends (an edit reads what it changes). */

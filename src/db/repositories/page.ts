@@ -17,14 +17,26 @@ export interface Page<T> extends PageRequest {
 export async function pageOf<DB, TB extends keyof DB, O, T>(
   base: SelectQueryBuilder<DB, TB, O>,
   rows: (q: SelectQueryBuilder<DB, TB, O>) => SelectQueryBuilder<DB, TB, T>,
+  req: PageRequest,
+): Promise<Page<T>> {
+  // the count's row type cannot be resolved over a generic table: it is { n } by construction
+  const count = base.select((eb) => eb.fn.countAll().as('n')) as unknown as Counted;
+  return pageOfParts(rows(base).limit(req.limit).offset(req.offset), count, req);
+}
+
+type Counted = { executeTakeFirstOrThrow(): Promise<{ n: number | string | bigint }> };
+
+/**
+ * A page whose items and count are two statements of their own (read side by side): items already
+ * limited and offset as req says, count one row { n }.
+ */
+export async function pageOfParts<T>(
+  items: { execute(): Promise<T[]> },
+  count: Counted,
   { limit, offset }: PageRequest,
 ): Promise<Page<T>> {
-  const [items, count] = await Promise.all([
-    rows(base).limit(limit).offset(offset).execute(),
-    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  // the count's row type cannot be resolved over a generic table: it is { n } by construction
-  return { items, total: Number((count as { n: number | string | bigint }).n), limit, offset };
+  const [rows, n] = await Promise.all([items.execute(), count.executeTakeFirstOrThrow()]);
+  return { items: rows, total: Number(n.n), limit, offset };
 }
 
 /** updated_since of the lists (docs/api.md, "Sync with updated_since"): updated_at at or after the instant. */
