@@ -9333,6 +9333,7 @@ export interface operations {
                      * @example {
                      *       "as_of": "2026-04-01",
                      *       "amount": 67197.85,
+                     *       "refundable": 0,
                      *       "breakdown": {
                      *         "due": 0,
                      *         "punitory": 0,
@@ -9351,6 +9352,8 @@ export interface operations {
                         as_of: string;
                         /** @description what settles the credit on as_of; a payment of exactly this amount that day closes it */
                         amount: number;
+                        /** @description what the client already paid beyond what settles the credit (interest of periods not begun, paid in advance); amount is then 0. 0 otherwise */
+                        refundable: number;
                         breakdown: {
                             /** @description the amount still owed of installments due on or before as_of */
                             due: number;

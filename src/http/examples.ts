@@ -361,6 +361,7 @@ export const payments = [
 export const payoff = {
   as_of: '2026-04-01',
   amount: 67197.85,
+  refundable: 0,
   breakdown: {
     due: 0,
     punitory: 0,

@@ -183,6 +183,7 @@ export const presentPayment = (p: PaymentRow) => payment(p);
 export const presentPayoff = (p: Payoff) => ({
   as_of: p.asOf,
   amount: toMoneyNumber(p.amount),
+  refundable: toMoneyNumber(p.refundable),
   breakdown: {
     due: toMoneyNumber(p.breakdown.due),
     punitory: toMoneyNumber(p.breakdown.punitory),

@@ -42,7 +42,7 @@ export async function payoffQuote(db: Database, ctx: LendingContext, creditId: s
       payments,
       null,
     );
-    if (!ACCRUING.has(credit.status)) return { ...payoffOf(ctx, l, date), amount: ZERO };
+    if (!ACCRUING.has(credit.status)) return { ...payoffOf(ctx, l, date), amount: ZERO, refundable: ZERO };
     return payoffOf(ctx, l, date);
   });
 }

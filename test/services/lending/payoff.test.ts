@@ -266,7 +266,7 @@ test('what was prepaid toward installments due later counts in full against the 
   // as of 11-26: #1's period 11-16 → 12-16 (30 days), 10 elapsed: interest 300 × 10 / 30 = 100;
   // the later periods earn nothing: owed 3000 + 100, paid 2600: 500 (not owed: 200 + 300 + 300)
   const q = await payoff(h, id, '2026-11-26');
-  assert.deepEqual([q.amount, q.breakdown.rebate], [500, 800]);
+  assert.deepEqual([q.amount, q.breakdown.rebate, q.refundable], [500, 800, 0]);
   const r = await pay(h, id, { amount: 500, paid_on: '2026-11-26' });
   assert.equal(r.credit.status, 'closed');
   assert.equal(r.balance.outstanding, 0);
@@ -309,4 +309,24 @@ test('what was prepaid toward installments due later counts in full against the 
     ],
   );
   assert.equal((await payoff(h, id, '2026-11-26')).amount, 500);
+});
+
+test('prepayments beyond what settles the credit: the quote is 0 and says what is refundable', async (t) => {
+  const h = await build(t, { clock: settableClock('2026-11-26') });
+  const p = await plan(h, P30);
+  const c = await client(h);
+  // from 2026-11-16: 1300 due 12-16, 2027-01-16, 02-16; 3800 paid on 11-17 (#1 and #2 in full,
+  // 1200 of #3). As of 11-26 what settles it is 3000 + 100 of interest (10 of #1's 30 days):
+  // 3100, so 700 was paid beyond it (interest of periods not begun)
+  const d = await credit(h, c.id, { credit_config_id: p.id, amount: 3000, start_date: '2026-11-16' });
+  const paid = await pay(h, d.credit.id, { amount: 3800, paid_on: '2026-11-17' });
+  assert.deepEqual(
+    paid.installments.map((i: any) => i.status),
+    ['paid', 'paid', 'partial'],
+  );
+  const q = await payoff(h, d.credit.id, '2026-11-26');
+  assert.deepEqual([q.amount, q.refundable], [0, 700]);
+  // on the day after the start: 1 of 30 days, 10 of interest: 3010 settles it, 790 refundable
+  const early = await payoff(h, d.credit.id, '2026-11-17');
+  assert.deepEqual([early.amount, early.refundable], [0, 790]);
 });

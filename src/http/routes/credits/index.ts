@@ -174,6 +174,9 @@ const PayoffMoney = (description: string) => Type.Number({ description });
 const Payoff = Type.Object({
   as_of: Type.String({ format: 'date' }),
   amount: PayoffMoney('what settles the credit on as_of; a payment of exactly this amount that day closes it'),
+  refundable: PayoffMoney(
+    'what the client already paid beyond what settles the credit (interest of periods not begun, paid in advance); amount is then 0. 0 otherwise',
+  ),
   breakdown: Type.Object({
     due: PayoffMoney('the amount still owed of installments due on or before as_of'),
     punitory: PayoffMoney('their punitory, posted and accrued, less what is paid and waived of it (VAT included)'),

@@ -461,6 +461,8 @@ export function postThrough(ctx: Acting, l: Book, date: string): void {
 export interface Payoff {
   asOf: string;
   amount: Decimal;
+  /** paid beyond what settles the credit (interest of periods not begun): then amount is 0 */
+  refundable: Decimal;
   breakdown: {
     /** the amount still owed of installments due on or before asOf */
     due: Decimal;
@@ -579,6 +581,8 @@ export function payoffOfStates(
   // the principal: what the later installments owe beyond the interest and VAT accrued, less the
   // prepayments (negative when these exceed it)
   b.principal = later.minus(b.interest).minus(b.vat).minus(b.fees).minus(b.insurance);
-  const amount = Dec.max(b.due.plus(b.punitory).plus(b.charges).plus(later), ZERO);
-  return { asOf, amount, breakdown: b, rebates };
+  const owed = b.due.plus(b.punitory).plus(b.charges).plus(later);
+  // prepayments beyond what settles the credit (interest of periods not begun, already paid):
+  // the quote is 0 and says what would be refunded (docs/domain.md, "Early payoff")
+  return { asOf, amount: Dec.max(owed, ZERO), refundable: Dec.max(owed.neg(), ZERO), breakdown: b, rebates };
 }
