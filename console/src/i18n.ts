@@ -204,7 +204,10 @@ const ES: Record<string, string> = {
   'Collection charges': 'Gastos de cobranza',
   Waivable: 'Condonable',
   Waived: 'Condonado',
-  Charges: 'Gastos',
+  Charges: 'Cargos',
+  Insurance: 'Seguro',
+  'Admin fees': 'Gastos',
+  'VAT of the interest, the insurance and the fees': 'IVA del interés, del seguro y de los gastos',
   '{amount} of punitory of installment {n} will no longer be owed: the balance drops by that amount. It is not a payment: no cash comes in, and the waiver stays in the ledger with its reason.':
     'Se condonan {amount} de punitorios de la cuota {n}: el cliente deja de deberlos y el saldo baja en ese monto. No es un pago: no entra dinero, y la condonación queda en el libro mayor con su motivo.',
   '{amount} of collection charges of installment {n} will no longer be owed: the balance drops by that amount. It is not a payment: no cash comes in, and the waiver stays in the ledger with its reason.':

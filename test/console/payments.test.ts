@@ -42,6 +42,20 @@ test('payments, imports, the collections report, guarantors and fees in the cons
     vat_rate: 0.21,
     fees: [{ type: 'origination', rate: 0.03, vat: true }],
   });
+  // life insurance 1 % a month on the principal outstanding and an admin fee of 100, both with 21 % VAT
+  await created('/api/credit-configs', {
+    name: 'Plan con seguro y gastos',
+    installments_count: 2,
+    cut_type: 'fixed',
+    days_until_first_payment: 30,
+    interest_rate: 0.1,
+    daily_punitory_rate: 0.003,
+    vat_rate: 0.21,
+    fees: [
+      { type: 'insurance', rate: 0.01, vat: true },
+      { type: 'admin', amount: 100, vat: true },
+    ],
+  });
   const dni = 40_000_000 + Math.floor(Math.random() * 9_000_000);
   const borrower = await created('/api/clients', { dni: String(dni), first_name: 'Bruno', last_name: 'Pagador' });
   const backer = await created('/api/clients', { dni: String(dni + 1), first_name: 'Gala', last_name: 'Garante' });
@@ -254,4 +268,80 @@ test('payments, imports, the collections report, guarantors and fees in the cons
     await axe(page, 'grant with a fee');
     await shot(page, 'grant-fees');
   });
+
+  await t.test(
+    'insurance and admin fees: their own columns in the simulation and the schedule, and the row adds up',
+    async () => {
+      const money = (v: number) => new Intl.NumberFormat('es-AR', { style: 'currency', currency: 'ARS' }).format(v);
+      const spaces = (x: string) => x.replace(/\s+/g, ' ').trim();
+      // one row of a table as { header: cell text }
+      const row = async (table: ReturnType<typeof page.getByRole>, n: number) => {
+        const headers = await table.locator('thead th').allInnerTexts();
+        const cells = await table.locator('tbody tr').nth(n).locator('td').allInnerTexts();
+        return Object.fromEntries(headers.map((hd, k) => [spaces(hd), spaces(cells[k] ?? '')]));
+      };
+      const pick = (r: Record<string, string>, keys: string[]) => keys.map((k) => r[k]);
+      // 10,000 at a flat 10 % in 2: each installment 5,000 of principal and 500 of interest (VAT 105);
+      // insurance 1 % of the principal outstanding: 100 (VAT 21), then 1 % of 5,000: 50 (VAT 10.50);
+      // the admin fee 100 (VAT 21) in each. Installment 1 = 5,000 + 500 + 100 + 100 + (105 + 21 + 21)
+      // = 5,847; installment 2 = 5,000 + 500 + 50 + 100 + (105 + 10.50 + 21) = 5,786.50
+      const cols = ['Capital', 'Interés', 'Seguro', 'Gastos', 'IVA', 'Cuota'];
+      const first = [5000, 500, 100, 100, 147, 5847].map((v) => spaces(money(v)));
+      const second = [5000, 500, 50, 100, 136.5, 5786.5].map((v) => spaces(money(v)));
+      await page.setViewportSize({ width: 1366, height: 768 });
+      await page.goto(`${base}/app/clients/${backer.id}/grant`);
+      await page.getByLabel('Plan').selectOption({ label: 'Plan con seguro y gastos' });
+      await page.getByLabel('Monto').fill('10000');
+      const parts = page.getByRole('table', { name: 'Composición de la cuota' });
+      await parts.getByRole('cell', { name: money(5847) }).waitFor();
+      assert.deepEqual(pick(await row(parts, 0), cols), first, 'the simulation: installment 1 in its parts');
+      assert.deepEqual(pick(await row(parts, 1), cols), second, 'the simulation: installment 2 in its parts');
+      await page
+        .getByText('Cuota = Capital + Interés + Seguro + Gastos + IVA (IVA del interés, del seguro y de los gastos).')
+        .waitFor();
+      await axe(page, 'grant with insurance and admin fees');
+      await shot(page, 'grant-insurance-fees');
+      await page.setViewportSize({ width: 375, height: 740 });
+      await axe(page, 'grant with insurance and admin fees at 375 px');
+      await shot(page, 'grant-insurance-fees-375');
+      await page.setViewportSize({ width: 1366, height: 768 });
+
+      await page.getByRole('button', { name: 'Otorgar' }).click();
+      await page.getByRole('heading', { name: 'Cuotas' }).waitFor();
+      const schedule = page
+        .locator('section', { has: page.getByRole('heading', { name: 'Cuotas' }) })
+        .getByRole('table');
+      await schedule
+        .getByRole('cell', { name: money(5786.5) })
+        .first()
+        .waitFor();
+      const r1 = await row(schedule, 0);
+      assert.deepEqual(pick(r1, cols), first, 'the credit: installment 1 in its parts');
+      assert.deepEqual(pick(await row(schedule, 1), cols), second, 'the credit: installment 2 in its parts');
+      // nothing paid, charged or waived: the balance is the installment, and no Cargos or Condonado column
+      assert.deepEqual(pick(r1, ['Pagado', 'Saldo']), [spaces(money(0)), spaces(money(5847))]);
+      assert.deepEqual(
+        ['Cargos', 'Condonado'].filter((c) => c in r1),
+        [],
+        `no charges or waivers: ${Object.keys(r1).join(', ')}`,
+      );
+      await page.getByText('Saldo = Cuota + Punitorio − Pagado.', { exact: false }).waitFor();
+      // the credit's cards: the insurance (100 + 50) and the admin fees (100 + 100), VAT aside
+      await page.locator('.card', { hasText: 'Seguro' }).getByText(money(150)).waitFor();
+      await page.locator('.card', { hasText: 'Gastos' }).getByText(money(200)).waitFor();
+      // the API's own figures for the credit granted from the console: the same
+      const creditId = new URL(page.url()).pathname.split('/').pop();
+      const i1 = json(await h.get(`/api/credits/${creditId}`)).installments[0];
+      assert.deepEqual(
+        [i1.principal, i1.interest, i1.insurance, i1.fees, i1.vat, i1.amount],
+        [5000, 500, 100, 100, 147, 5847],
+      );
+      await axe(page, 'credit with insurance and admin fees');
+      await shot(page, 'credit-insurance-fees');
+      await page.setViewportSize({ width: 375, height: 740 });
+      await axe(page, 'credit with insurance and admin fees at 375 px');
+      await shot(page, 'credit-insurance-fees-375');
+      await page.setViewportSize({ width: 1366, height: 768 });
+    },
+  );
 });

@@ -12,7 +12,7 @@ import { Card, ConfirmButton, ErrorNote, Field, Money, Status, Table } from '../
 import type { Credit } from './Clients.tsx';
 import { type Guarantor, GuarantorsSection } from './Guarantors.tsx';
 import { METHODS } from './Payments.tsx';
-import { usePlans } from './shared.ts';
+import { partsShown, scheduleSums, usePlans } from './shared.ts';
 import { CreditCollections } from './CollectionActions.tsx';
 
 interface Installment {
@@ -25,7 +25,11 @@ interface Installment {
   days_late: number;
   principal: number;
   interest: number;
+  /** the VAT of the interest, the insurance and the fees (docs/domain.md "Fees and charges") */
   vat: number;
+  /** life insurance and admin fee, VAT aside (their VAT is in `vat`) */
+  insurance: number;
+  fees: number;
   punitory_posted: number;
   punitory_accrued: number;
   charges: number;
@@ -52,6 +56,8 @@ interface CreditDetail {
     | 'principal'
     | 'interest'
     | 'vat'
+    | 'insurance'
+    | 'fees'
     | 'punitory_posted'
     | 'punitory_accrued'
     | 'charges'
@@ -115,6 +121,8 @@ export function CreditPage() {
   const open = credit.status === 'active';
   // a waiver is refused on refinanced and cancelled credits (docs/domain.md, "Fees and charges")
   const canWaive = isAdmin && (open || credit.status === 'written_off');
+  // the optional parts: a column only when some installment of the credit has it
+  const has = partsShown(installments);
   // the column only when some installment has punitory or charges to waive
   const someWaivable = canWaive && installments.some((i) => waivable(i).punitory > 0 || waivable(i).charge > 0);
   const waivers = ledgerEntries.filter((e) => e.type === 'waiver');
@@ -151,6 +159,16 @@ export function CreditPage() {
         <Card label={t('Interest')}>
           <Money value={balance.interest} />
         </Card>
+        {balance.insurance > 0 && (
+          <Card label={t('Insurance')}>
+            <Money value={balance.insurance} />
+          </Card>
+        )}
+        {balance.fees > 0 && (
+          <Card label={t('Admin fees')}>
+            <Money value={balance.fees} />
+          </Card>
+        )}
         <Card label={t('Punitory')}>
           <Money value={balance.punitory_posted + balance.punitory_accrued} />
         </Card>
@@ -186,21 +204,30 @@ export function CreditPage() {
               cell: (i) => <Status value={i.overdue && i.status !== 'paid' ? 'overdue' : i.status} />,
             },
             { header: t('Days late'), cell: (i) => i.days_late, numeric: true },
+            // left to right the row adds up: principal + interest + insurance + fees + VAT = the
+            // installment; + punitory + charges − waived − paid = the balance (an optional column
+            // only when some installment has it)
             { header: t('Principal'), cell: (i) => <Money value={i.principal} />, numeric: true },
             { header: t('Interest'), cell: (i) => <Money value={i.interest} />, numeric: true },
+            ...(has.insurance
+              ? [{ header: t('Insurance'), cell: (i: Installment) => <Money value={i.insurance} />, numeric: true }]
+              : []),
+            ...(has.fees
+              ? [{ header: t('Admin fees'), cell: (i: Installment) => <Money value={i.fees} />, numeric: true }]
+              : []),
             { header: t('VAT'), cell: (i) => <Money value={i.vat} />, numeric: true },
+            { header: t('Installment'), cell: (i) => <Money value={i.amount} />, numeric: true },
             {
               header: t('Punitory'),
               cell: (i) => <Money value={i.punitory_posted + i.punitory_accrued} />,
               numeric: true,
             },
-            ...(balance.charges > 0
+            ...(has.charges
               ? [{ header: t('Charges'), cell: (i: Installment) => <Money value={i.charges} />, numeric: true }]
               : []),
-            ...(balance.waived > 0
+            ...(has.waived
               ? [{ header: t('Waived'), cell: (i: Installment) => <Money value={-i.waived} />, numeric: true }]
               : []),
-            { header: t('Installment'), cell: (i) => <Money value={i.amount} />, numeric: true },
             { header: t('Paid'), cell: (i) => <Money value={i.paid} />, numeric: true },
             { header: t('Balance'), cell: (i) => <Money value={i.outstanding} />, numeric: true },
             ...(someWaivable
@@ -227,6 +254,7 @@ export function CreditPage() {
               : []),
           ]}
         />
+        <p className="muted">{scheduleSums(has, true)}</p>
       </section>
       {waiving && (
         <WaiverDialog

@@ -8,7 +8,7 @@ import { ApiError, api, newKey } from '../api.ts';
 import { fmtDate, fmtPct, t } from '../i18n.ts';
 import { Card, ErrorNote, Field, Money, Table } from '../ui.tsx';
 import { type Client, clientName } from './Clients.tsx';
-import { useBranches, usePlans } from './shared.ts';
+import { partsShown, scheduleSums, useBranches, usePlans } from './shared.ts';
 
 export interface Simulation {
   installments: {
@@ -17,7 +17,11 @@ export interface Simulation {
     due_date: string;
     principal: number;
     interest: number;
+    /** the VAT of the interest, the insurance and the fees */
     vat: number;
+    /** life insurance and admin fee, VAT aside (their VAT is in `vat`) */
+    insurance?: number;
+    fees?: number;
   }[];
   total: number;
   cost: { tna: number; tea: number; cft_tea: number };
@@ -26,6 +30,8 @@ export interface Simulation {
   /** the cash the client is handed */
   disbursed?: number;
 }
+
+type Row = Simulation['installments'][number];
 
 /** The simulation of a plan for an amount, asked again (debounced) as the inputs change. */
 export function useSimulation(planId: string, amount: string, startDate: string) {
@@ -47,6 +53,8 @@ export function useSimulation(planId: string, amount: string, startDate: string)
 }
 
 export function SimulationView({ sim }: { sim: Simulation }) {
+  // insurance and admin fees: a column each only when some installment carries it
+  const has = partsShown(sim.installments);
   return (
     <>
       <div className="cards">
@@ -97,10 +105,17 @@ export function SimulationView({ sim }: { sim: Simulation }) {
           { header: t('Due date'), cell: (i) => fmtDate(i.due_date) },
           { header: t('Principal'), cell: (i) => <Money value={i.principal} />, numeric: true },
           { header: t('Interest'), cell: (i) => <Money value={i.interest} />, numeric: true },
+          ...(has.insurance
+            ? [{ header: t('Insurance'), cell: (i: Row) => <Money value={i.insurance ?? 0} />, numeric: true }]
+            : []),
+          ...(has.fees
+            ? [{ header: t('Admin fees'), cell: (i: Row) => <Money value={i.fees ?? 0} />, numeric: true }]
+            : []),
           { header: t('VAT'), cell: (i) => <Money value={i.vat} />, numeric: true },
           { header: t('Installment'), cell: (i) => <Money value={i.amount} />, numeric: true },
         ]}
       />
+      <p className="muted">{scheduleSums(has, false)}</p>
     </>
   );
 }
