@@ -17,7 +17,7 @@ import pg from 'pg';
 import { createApiKey, revokeApiKey } from '../src/db/repositories/apiKeys.ts';
 import { listAudit, type AuditFilters } from '../src/db/repositories/audit.ts';
 import type { DB } from '../src/db/schema.ts';
-import { AUDIT_FIELDS, cursorScope, encodeCursor } from '../src/services/audit.ts';
+import { AUDIT_FIELDS, auditCursor } from '../src/services/audit.ts';
 import { benchUrl, databaseName } from './lib/db.ts';
 import { startServer } from './lib/server.ts';
 
@@ -117,7 +117,7 @@ try {
             ? { offset: String(Math.floor(Math.random() * 10_001)) }
             : {
                 // the place of a random entry of the whole log: a random depth
-                cursor: encodeCursor(cursorScope(bid, f), { changedAt: at.changed_key, id: at.id }, 0),
+                cursor: auditCursor(bid, f, { changedAt: at.changed_key, id: at.id }, 0),
               };
         return query(f, extra);
       });

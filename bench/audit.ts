@@ -8,7 +8,7 @@
 //
 // Needs the bench book (npm run bench -- book) in that database. Requests that take seconds are
 // waited for (timeout 120 s), so a slow list shows as a low rate and a high p50, not as errors.
-import { cursorScope, encodeCursor } from '../src/services/audit.ts';
+import { auditCursor } from '../src/services/audit.ts';
 import type { AuditFilters as Filters } from '../src/db/repositories/audit.ts';
 import { runBench } from './lib/harness.ts';
 import { AUDIT_LIST, type AuditFilters } from './lib/statements.ts';
@@ -95,7 +95,7 @@ await runBench<Target>({
         ...(t.table_name ? { tableName: t.table_name } : {}),
         ...(t.action ? { action: t.action as Filters['action'] } : {}),
       };
-      q.set('cursor', encodeCursor(cursorScope(book.business_id, f), { changedAt: t.ck, id: t.cid }, 0));
+      q.set('cursor', auditCursor(book.business_id, f, { changedAt: t.ck, id: t.cid }, 0));
     } else {
       q.set('offset', String(t.off));
     }

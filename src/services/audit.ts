@@ -7,13 +7,12 @@
 // (changed_at, id) order, read straight from the filter's index: the same cost at any depth, and
 // no entry is skipped or repeated when entries are written meanwhile (new entries are newer than
 // any place already shown, so they never appear inside the pages still to come).
-import { createHash } from 'node:crypto';
 import { listAudit as auditPage, type AuditField, type AuditFilters, type AuditKey } from '../db/repositories/audit.ts';
 import type { PageRequest } from '../db/repositories/page.ts';
 import { invalid } from '../domain/errors.ts';
 import { AuditLogEntry } from '../domain/records.ts';
-import { isUuid } from '../domain/uuid.ts';
 import { readsOf, type ActorContext, type Database } from './context.ts';
+import { cursorScope, decodeCursor, encodeCursor } from './cursors.ts';
 import type { Role } from '../domain/access.ts';
 
 export type { AuditFilters };
@@ -64,14 +63,21 @@ export async function listAudit(
     ...(req.action !== undefined ? { action: req.action } : {}),
     ...(req.recordId !== undefined ? { recordId: req.recordId.toLowerCase() } : {}),
   };
-  const scope = cursorScope(ctx.businessId, filters);
+  const scope = scopeOf(ctx.businessId, filters);
   let position = req.offset;
   let after: AuditKey | undefined;
   if (req.cursor !== undefined) {
     if (req.offset !== 0) {
       throw invalid('/offset', 'give a cursor or an offset, not both: the cursor already says where the page starts');
     }
-    ({ after, position } = decodeCursor(req.cursor, scope));
+    const c = decodeCursor(
+      req.cursor,
+      VERSION,
+      scope,
+      '(another business, or other filters): send the filters of the page that gave it',
+    );
+    after = { changedAt: c.after.at, id: c.after.id };
+    position = c.position;
   }
   const slice = await auditPage(
     await readsOf(db, ctx),
@@ -87,71 +93,15 @@ export async function listAudit(
     limit: req.limit,
     // with a cursor: how many entries came before this page when the cursor was made
     offset: position,
-    next_cursor: slice.next ? encodeCursor(scope, slice.next, position + slice.count) : null,
+    next_cursor: slice.next ? auditCursor(ctx.businessId, filters, slice.next, position + slice.count) : null,
   };
 }
 
 const VERSION = 'a1';
-const CHANGED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
-/** The business and filters a cursor belongs to, as a fingerprint (the cursor names neither). */
-export function cursorScope(businessId: string, f: AuditFilters): string {
-  return createHash('sha256')
-    .update(['audit', businessId.toLowerCase(), f.tableName ?? '', f.action ?? '', f.recordId ?? ''].join('\n'))
-    .digest('base64url')
-    .slice(0, 16);
-}
+const scopeOf = (businessId: string, f: AuditFilters) =>
+  cursorScope('audit', businessId, [f.tableName, f.action, f.recordId]);
 
-export function encodeCursor(scope: string, key: AuditKey, position: number): string {
-  return Buffer.from(JSON.stringify([VERSION, scope, key.changedAt, key.id, position])).toString('base64url');
-}
-
-function decodeCursor(cursor: string, scope: string): { after: AuditKey; position: number } {
-  const damaged = () =>
-    invalid(
-      '/cursor',
-      'not a cursor this list gave (damaged or cut short): use next_cursor as it came, or start again',
-    );
-  let parsed: unknown;
-  try {
-    parsed = /^[A-Za-z0-9_-]+$/.test(cursor) ? JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) : null;
-  } catch {
-    throw damaged();
-  }
-  // only the exact text this service wrote (base64 decoding alone would ignore a stray character)
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 5 ||
-    Buffer.from(JSON.stringify(parsed)).toString('base64url') !== cursor
-  ) {
-    throw damaged();
-  }
-  const [version, from, changedAt, id, position] = parsed as unknown[];
-  if (
-    version !== VERSION ||
-    typeof from !== 'string' ||
-    typeof changedAt !== 'string' ||
-    !CHANGED_AT.test(changedAt) ||
-    !validInstant(changedAt) ||
-    typeof id !== 'string' ||
-    !isUuid(id) ||
-    !Number.isSafeInteger(position) ||
-    (position as number) < 0
-  ) {
-    throw damaged();
-  }
-  if (from !== scope) {
-    throw invalid(
-      '/cursor',
-      'this cursor belongs to another listing (another business, or other filters): send the filters of the page that gave it',
-    );
-  }
-  return { after: { changedAt, id: id.toLowerCase() }, position: position as number };
-}
-
-/** A real calendar instant (no 2024-02-30): what the database will accept. */
-function validInstant(s: string): boolean {
-  const ms = `${s.slice(0, 23)}Z`;
-  const d = new Date(ms);
-  return !Number.isNaN(d.getTime()) && d.toISOString() === ms;
-}
+/** The cursor of the page after this entry, `position` entries in (the benches jump to a depth with it). */
+export const auditCursor = (businessId: string, f: AuditFilters, key: AuditKey, position: number) =>
+  encodeCursor(VERSION, scopeOf(businessId, f), { at: key.changedAt, id: key.id }, position);

@@ -32,9 +32,9 @@ import { isValidDate } from '../domain/dates.ts';
 import { AppError, invalid, notFound } from '../domain/errors.ts';
 import { PAYMENT_METHODS, PaymentImport as PaymentImportRecord } from '../domain/records.ts';
 import { isUuid } from '../domain/uuid.ts';
-import { createHash } from 'node:crypto';
 import { actorContext, type ActorContext, type Clock, type Database } from './context.ts';
 import { emit } from './events.ts';
+import { cursorScope, decodeCursor, encodeCursor } from './cursors.ts';
 import { flushBatch, loadLockedMany, setAside, type SetAside } from './lending/store.ts';
 import { nothingStaged } from './lending/engine/book.ts';
 import { usableBranches } from './branches.ts';
@@ -160,13 +160,20 @@ export async function readImports(
   ctx: ActorContext,
   q: { status?: PaymentImport['status']; limit: number; offset: number; cursor?: string },
 ): Promise<ImportsPage> {
-  const scope = importsScope(ctx.businessId, q.status);
+  const scope = cursorScope('payment_imports', ctx.businessId, [q.status]);
   let position = q.offset;
   let after: ImportKey | undefined;
   if (q.cursor !== undefined) {
     if (q.offset !== 0)
       throw invalid('/offset', 'give a cursor or an offset, not both: the cursor already says where the page starts');
-    ({ after, position } = decodeImportsCursor(q.cursor, scope));
+    const c = decodeCursor(
+      q.cursor,
+      CURSOR_VERSION,
+      scope,
+      '(another business, or another status): send the status of the page that gave it',
+    );
+    after = { createdAt: c.after.at, id: c.after.id };
+    position = c.position;
   }
   const page = await listImports(db.kysely, ctx.businessId, {
     ...(q.status ? { status: q.status } : {}),
@@ -182,64 +189,17 @@ export async function readImports(
     offset: position,
     next_cursor:
       page.more && last
-        ? Buffer.from(
-            JSON.stringify([CURSOR_VERSION, scope, last.place.createdAt, last.place.id, position + page.items.length]),
-          ).toString('base64url')
+        ? encodeCursor(
+            CURSOR_VERSION,
+            scope,
+            { at: last.place.createdAt, id: last.place.id },
+            position + page.items.length,
+          )
         : null,
   };
 }
 
 const CURSOR_VERSION = 'i1';
-const PLACE_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-
-/** The business and filter a cursor belongs to, as a fingerprint (the cursor names neither). */
-function importsScope(businessId: string, status: string | undefined): string {
-  return createHash('sha256')
-    .update(['payment_imports', businessId.toLowerCase(), status ?? ''].join('\n'))
-    .digest('base64url')
-    .slice(0, 16);
-}
-
-function decodeImportsCursor(cursor: string, scope: string): { after: ImportKey; position: number } {
-  const damaged = () =>
-    invalid(
-      '/cursor',
-      'not a cursor this list gave (damaged or cut short): use next_cursor as it came, or start again',
-    );
-  let parsed: unknown;
-  try {
-    parsed = /^[A-Za-z0-9_-]+$/.test(cursor) ? JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) : null;
-  } catch {
-    throw damaged();
-  }
-  // only the exact text this service wrote (base64 decoding alone would ignore a stray character)
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 5 ||
-    Buffer.from(JSON.stringify(parsed)).toString('base64url') !== cursor
-  )
-    throw damaged();
-  const [version, from, at, id, position] = parsed as unknown[];
-  if (
-    version !== CURSOR_VERSION ||
-    typeof from !== 'string' ||
-    typeof at !== 'string' ||
-    !PLACE_AT.test(at) ||
-    Number.isNaN(new Date(`${at.slice(0, 23)}Z`).getTime()) ||
-    new Date(`${at.slice(0, 23)}Z`).toISOString() !== `${at.slice(0, 23)}Z` ||
-    typeof id !== 'string' ||
-    !isUuid(id) ||
-    !Number.isSafeInteger(position) ||
-    (position as number) < 0
-  )
-    throw damaged();
-  if (from !== scope)
-    throw invalid(
-      '/cursor',
-      'this cursor belongs to another listing (another business, or another status): send the status of the page that gave it',
-    );
-  return { after: { createdAt: at, id: id.toLowerCase() }, position: position as number };
-}
 
 export async function readImportLines(
   db: Database,
