@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, json, settableClock } from '../../../helpers/app.ts';
 import { P35, client, credit, detail, pay, plan } from '../../../helpers/book-in-cents.ts';
-import { insertLedger } from '../../../../src/db/repositories/ledger.ts';
 
 const POPPLER = spawnSync('pdftotext', ['-v']).error === undefined;
 
@@ -44,6 +43,7 @@ test('insurance, admin fees, a charge and a waiver on the receipt (JSON and PDF)
     fees: [
       { type: 'insurance', rate: 0.01, vat: false },
       { type: 'admin', amount: 20, vat: true },
+      { type: 'collection', amount: 100, vat: true, after_days: 5 },
     ],
   });
   const c = await client(h);
@@ -54,21 +54,9 @@ test('insurance, admin fees, a charge and a waiver on the receipt (JSON and PDF)
   const first = await pay(h, d.credit.id, { amount: 30, paid_on: '2026-03-10' });
   const firstId = first.ledgerEntries.find((e: any) => e.origin === 'payment').payment_id;
 
-  // a collection charge of 100 + 21 VAT on installment 1, dated 04-05 (as the month close posts
-  // one: src/services/lending posts them; written here through the ledger's repository)
+  // the plan's collection charge, 100 + 21 VAT, falls on installment 1 five days after its due
+  // date (04-05), as it still owed most of its amount then: posted by the next event (the waiver)
   clock.set('2026-04-10');
-  await insertLedger(h.db.kysely, h.tenant.businessId, [
-    {
-      credit_id: d.credit.id,
-      installment_id: i1.id,
-      type: 'charge',
-      origin: 'fee',
-      amount: '121',
-      vat_part: '21',
-      effective_date: '2026-04-05',
-      created_by: 'test',
-    },
-  ]);
   // on 04-10 installment 1 is 10 days late on 508.70 − 30 = 478.70: 0.5 % a day is 2.39 (rounded),
   // 23.94 in 10 days, its VAT 5.03: punitory 28.97; 5 of it waived
   const w = await h.post(`/api/credits/${d.credit.id}/waivers`, {
