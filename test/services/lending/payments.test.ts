@@ -153,6 +153,7 @@ test('a payment dated before punitory already posted: allocated as of its date, 
     credits_accrued: 1,
     punitory_entries: 1,
     punitory_total: 65.25,
+    charge_entries: 0,
     written_off: 0,
     overdue_announced: 1, // #1, late since 03-03: the business's first run
     promises_broken: 0,
