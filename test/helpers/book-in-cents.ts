@@ -21,6 +21,20 @@ export const P35 = {
   daily_punitory_rate: 0.005,
 };
 
+/**
+ * P35 with 21 % VAT, life insurance 1 % a month without VAT and an admin fee of 20 with VAT
+ * (test/services/lending/fees.test.ts works the schedule out: amounts 508.70, 505.37, 502.03;
+ * insurance 10, 6.67, 3.33; fees 20 and their VAT 4.20 each; the interest's VAT 24.50 each).
+ */
+export const P35_FEES = {
+  ...P35,
+  vat_rate: 0.21,
+  fees: [
+    { type: 'insurance', rate: 0.01, vat: false },
+    { type: 'admin', amount: 20, vat: true },
+  ],
+};
+
 export async function plan(h: Harness, fields: Record<string, unknown> = {}): Promise<any> {
   const res = await h.post('/api/credit-configs', { name: 'plan', ...fields });
   assert.equal(res.statusCode, 201, res.body);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, json, settableClock } from '../../helpers/app.ts';
-import { P35, client, credit, detail, pay, plan } from '../../helpers/book-in-cents.ts';
+import { P35, P35_FEES, client, credit, detail, pay, plan } from '../../helpers/book-in-cents.ts';
 
 test("a deducted origination fee with VAT: the schedule is the amount's, disbursed is less, reports count the cash", async (t) => {
   const h = await build(t, { clock: settableClock('2026-03-01') });
@@ -107,14 +107,7 @@ test('insurance and an admin fee: in each installment, paid first inside it, in 
   const clock = settableClock('2026-03-01');
   const h = await build(t, { clock });
   // P35 with 21 % VAT, life insurance 1 % a month without VAT, an admin fee of 20 with VAT
-  const p = await plan(h, {
-    ...P35,
-    vat_rate: 0.21,
-    fees: [
-      { type: 'insurance', rate: 0.01, vat: false },
-      { type: 'admin', amount: 20, vat: true },
-    ],
-  });
+  const p = await plan(h, P35_FEES);
   const c = await client(h);
   // interest 350, its VAT 73.50: 1423.50 over 3 = 474.50 each (interest 116.67, 116.67, 116.66;
   // VAT 24.50; principal 333.33, 333.33, 333.34). Insurance on the principal outstanding at the

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, json, settableClock } from '../../helpers/app.ts';
-import { P35, client, credit, detail, ledger, pay, payments, plan } from '../../helpers/book-in-cents.ts';
+import { P35, P35_FEES, client, credit, detail, ledger, pay, payments, plan } from '../../helpers/book-in-cents.ts';
 import { amountDisbursing, disbursedOf, money, originationOf } from '../../../src/domain/index.ts';
 import fc from 'fast-check';
 
@@ -17,14 +17,7 @@ async function story(t: Parameters<typeof build>[0]) {
   // P35 with 21 % VAT, life insurance 1 % a month without VAT, an admin fee of 20 with VAT
   // (test/services/lending/fees.test.ts works it out): amounts 508.70, 505.37, 502.03 due 03-31,
   // 04-30, 05-31; insurance 10, 6.67, 3.33; fees 20 + 4.20 of VAT; the interest's VAT 24.50
-  const p = await plan(h, {
-    ...P35,
-    vat_rate: 0.21,
-    fees: [
-      { type: 'insurance', rate: 0.01, vat: false },
-      { type: 'admin', amount: 20, vat: true },
-    ],
-  });
+  const p = await plan(h, P35_FEES);
   const c = await client(h);
   const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2026-03-01' });
   // installment 1 paid on its due date; on 04-10 nothing is late: the balance is installments 2
@@ -173,14 +166,7 @@ test('amountDisbursing: the least amount whose cash handed over covers the targe
 test('reversing a payment that paid the admin fee and the insurance: the later payment pays them again, in order', async (t) => {
   const clock = settableClock('2026-03-01');
   const h = await build(t, { clock });
-  const p = await plan(h, {
-    ...P35,
-    vat_rate: 0.21,
-    fees: [
-      { type: 'insurance', rate: 0.01, vat: false },
-      { type: 'admin', amount: 20, vat: true },
-    ],
-  });
+  const p = await plan(h, P35_FEES);
   const c = await client(h);
   const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2026-03-01' });
   // 30 on 03-10: the fee with its VAT 24.20, then 5.80 of the insurance (10); 100 on 03-20: the

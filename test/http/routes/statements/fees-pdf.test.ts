@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, json, settableClock } from '../../../helpers/app.ts';
-import { P35, client, credit, detail, pay, plan } from '../../../helpers/book-in-cents.ts';
+import { P35, P35_FEES, client, credit, detail, pay, plan } from '../../../helpers/book-in-cents.ts';
 
 const POPPLER = spawnSync('pdftotext', ['-v']).error === undefined;
 
@@ -38,13 +38,8 @@ test('insurance, admin fees, a charge and a waiver on the receipt (JSON and PDF)
   // insurance 10, 6.67, 3.33; fees 20 each; vat 24.50 of the interest + 4.20 of the fee = 28.70
   // each; total 1516.10, due 03-31, 04-30, 05-31
   const p = await plan(h, {
-    ...P35,
-    vat_rate: 0.21,
-    fees: [
-      { type: 'insurance', rate: 0.01, vat: false },
-      { type: 'admin', amount: 20, vat: true },
-      { type: 'collection', amount: 100, vat: true, after_days: 5 },
-    ],
+    ...P35_FEES,
+    fees: [...P35_FEES.fees, { type: 'collection', amount: 100, vat: true, after_days: 5 }],
   });
   const c = await client(h);
   const d = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2026-03-01' });
