@@ -187,6 +187,29 @@ export interface CreditAccrualsTable {
   posted_through: DateStr;
 }
 
+/**
+ * An installment's ledger entries summed, kept by the ledger's keep_balances trigger (migration
+ * 052; written by the database only, read by the portfolio summary as of today).
+ */
+export interface InstallmentBalancesTable {
+  business_id: string;
+  credit_id: string;
+  installment_id: string;
+  balance: Numeric;
+  punitory_posted: Numeric;
+  charges_posted: Numeric;
+  principal_paid: Numeric;
+  last_paid_on: DateStr | null;
+}
+
+/** A credit's kept outstanding and the due date of its oldest open installment (migration 052). */
+export interface CreditBalancesTable {
+  business_id: string;
+  credit_id: string;
+  outstanding: Numeric;
+  open_from: DateStr | null;
+}
+
 export type InstallmentStatus = 'pending' | 'partial' | 'paid';
 
 export interface InstallmentsTable {
@@ -701,6 +724,8 @@ export interface DB {
   credit_configs: CreditConfigsTable;
   credits: CreditsTable;
   credit_accruals: CreditAccrualsTable;
+  installment_balances: InstallmentBalancesTable;
+  credit_balances: CreditBalancesTable;
   installments: InstallmentsTable;
   ledger: LedgerTable;
   payments: PaymentsTable;

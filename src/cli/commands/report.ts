@@ -99,7 +99,13 @@ export function registerReport(r: Command, ctx: CliContext) {
           throw new UsageError(`--as-of ${asOf} is after the business's today (${today})`);
         const branch = branchId ? await getBranch(db.kysely, businessId, branchId) : null;
         if (branchId && !branch) throw new UsageError(`no branch ${branchId} in business ${businessId}`);
-        const summary = await portfolioSummary(db, null, { businessId, asOf, branchId, timezone: business.timezone });
+        const summary = await portfolioSummary(db, null, {
+          businessId,
+          asOf,
+          branchId,
+          timezone: business.timezone,
+          today,
+        });
         const title = `Portfolio of ${business.name} as of ${asOf}${branch ? `, branch ${branch.name}` : ''}`;
         return { summary, title };
       });

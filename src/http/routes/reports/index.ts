@@ -121,6 +121,7 @@ export default async function reportRoutes(app: App) {
         asOf,
         branchId: req.query.branch_id ?? null,
         timezone: req.auth.timezone,
+        today,
       });
     },
   );
