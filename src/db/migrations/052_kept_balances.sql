@@ -10,6 +10,10 @@
 -- shared by a whole business (a counter of the business would make its writers queue behind one
 -- another).
 
+-- no ledger write may commit between the backfill below and the trigger that keeps the sums after
+-- it (an older process still serving during an upgrade): writers wait for this migration instead
+LOCK TABLE ledger IN SHARE ROW EXCLUSIVE MODE;
+
 -- installment_balances: an installment's entries summed, all of them (nothing is dated after the
 -- business's today), as the summary's per-installment sums read them.
 CREATE TABLE installment_balances (
