@@ -18,8 +18,10 @@
 // exactly, to the cent as the API gives them). A field only the new one has (a figure the new
 // version added, such as insurance, fees or charges) must be zero, null, false, empty or an object
 // of such: it is counted, and listed with the values it took. Exit 0 when nothing differs, 1 when
-// something does (each difference printed with its path), 2 on a usage error. Only node: itself,
-// it runs against any version of the server (the older one included).
+// something does (each difference printed with its path), 2 on a usage error. --ignore REGEX
+// leaves out the fields and records whose path matches, ids as * and indexes as [] (e.g. the id
+// and created_at of ledger entries each copy wrote on its own, after running the same job on
+// both). Only node: itself, it runs against any version of the server (the older one included).
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -37,7 +39,7 @@ function usage(msg?: string): never {
   if (msg) console.error(msg);
   console.error(
     'usage: npm run figures -- snapshot --url URL --out FILE [--key KEY] [--as-of YYYY-MM-DD] [--concurrency N]\n' +
-      '       npm run figures -- diff OLD.jsonl NEW.jsonl [--show N]',
+      '       npm run figures -- diff OLD.jsonl NEW.jsonl [--show N] [--ignore REGEX]',
   );
   process.exit(2);
 }
@@ -152,7 +154,8 @@ async function snapshot(argv: string[]) {
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
   if (after !== today) {
     console.error(`the server's today went from ${today} to ${after} during the snapshot: take it again`);
-    process.exit(1);
+    process.exitCode = 1;
+    return;
   }
   console.log(
     `${outFile}: ${unique.length} credits, ${installments} installments, as of ${asOf} (server today ${today}), ` +
@@ -211,12 +214,15 @@ function isZero(v: Json): boolean {
 async function diff(argv: string[]) {
   const { values: o, positionals } = parseArgs({
     args: argv,
-    options: { show: { type: 'string', default: '50' } },
+    options: { show: { type: 'string', default: '50' }, ignore: { type: 'string' } },
     allowPositionals: true,
   });
   if (positionals.length !== 2) usage('diff needs two snapshot files');
   const [oldFile, newFile] = positionals as [string, string];
   const show = Number(o.show);
+  // fields (or whole records) not compared, by their path with ids and indexes as * and []
+  const ignore = o.ignore === undefined ? null : new RegExp(o.ignore);
+  let ignored = 0;
 
   const old = new Map<string, Json>();
   await readLines(oldFile, (l) => old.set(l.key, l.value));
@@ -229,6 +235,10 @@ async function diff(argv: string[]) {
   const shape = (path: string) => path.replace(/\[\d+\]/g, '[]').replace(/^(credit|export:\w+):[^.]+/, '$1:*');
 
   const compare = (a: Json, b: Json, path: string) => {
+    if (ignore?.test(shape(path))) {
+      ignored++;
+      return;
+    }
     if (Array.isArray(a) && Array.isArray(b)) {
       if (a.length !== b.length) differences.push(`${path}: ${a.length} items before, ${b.length} after`);
       for (let i = 0; i < Math.min(a.length, b.length); i++) compare(a[i]!, b[i]!, `${path}[${i}]`);
@@ -242,6 +252,10 @@ async function diff(argv: string[]) {
       for (const k of Object.keys(b)) {
         if (k in a) continue;
         const p = shape(`${path}.${k}`);
+        if (ignore?.test(p)) {
+          ignored++;
+          continue;
+        }
         const entry = added.get(p) ?? { count: 0, values: new Set<string>() };
         entry.count++;
         if (entry.values.size < 5) entry.values.add(JSON.stringify(b[k]));
@@ -263,6 +277,11 @@ async function diff(argv: string[]) {
       return;
     }
     seen++;
+    if (ignore?.test(shape(l.key))) {
+      ignored++;
+      old.delete(l.key);
+      return;
+    }
     const a = old.get(l.key);
     if (a === undefined) {
       differences.push(`${l.key}: only after`);
@@ -283,14 +302,19 @@ async function diff(argv: string[]) {
       `the snapshots are of different days (before: today ${metaOld.today}, as of ${metaOld.as_of}; after: ` +
         `today ${metaNew.today}, as of ${metaNew.as_of}): take both the same day`,
     );
-    process.exit(2);
+    process.exitCode = 2;
+    return;
   }
-  for (const k of old.keys()) differences.push(`${k}: only before`);
+  for (const k of old.keys()) {
+    if (ignore?.test(shape(k))) ignored++;
+    else differences.push(`${k}: only before`);
+  }
 
   console.log(
     `compared ${counts.credits} credits, ${counts.installments} installments, ${counts.ledger} ledger entries, ` +
       `${counts.exportRows} export rows, ${seen} records in all, as of ${metaNew.as_of}: ` +
-      `${fields} fields (${figures} of them figures), ${differences.length} differences`,
+      `${fields} fields (${figures} of them figures), ${differences.length} differences` +
+      (ignore ? ` (${ignored} fields or records left out by --ignore)` : ''),
   );
   if (added.size > 0) {
     console.log('fields only after (must be zero on the old book):');
@@ -298,9 +322,15 @@ async function diff(argv: string[]) {
   }
   for (const d of differences.slice(0, show)) console.log(`DIFF ${d}`);
   if (differences.length > show) console.log(`... and ${differences.length - show} more (--show N)`);
-  process.exit(differences.length > 0 ? 1 : 0);
+  // exitCode, not exit(): a long list piped to another program is written out whole first
+  process.exitCode = differences.length > 0 ? 1 : 0;
 }
 
+// `diff ... | head`: the reader left, nothing more to say
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
 const [command, ...rest] = process.argv.slice(2);
 try {
   if (command === 'snapshot') await snapshot(rest);

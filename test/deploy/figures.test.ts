@@ -111,6 +111,16 @@ test('figures: a field only the newer snapshot has must be zero, and the snapsho
   assert.equal(some.code, 1, some.out);
   assert.ok(some.out.includes('DIFF credit:c1.read.installments[0].fees: new field, 12.5 (must be zero)'), some.out);
 
+  const ignored = await figures([
+    'diff',
+    before,
+    file('ignored.jsonl', [meta('2026-03-02'), credit({ fees: 12.5, amount: 451 })]),
+    '--ignore',
+    '^credit:\\*\\.read\\.installments\\[\\]\\.(fees|amount)$',
+  ]);
+  assert.equal(ignored.code, 0, ignored.out);
+  assert.match(ignored.out, /0 differences \(2 fields or records left out by --ignore\)/);
+
   const gone = await figures(['diff', before, file('gone.jsonl', [meta('2026-03-02')])]);
   assert.equal(gone.code, 1, gone.out);
   assert.ok(gone.out.includes('DIFF credit:c1: only before'), gone.out);
