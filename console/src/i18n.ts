@@ -201,6 +201,7 @@ const ES: Record<string, string> = {
   'Amount waived': 'Monto condonado',
   Recorded: 'Registrada',
   'What to waive': 'Qué condonar',
+  'What was waived': 'Qué se condonó',
   'Collection charges': 'Gastos de cobranza',
   Waivable: 'Condonable',
   Waived: 'Condonado',

@@ -85,7 +85,21 @@ interface Payment {
 interface Payoff {
   as_of: string;
   amount: number;
+  /** paid beyond what settles the credit: then amount is 0 (docs/domain.md, "Early payoff") */
+  refundable: number;
   breakdown: Record<string, number>;
+}
+
+/** A waiver as GET /api/credits/{id}/waivers gives it (newest first). */
+interface Waiver {
+  id: string;
+  installment_id: string;
+  installment_number: number;
+  kind: 'punitory' | 'charge';
+  amount: number;
+  reason: string;
+  created_by: string;
+  created_at: string;
 }
 
 /** Today in the business's timezone, as YYYY-MM-DD. */
@@ -107,10 +121,15 @@ export function CreditPage() {
     queryKey: ['payments', id],
     queryFn: () => api<Payment[]>(`/api/credits/${id}/payments`),
   });
+  const waiverList = useQuery({
+    queryKey: ['waivers', id],
+    queryFn: () => api<Waiver[]>(`/api/credits/${id}/waivers`),
+  });
   const refresh = async () => {
     await Promise.all([
       qc.invalidateQueries({ queryKey: key }),
       qc.invalidateQueries({ queryKey: ['payments', id] }),
+      qc.invalidateQueries({ queryKey: ['waivers', id] }),
       qc.invalidateQueries({ queryKey: ['payoff', id] }),
       qc.invalidateQueries({ queryKey: ['summary'] }),
     ]);
@@ -125,8 +144,7 @@ export function CreditPage() {
   const has = partsShown(installments);
   // the column only when some installment has punitory or charges to waive
   const someWaivable = canWaive && installments.some((i) => waivable(i).punitory > 0 || waivable(i).charge > 0);
-  const waivers = ledgerEntries.filter((e) => e.type === 'waiver');
-  const numberOf = new Map(installments.map((i) => [i.id, i.number]));
+  const waivers = waiverList.data ?? [];
   return (
     <>
       <div className="page-head">
@@ -270,21 +288,22 @@ export function CreditPage() {
           onDone={refresh}
         />
       )}
+      <ErrorNote error={waiverList.error} />
       {waivers.length > 0 && (
         <section aria-labelledby="waivers">
           <h2 id="waivers">{t('Waivers')}</h2>
           <Table
             rows={waivers}
-            rowKey={(e) => e.id}
+            rowKey={(w) => w.id}
             columns={[
-              { header: t('Date'), cell: (e) => fmtDate(e.effective_date) },
+              { header: t('Recorded'), cell: (w) => fmtInstant(w.created_at) },
+              { header: t('Installment'), cell: (w) => w.installment_number, numeric: true },
               {
-                header: t('Installment'),
-                cell: (e) => (e.installment_id ? (numberOf.get(e.installment_id) ?? '—') : '—'),
-                numeric: true,
+                header: t('What was waived'),
+                cell: (w) => t(w.kind === 'punitory' ? 'Punitory' : 'Collection charges'),
               },
-              { header: t('Amount waived'), cell: (e) => <Money value={-e.amount} />, numeric: true },
-              { header: t('Recorded'), cell: (e) => fmtInstant(e.created_at) },
+              { header: t('Amount waived'), cell: (w) => <Money value={-w.amount} />, numeric: true },
+              { header: t('Reason'), cell: (w) => w.reason },
             ]}
           />
         </section>
