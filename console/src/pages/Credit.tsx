@@ -80,6 +80,8 @@ interface Payment {
   method: string;
   channel: string | null;
   external_reference: string | null;
+  /** payoff_close: the credit closed with no payment, amount = minus the refund (docs/domain.md, "Early payoff") */
+  kind?: 'payment' | 'payoff_close';
 }
 
 interface Payoff {
@@ -113,6 +115,8 @@ export function CreditPage() {
   const canWrite = useCan('employee');
   const isAdmin = useCan('admin');
   const [waiving, setWaiving] = useState<Installment | null>(null);
+  // the refund of a close made on this page, said until the page is left
+  const [refunded, setRefunded] = useState<number | null>(null);
   const waiveButton = useRef<HTMLButtonElement | null>(null);
   const [, navigate] = useLocation();
   const key = ['credit', id];
@@ -167,6 +171,11 @@ export function CreditPage() {
           </a>
         </div>
       </div>
+      {refunded !== null && (
+        <p className="notice" role="status">
+          {t('The credit is closed. Hand back to the client: {amount}.', { amount: fmtMoney(refunded) })}
+        </p>
+      )}
       <div className="cards">
         <Card label={t('Balance')}>
           <Money value={balance.outstanding} />
@@ -328,7 +337,12 @@ export function CreditPage() {
             },
             {
               header: t('Status'),
-              cell: (p) => (p.reversed_at ? `${t('Reversed')}: ${p.reversal_reason ?? ''}` : t('Paid')),
+              cell: (p) =>
+                p.reversed_at
+                  ? `${t('Reversed')}: ${p.reversal_reason ?? ''}`
+                  : p.kind === 'payoff_close'
+                    ? t('Closed with a refund of {amount}', { amount: fmtMoney(-p.amount) })
+                    : t('Paid'),
             },
             {
               header: t('Receipt'),
@@ -381,7 +395,9 @@ export function CreditPage() {
         canWrite={canWrite}
         onDone={refresh}
       />
-      {open && <PayoffBox creditId={id} canWrite={canWrite} onDone={refresh} />}
+      {open && (
+        <PayoffBox creditId={id} canWrite={canWrite} onDone={refresh} onClosed={(refund) => setRefunded(refund)} />
+      )}
       {canWrite && (open || credit.status === 'written_off') && (
         <section aria-labelledby="manage">
           <h2 id="manage">{t('More')}</h2>
@@ -676,10 +692,13 @@ function PayoffBox({
   creditId,
   canWrite,
   onDone,
+  onClosed,
 }: {
   creditId: string;
   canWrite: boolean;
   onDone: () => Promise<void>;
+  /** the credit was closed without a payment: the refund to hand back */
+  onClosed: (refund: number) => void;
 }) {
   const [asked, setAsked] = useState(false);
   const q = useQuery({
@@ -708,7 +727,41 @@ function PayoffBox({
                 <Money value={v} />
               </Card>
             ))}
+            {q.data.refundable > 0 && (
+              <Card label={t('To refund')}>
+                <Money value={q.data.refundable} />
+              </Card>
+            )}
           </div>
+          {q.data.amount === 0 && q.data.refundable > 0 && (
+            <p className="muted">
+              {t('What was paid exceeds what settles the credit by {amount}: nothing is left to pay.', {
+                amount: fmtMoney(q.data.refundable),
+              })}
+            </p>
+          )}
+          {canWrite && q.data.amount === 0 && q.data.refundable > 0 && (
+            <ConfirmButton
+              label={t('Close and refund')}
+              title={t('Close the credit and refund {amount}', { amount: fmtMoney(q.data.refundable) })}
+              text={t(
+                'The credit closes as of {date}: {rebate} of interest not owed is written off (a rebate, not cash) and {amount} paid beyond what settles it is to be handed back to the client. No payment is registered; the close is listed among the payments.',
+                {
+                  date: fmtDate(q.data.as_of),
+                  rebate: fmtMoney(q.data.breakdown.rebate ?? 0),
+                  amount: fmtMoney(q.data.refundable),
+                },
+              )}
+              onConfirm={async () => {
+                const r = await api<{ refund: number }>(`/api/credits/${creditId}/payoff`, {
+                  idempotencyKey: key,
+                  body: { as_of: q.data.as_of },
+                });
+                onClosed(r.refund);
+                await onDone();
+              }}
+            />
+          )}
           {canWrite && q.data.amount > 0 && (
             <ConfirmButton
               label={t('Pay it off')}
