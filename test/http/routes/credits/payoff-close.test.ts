@@ -93,6 +93,11 @@ test('a credit paid beyond its payoff closes with the rebate and reports the ref
   const receipt = await h.get(`/api/credits/${id}/payments/${closeId}/receipt`);
   assert.equal(receipt.statusCode, 200, receipt.body);
   assert.equal(json(receipt).payment.amount, -700);
+  for (const url of [`/api/credits/${id}/payments/${closeId}/receipt`, `/api/credits/${id}/statement`]) {
+    const pdf = await h.req({ method: 'GET', url, headers: { accept: 'application/pdf' } });
+    assert.equal(pdf.statusCode, 200, `${url}: ${pdf.body.slice(0, 200)}`);
+    assert.equal(pdf.headers['content-type'], 'application/pdf');
+  }
   // the events a payoff emits: the payment recorded and the credit closed
   const events = json(await h.get('/api/events?after=0&limit=100')).items;
   const created = events.filter((e: any) => e.type === 'payment.created').map((e: any) => e.data.object);
