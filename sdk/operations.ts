@@ -96,8 +96,12 @@ export interface Operations {
   reversePayment: P["/api/credits/{id}/payments/{paymentId}/reverse"]["POST"];
   /** Waive punitory or collection charges of one installment, with a reason (never cash) (POST /api/credits/{id}/waivers) */
   createWaiver: P["/api/credits/{id}/waivers"]["POST"];
+  /** The credit's waivers of punitory and collection charges, newest first, with kind and reason (GET /api/credits/{id}/waivers) */
+  listWaivers: P["/api/credits/{id}/waivers"]["GET"];
   /** What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period (GET /api/credits/{id}/payoff) */
   getPayoff: P["/api/credits/{id}/payoff"]["GET"];
+  /** Close a credit whose payoff is 0 (what was paid exceeds what settles it): the rebate is written, the credit closes, and the refund is reported (POST /api/credits/{id}/payoff) */
+  closePayoff: P["/api/credits/{id}/payoff"]["POST"];
   /** Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries) (POST /api/credits/{id}/write-off) */
   writeOffCredit: P["/api/credits/{id}/write-off"]["POST"];
   /** Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created (POST /api/credits/{id}/refinance) */
@@ -258,7 +262,9 @@ export function operations(client: Client<paths, 'application/json'>): Operation
     listCreditPayments: p["/api/credits/{id}/payments"].GET,
     reversePayment: p["/api/credits/{id}/payments/{paymentId}/reverse"].POST,
     createWaiver: p["/api/credits/{id}/waivers"].POST,
+    listWaivers: p["/api/credits/{id}/waivers"].GET,
     getPayoff: p["/api/credits/{id}/payoff"].GET,
+    closePayoff: p["/api/credits/{id}/payoff"].POST,
     writeOffCredit: p["/api/credits/{id}/write-off"].POST,
     refinanceCredit: p["/api/credits/{id}/refinance"].POST,
     cancelCredit: p["/api/credits/{id}/cancel"].POST,

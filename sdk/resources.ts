@@ -91,8 +91,12 @@ export interface Resources {
     reversePayment: Operations["reversePayment"];
     /** Waive punitory or collection charges of one installment, with a reason (never cash) (POST /api/credits/{id}/waivers) */
     createWaiver: Operations["createWaiver"];
+    /** The credit's waivers of punitory and collection charges, newest first, with kind and reason (GET /api/credits/{id}/waivers) */
+    listWaivers: Operations["listWaivers"];
     /** What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period (GET /api/credits/{id}/payoff) */
     getPayoff: Operations["getPayoff"];
+    /** Close a credit whose payoff is 0 (what was paid exceeds what settles it): the rebate is written, the credit closes, and the refund is reported (POST /api/credits/{id}/payoff) */
+    closePayoff: Operations["closePayoff"];
     /** Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries) (POST /api/credits/{id}/write-off) */
     writeOff: Operations["writeOffCredit"];
     /** Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created (POST /api/credits/{id}/refinance) */
@@ -308,8 +312,12 @@ export function resources(ops: Operations): Resources {
       reversePayment: ops.reversePayment,
       /** Waive punitory or collection charges of one installment, with a reason (never cash) (POST /api/credits/{id}/waivers) */
       createWaiver: ops.createWaiver,
+      /** The credit's waivers of punitory and collection charges, newest first, with kind and reason (GET /api/credits/{id}/waivers) */
+      listWaivers: ops.listWaivers,
       /** What settles the credit on a date: everything due by then with its punitory, plus the principal of later installments and the interest accrued in the current period (GET /api/credits/{id}/payoff) */
       getPayoff: ops.getPayoff,
+      /** Close a credit whose payoff is 0 (what was paid exceeds what settles it): the rebate is written, the credit closes, and the refund is reported (POST /api/credits/{id}/payoff) */
+      closePayoff: ops.closePayoff,
       /** Write an active credit off by hand: punitory is posted up to today and accrues no more; payments are still accepted (recoveries) (POST /api/credits/{id}/write-off) */
       writeOff: ops.writeOffCredit,
       /** Refinance an active credit: its balance (punitory up to today included) is settled and a new credit for at least that balance is created (POST /api/credits/{id}/refinance) */

@@ -637,7 +637,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The credit's waivers of punitory and collection charges, newest first, with kind and reason
+         * @description Each waiver names its installment (id and number), what was waived (punitory or charge), the amount, the reason, who wrote it and when. Its id is the id of its ledger entry (type and origin waiver).
+         */
+        get: operations["listWaivers"];
         put?: never;
         /**
          * Waive punitory or collection charges of one installment, with a reason (never cash)
@@ -663,7 +667,11 @@ export interface paths {
          */
         get: operations["getPayoff"];
         put?: never;
-        post?: never;
+        /**
+         * Close a credit whose payoff is 0 (what was paid exceeds what settles it): the rebate is written, the credit closes, and the refund is reported
+         * @description For a credit whose quote on as_of (default today) is 0: punitory is posted up to as_of, entries of origin rebate write off the interest (insurance, fees, VAT) not owed, what that leaves paid beyond each installment is taken back by entries of origin correction (negative), and the credit closes. No cash comes in: the close is recorded as a payment of kind payoff_close whose amount is minus `refund`, the amount to hand back to the client; reversing it reopens the credit, and the payments before it cannot be reversed while it stands (409). A quote above 0 is 409: pay it instead (POST /api/credits/{id}/payments). Only active credits (409); as_of in the future, before the start date or before the latest payment is 422. Events payment.created and credit.status_changed.
+         */
+        post: operations["closePayoff"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2295,7 +2303,7 @@ export interface components {
             id: string;
             /** Format: uuid */
             credit_id: string;
-            /** @description decimal amount, at most 2 decimals */
+            /** @description decimal amount, at most 2 decimals: the cash received (> 0); for a payoff close, minus the refund handed back (<= 0) */
             amount: number;
             /**
              * Format: date
@@ -2311,6 +2319,8 @@ export interface components {
             method: "cash" | "transfer" | "debit" | "card" | "collection_network" | "other";
             channel: string | null;
             external_reference: string | null;
+            /** @description payment: cash the client paid; payoff_close: the credit closed with no payment because what was paid exceeded the payoff (POST /api/credits/{id}/payoff), its amount minus the refund */
+            kind: "payment" | "payoff_close";
         };
         /** PaymentImport */
         PaymentImport: {
@@ -2925,6 +2935,25 @@ export interface components {
             created_at: string;
             decided_at: string | null;
             disbursed_at: string | null;
+        };
+        /** Waiver */
+        Waiver: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            credit_id: string;
+            /** Format: uuid */
+            installment_id: string;
+            /** @description the number of that installment in the schedule */
+            installment_number: number;
+            /** @description what was waived: punitory or collection charges */
+            kind: "punitory" | "charge";
+            /** @description decimal amount, at most 2 decimals */
+            amount: number;
+            reason: string;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
         };
     };
     responses: {
@@ -8424,7 +8453,8 @@ export interface operations {
                      *         "reversal_reason": null,
                      *         "method": "transfer",
                      *         "channel": "Banco Nación",
-                     *         "external_reference": "TRF-000123"
+                     *         "external_reference": "TRF-000123",
+                     *         "kind": "payment"
                      *       }
                      *     ]
                      */
@@ -8999,6 +9029,61 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listWaivers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The Consistency-Token of a write's answer: this read, if it would come from a replica, waits until the replica has that write, or reads the primary. Without a replica it changes nothing. Not a token: 400 validation_failed. */
+                "Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The waivers, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "c4a81f3e-5b2d-4e6a-9f17-3d8b0e2a6c45",
+                     *         "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *         "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *         "installment_number": 1,
+                     *         "kind": "punitory",
+                     *         "amount": 300,
+                     *         "reason": "hospitalised in March; agreed with the branch manager",
+                     *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *         "created_at": "2026-03-20T15:31:44.020Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Waiver"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     createWaiver: {
         parameters: {
             query?: never;
@@ -9382,6 +9467,270 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    closePayoff: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description optional: 1 to 255 visible ASCII characters you choose (your own operation id). A retry with the same key and the same request answers the first answer again, with Idempotent-Replayed: true, and writes nothing; the same key with another request is 409. Kept IDEMPOTENCY_TTL_HOURS (24), then it may be used again.
+                 * @example erp-receipt-000183
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 90b211a7-894f-4d93-a1de-56f2118c5b92 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "as_of": "2026-04-01",
+                 *       "method": "transfer"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD; default today, not before the start date nor the latest payment, not after today
+                     */
+                    as_of?: string;
+                    /** @description how the refund is handed back; default cash */
+                    method?: "cash" | "transfer" | "debit" | "card" | "collection_network" | "other";
+                };
+            };
+        };
+        responses: {
+            /** @description The credit, closed, with the entries the close wrote and the refund */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Consistency-Token": components["headers"]["Consistency-Token"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credit": {
+                     *         "id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *         "client_id": "5c705512-bb76-4e74-b3db-e2af6cdd0999",
+                     *         "credit_config_id": "0e5dd6fd-5823-49a5-a280-d455f8c471c3",
+                     *         "amount": 100000,
+                     *         "status": "closed",
+                     *         "refinanced_from_id": null,
+                     *         "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *         "origin_transaction_reference": null,
+                     *         "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *         "sequential_id": 1,
+                     *         "created_at": "2026-01-15T13:02:03.121Z",
+                     *         "updated_at": "2026-01-15T13:02:03.121Z",
+                     *         "written_off_at": null,
+                     *         "write_off_reason": null,
+                     *         "total": 120000,
+                     *         "start_date": "2026-01-15",
+                     *         "amortization": "flat",
+                     *         "vat_rate": 0,
+                     *         "collector_id": null,
+                     *         "application_id": null,
+                     *         "disbursed": 100000
+                     *       },
+                     *       "installments": [
+                     *         {
+                     *           "id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 1,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-03-10",
+                     *           "status": "paid",
+                     *           "overdue": false,
+                     *           "days_late": 10,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "punitory_posted": 800,
+                     *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
+                     *           "paid": 40800,
+                     *           "outstanding": 0,
+                     *           "insurance": 0,
+                     *           "fees": 0
+                     *         },
+                     *         {
+                     *           "id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 2,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-04-10",
+                     *           "status": "partial",
+                     *           "overdue": false,
+                     *           "days_late": 0,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-03-20T15:40:05.100Z",
+                     *           "principal": 33333.33,
+                     *           "interest": 6666.67,
+                     *           "vat": 0,
+                     *           "punitory_posted": 0,
+                     *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
+                     *           "paid": 4200,
+                     *           "outstanding": 35800,
+                     *           "insurance": 0,
+                     *           "fees": 0
+                     *         },
+                     *         {
+                     *           "id": "ada7b2a1-d59e-48e6-82ff-16745a9f26d1",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "number": 3,
+                     *           "amount": 40000,
+                     *           "due_date": "2026-05-10",
+                     *           "status": "pending",
+                     *           "overdue": false,
+                     *           "days_late": 0,
+                     *           "created_at": "2026-01-15T13:02:03.121Z",
+                     *           "updated_at": "2026-01-15T13:02:03.121Z",
+                     *           "principal": 33333.34,
+                     *           "interest": 6666.66,
+                     *           "vat": 0,
+                     *           "punitory_posted": 0,
+                     *           "punitory_accrued": 0,
+                     *           "charges": 0,
+                     *           "waived": 0,
+                     *           "paid": 0,
+                     *           "outstanding": 40000,
+                     *           "insurance": 0,
+                     *           "fees": 0
+                     *         }
+                     *       ],
+                     *       "ledgerEntries": [
+                     *         {
+                     *           "id": "1b2d723c-29af-4bc0-a3de-06b76b795445",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "punitory",
+                     *           "amount": 800,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "accrual",
+                     *           "payment_id": null
+                     *         },
+                     *         {
+                     *           "id": "8e5c5842-bf3a-4d57-816d-193b7a4a33e4",
+                     *           "installment_id": "b37dca0c-234a-410c-8a83-c5132d4db8dc",
+                     *           "type": "payment",
+                     *           "amount": 40800,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
+                     *         },
+                     *         {
+                     *           "id": "e685f5cb-e5ae-4b93-881e-eb411005699b",
+                     *           "installment_id": "b025b530-ac75-48f9-938f-8426223892ae",
+                     *           "type": "payment",
+                     *           "amount": 4200,
+                     *           "branch_id": "ff64392d-cf5a-4e5a-88dd-c757c3926e1f",
+                     *           "created_by": "api_key:e2cb245c-742f-4033-88e5-20b08de8cf8c",
+                     *           "created_at": "2026-03-20T15:40:05.100Z",
+                     *           "credit_id": "90b211a7-894f-4d93-a1de-56f2118c5b92",
+                     *           "effective_date": "2026-03-20",
+                     *           "origin": "payment",
+                     *           "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6"
+                     *         }
+                     *       ],
+                     *       "balance": {
+                     *         "principal": 100000,
+                     *         "interest": 20000,
+                     *         "vat": 0,
+                     *         "punitory_posted": 800,
+                     *         "punitory_accrued": 0,
+                     *         "charges": 0,
+                     *         "waived": 0,
+                     *         "paid": 45000,
+                     *         "outstanding": 75800,
+                     *         "insurance": 0,
+                     *         "fees": 0
+                     *       },
+                     *       "cost": {
+                     *         "tna": 1.164123,
+                     *         "tea": 2.037584,
+                     *         "cft_tea": 1.208452
+                     *       },
+                     *       "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6",
+                     *       "refund": 700
+                     *     }
+                     */
+                    "application/json": {
+                        credit: components["schemas"]["Credit"];
+                        installments: components["schemas"]["Installment"][];
+                        /** @description only the entries the close created: punitory posted, the rebate (origin rebate) and the refund (origin correction, negative) */
+                        ledgerEntries: components["schemas"]["LedgerEntry"][];
+                        /** @description as of today: outstanding = principal + interest + insurance + fees + vat + punitory_posted + punitory_accrued + charges − waived − paid (vat: of the interest, the insurance and the fees) (paid counts payments and early-payoff rebates) */
+                        balance: {
+                            /** @description decimal amount, at most 2 decimals */
+                            principal: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            interest: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            vat: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            punitory_posted: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            punitory_accrued: number;
+                            /** @description collection charges posted, VAT included */
+                            charges: number;
+                            /** @description punitory and charges waived (no longer owed) */
+                            waived: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            paid: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            outstanding: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            insurance: number;
+                            /** @description decimal amount, at most 2 decimals */
+                            fees: number;
+                        };
+                        cost: components["schemas"]["Cost"];
+                        /**
+                         * Format: uuid
+                         * @description the close, listed among the payments with kind payoff_close
+                         */
+                        payment_id: string;
+                        /** @description the amount to hand back to the client (the quote's refundable) */
+                        refund: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -15387,23 +15736,7 @@ export interface operations {
                     /** @constant */
                     type?: "waiver.created";
                     data?: {
-                        /** Waiver */
-                        object?: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            credit_id: string;
-                            /** Format: uuid */
-                            installment_id: string;
-                            /** @description what was waived: punitory or collection charges */
-                            kind: "punitory" | "charge";
-                            /** @description decimal amount, at most 2 decimals */
-                            amount: number;
-                            reason: string;
-                            created_by: string;
-                            /** Format: date-time */
-                            created_at: string;
-                        };
+                        object?: components["schemas"]["Waiver"];
                     };
                 };
             };

@@ -36,3 +36,4 @@ export type ApiKey = Schemas["ApiKey"];
 export type Notification = Schemas["Notification"];
 export type Settings = Schemas["Settings"];
 export type Application = Schemas["Application"];
+export type Waiver = Schemas["Waiver"];

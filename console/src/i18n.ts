@@ -201,6 +201,18 @@ const ES: Record<string, string> = {
   'Amount waived': 'Monto condonado',
   Recorded: 'Registrada',
   'What to waive': 'Qué condonar',
+  // closing a credit paid beyond its payoff (docs/domain.md, "Early payoff")
+  'To refund': 'A devolver',
+  'Close and refund': 'Cancelar y devolver',
+  'Close the credit and refund {amount}': 'Cancelar el crédito y devolver {amount}',
+  'What was paid exceeds what settles the credit by {amount}: nothing is left to pay.':
+    'Lo pagado supera en {amount} lo que cancela el crédito: no queda nada por pagar.',
+  'The credit closes as of {date}: {rebate} of interest not owed is written off (a rebate, not cash) and {amount} paid beyond what settles it is to be handed back to the client. No payment is registered; the close is listed among the payments.':
+    'El crédito se cancela al {date}: se bonifican {rebate} de interés no devengado (no es dinero) y hay que devolverle al cliente {amount} pagados de más. No se registra ningún pago; el cierre queda en la lista de pagos.',
+  'The credit is closed. Hand back to the client: {amount}.':
+    'El crédito quedó cancelado. Devolverle al cliente: {amount}.',
+  'Closed with a refund of {amount}': 'Cancelado con devolución de {amount}',
+  'What was waived': 'Qué se condonó',
   'Collection charges': 'Gastos de cobranza',
   Waivable: 'Condonable',
   Waived: 'Condonado',

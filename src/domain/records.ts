@@ -230,7 +230,10 @@ export const Payment = Type.Object(
   {
     id: Uuid,
     credit_id: Uuid,
-    amount: Money,
+    amount: Type.Number({
+      description:
+        'decimal amount, at most 2 decimals: the cash received (> 0); for a payoff close, minus the refund handed back (<= 0)',
+    }),
     paid_on: CalendarDate,
     branch_id: Nullable(Uuid),
     created_by: Type.String(),
@@ -238,6 +241,10 @@ export const Payment = Type.Object(
     reversed_at: Nullable(DateTime),
     reversal_reason: Nullable(Type.String()),
     ...PaymentChannelFields,
+    kind: OneOf(['payment', 'payoff_close'], {
+      description:
+        'payment: cash the client paid; payoff_close: the credit closed with no payment because what was paid exceeded the payoff (POST /api/credits/{id}/payoff), its amount minus the refund',
+    }),
   },
   { $id: 'Payment', title: 'Payment' },
 );
@@ -265,6 +272,7 @@ export const Waiver = Type.Object(
     id: Uuid,
     credit_id: Uuid,
     installment_id: Uuid,
+    installment_number: Type.Integer({ description: 'the number of that installment in the schedule' }),
     kind: OneOf(['punitory', 'charge'], { description: 'what was waived: punitory or collection charges' }),
     amount: Money,
     reason: Type.String({ maxLength: 2000 }),

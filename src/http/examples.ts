@@ -351,6 +351,7 @@ export const payments = [
     method: 'transfer' as const,
     channel: 'Banco Nación',
     external_reference: 'TRF-000123',
+    kind: 'payment' as const,
   },
 ];
 
@@ -374,6 +375,24 @@ export const payoff = {
     rebate: 8602.15,
   },
 };
+
+/**
+ * GET /api/credits/{id}/waivers: on 2026-03-20, before her payment, part of installment 1's
+ * punitory was waived (the branch manager agreed; she had been in hospital).
+ */
+export const waivers = [
+  {
+    id: 'c4a81f3e-5b2d-4e6a-9f17-3d8b0e2a6c45',
+    credit_id: CREDIT,
+    installment_id: INSTALLMENTS[0],
+    installment_number: 1,
+    kind: 'punitory' as const,
+    amount: 300,
+    reason: 'hospitalised in March; agreed with the branch manager',
+    created_by: KEY,
+    created_at: '2026-03-20T15:31:44.020Z',
+  },
+];
 
 /** POST /api/credits/{id}/payments: only the entries the payment created. */
 export const paymentResult = {

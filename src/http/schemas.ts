@@ -34,6 +34,7 @@ import {
   UploadSession,
   Verification,
   Notification,
+  Waiver,
   UUID_FORMAT,
   WebhookDelivery,
   WebhookEndpoint,
@@ -100,6 +101,7 @@ export const SHARED_SCHEMAS = [
   Notification,
   Settings,
   Application,
+  Waiver,
 ];
 
 export const Page = <T extends TSchema>(item: T) =>

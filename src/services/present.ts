@@ -178,7 +178,9 @@ const branch = recordBuilder(Branch);
 const uploadSession = recordBuilder(UploadSession);
 
 const payment = recordBuilder(Payment);
-export const presentPayment = (p: PaymentRow) => payment(p);
+/** A payment; one of amount <= 0 is a payoff close (migration 053), its amount minus the refund. */
+export const presentPayment = (p: PaymentRow) =>
+  payment(p, { kind: money(p.amount).gt(0) ? 'payment' : 'payoff_close' });
 
 export const presentPayoff = (p: Payoff) => ({
   as_of: p.asOf,
@@ -245,7 +247,7 @@ export const presentWorklistItem = (
 export const presentLedgerEntry = (e: LedgerRow) => ledgerEntry(e);
 const promiseToPay = recordBuilder(PromiseToPay);
 const waiver = recordBuilder(Waiver);
-export const presentWaiver = (w: WaiverRow) => waiver(w);
+export const presentWaiver = (w: WaiverRow & { installment_number: number }) => waiver(w);
 const note = recordBuilder(Note);
 export const presentPromise = (p: PromiseRow) => promiseToPay(p);
 export const presentNote = (n: NoteRow) => note(n);

@@ -99,7 +99,11 @@ test('an admin waives punitory on the credit page; an employee cannot', {
     // the page shows the new figures and lists the waiver
     const waivers = page.locator('section', { has: page.getByRole('heading', { name: 'Condonaciones' }) });
     await waivers.getByRole('row').nth(1).waitFor();
-    assert.match(await waivers.innerText(), /1\s+\$\s[\d.]+,\d\d/);
+    // with its kind and reason (GET /api/credits/{id}/waivers)
+    assert.match(
+      await waivers.innerText(),
+      /\b1\s+Punitorio\s+\S*\$\s[\d.]+,\d\d\s+internación en marzo; acordado con la gerencia/,
+    );
     const balanceCard = await page.locator('.cards').first().innerText();
     const shown = new Intl.NumberFormat('es-AR', { style: 'currency', currency: 'ARS', minimumFractionDigits: 2 })
       .format(after.balance.outstanding)

@@ -80,12 +80,28 @@ interface Payment {
   method: string;
   channel: string | null;
   external_reference: string | null;
+  /** payoff_close: the credit closed with no payment, amount = minus the refund (docs/domain.md, "Early payoff") */
+  kind?: 'payment' | 'payoff_close';
 }
 
 interface Payoff {
   as_of: string;
   amount: number;
+  /** paid beyond what settles the credit: then amount is 0 (docs/domain.md, "Early payoff") */
+  refundable: number;
   breakdown: Record<string, number>;
+}
+
+/** A waiver as GET /api/credits/{id}/waivers gives it (newest first). */
+interface Waiver {
+  id: string;
+  installment_id: string;
+  installment_number: number;
+  kind: 'punitory' | 'charge';
+  amount: number;
+  reason: string;
+  created_by: string;
+  created_at: string;
 }
 
 /** Today in the business's timezone, as YYYY-MM-DD. */
@@ -99,6 +115,8 @@ export function CreditPage() {
   const canWrite = useCan('employee');
   const isAdmin = useCan('admin');
   const [waiving, setWaiving] = useState<Installment | null>(null);
+  // the refund of a close made on this page, said until the page is left
+  const [refunded, setRefunded] = useState<number | null>(null);
   const waiveButton = useRef<HTMLButtonElement | null>(null);
   const [, navigate] = useLocation();
   const key = ['credit', id];
@@ -107,10 +125,15 @@ export function CreditPage() {
     queryKey: ['payments', id],
     queryFn: () => api<Payment[]>(`/api/credits/${id}/payments`),
   });
+  const waiverList = useQuery({
+    queryKey: ['waivers', id],
+    queryFn: () => api<Waiver[]>(`/api/credits/${id}/waivers`),
+  });
   const refresh = async () => {
     await Promise.all([
       qc.invalidateQueries({ queryKey: key }),
       qc.invalidateQueries({ queryKey: ['payments', id] }),
+      qc.invalidateQueries({ queryKey: ['waivers', id] }),
       qc.invalidateQueries({ queryKey: ['payoff', id] }),
       qc.invalidateQueries({ queryKey: ['summary'] }),
     ]);
@@ -125,8 +148,7 @@ export function CreditPage() {
   const has = partsShown(installments);
   // the column only when some installment has punitory or charges to waive
   const someWaivable = canWaive && installments.some((i) => waivable(i).punitory > 0 || waivable(i).charge > 0);
-  const waivers = ledgerEntries.filter((e) => e.type === 'waiver');
-  const numberOf = new Map(installments.map((i) => [i.id, i.number]));
+  const waivers = waiverList.data ?? [];
   return (
     <>
       <div className="page-head">
@@ -149,6 +171,11 @@ export function CreditPage() {
           </a>
         </div>
       </div>
+      {refunded !== null && (
+        <p className="notice" role="status">
+          {t('The credit is closed. Hand back to the client: {amount}.', { amount: fmtMoney(refunded) })}
+        </p>
+      )}
       <div className="cards">
         <Card label={t('Balance')}>
           <Money value={balance.outstanding} />
@@ -270,21 +297,22 @@ export function CreditPage() {
           onDone={refresh}
         />
       )}
+      <ErrorNote error={waiverList.error} />
       {waivers.length > 0 && (
         <section aria-labelledby="waivers">
           <h2 id="waivers">{t('Waivers')}</h2>
           <Table
             rows={waivers}
-            rowKey={(e) => e.id}
+            rowKey={(w) => w.id}
             columns={[
-              { header: t('Date'), cell: (e) => fmtDate(e.effective_date) },
+              { header: t('Recorded'), cell: (w) => fmtInstant(w.created_at) },
+              { header: t('Installment'), cell: (w) => w.installment_number, numeric: true },
               {
-                header: t('Installment'),
-                cell: (e) => (e.installment_id ? (numberOf.get(e.installment_id) ?? '—') : '—'),
-                numeric: true,
+                header: t('What was waived'),
+                cell: (w) => t(w.kind === 'punitory' ? 'Punitory' : 'Collection charges'),
               },
-              { header: t('Amount waived'), cell: (e) => <Money value={-e.amount} />, numeric: true },
-              { header: t('Recorded'), cell: (e) => fmtInstant(e.created_at) },
+              { header: t('Amount waived'), cell: (w) => <Money value={-w.amount} />, numeric: true },
+              { header: t('Reason'), cell: (w) => w.reason },
             ]}
           />
         </section>
@@ -309,7 +337,12 @@ export function CreditPage() {
             },
             {
               header: t('Status'),
-              cell: (p) => (p.reversed_at ? `${t('Reversed')}: ${p.reversal_reason ?? ''}` : t('Paid')),
+              cell: (p) =>
+                p.reversed_at
+                  ? `${t('Reversed')}: ${p.reversal_reason ?? ''}`
+                  : p.kind === 'payoff_close'
+                    ? t('Closed with a refund of {amount}', { amount: fmtMoney(-p.amount) })
+                    : t('Paid'),
             },
             {
               header: t('Receipt'),
@@ -362,7 +395,9 @@ export function CreditPage() {
         canWrite={canWrite}
         onDone={refresh}
       />
-      {open && <PayoffBox creditId={id} canWrite={canWrite} onDone={refresh} />}
+      {open && (
+        <PayoffBox creditId={id} canWrite={canWrite} onDone={refresh} onClosed={(refund) => setRefunded(refund)} />
+      )}
       {canWrite && (open || credit.status === 'written_off') && (
         <section aria-labelledby="manage">
           <h2 id="manage">{t('More')}</h2>
@@ -657,10 +692,13 @@ function PayoffBox({
   creditId,
   canWrite,
   onDone,
+  onClosed,
 }: {
   creditId: string;
   canWrite: boolean;
   onDone: () => Promise<void>;
+  /** the credit was closed without a payment: the refund to hand back */
+  onClosed: (refund: number) => void;
 }) {
   const [asked, setAsked] = useState(false);
   const q = useQuery({
@@ -689,7 +727,41 @@ function PayoffBox({
                 <Money value={v} />
               </Card>
             ))}
+            {q.data.refundable > 0 && (
+              <Card label={t('To refund')}>
+                <Money value={q.data.refundable} />
+              </Card>
+            )}
           </div>
+          {q.data.amount === 0 && q.data.refundable > 0 && (
+            <p className="muted">
+              {t('What was paid exceeds what settles the credit by {amount}: nothing is left to pay.', {
+                amount: fmtMoney(q.data.refundable),
+              })}
+            </p>
+          )}
+          {canWrite && q.data.amount === 0 && q.data.refundable > 0 && (
+            <ConfirmButton
+              label={t('Close and refund')}
+              title={t('Close the credit and refund {amount}', { amount: fmtMoney(q.data.refundable) })}
+              text={t(
+                'The credit closes as of {date}: {rebate} of interest not owed is written off (a rebate, not cash) and {amount} paid beyond what settles it is to be handed back to the client. No payment is registered; the close is listed among the payments.',
+                {
+                  date: fmtDate(q.data.as_of),
+                  rebate: fmtMoney(q.data.breakdown.rebate ?? 0),
+                  amount: fmtMoney(q.data.refundable),
+                },
+              )}
+              onConfirm={async () => {
+                const r = await api<{ refund: number }>(`/api/credits/${creditId}/payoff`, {
+                  idempotencyKey: key,
+                  body: { as_of: q.data.as_of },
+                });
+                onClosed(r.refund);
+                await onDone();
+              }}
+            />
+          )}
           {canWrite && q.data.amount > 0 && (
             <ConfirmButton
               label={t('Pay it off')}

@@ -7,7 +7,7 @@ import type { Executor } from '../../db/connection.ts';
 import type { DB, LedgerEntry, Payment, PaymentMethod } from '../../db/schema.ts';
 import { getCredit } from '../../db/repositories/credits.ts';
 import { paymentByReference, paymentsOfCredit } from '../../db/repositories/payments.ts';
-import { compareDates, toMoneyString, type Decimal } from '../../domain/index.ts';
+import { compareDates, money, toMoneyString, type Decimal } from '../../domain/index.ts';
 import { AppError, conflict, notFound, unprocessable } from '../../domain/errors.ts';
 import { readsOf, type Database } from '../context.ts';
 import { branchCandidates, pickBranch } from '../branches.ts';
@@ -269,6 +269,13 @@ export async function reversePayment(
       throw conflict(`the payment was already reversed (${new Date(payment.reversed_at).toISOString()})`);
     if (l.credit.status === 'refinanced' || l.credit.status === 'inactive')
       throw conflict(`the credit is ${l.credit.status}: its payments can no longer be reversed`);
+    // a close without payment (docs/domain.md, "Early payoff") stands on the payments before it:
+    // the refund was handed back on them. It is reversed first (the credit reopens), then they may be
+    const close = l.payments.find((p) => p.reversed_at === null && money(p.amount).lte(0));
+    if (close && close.id !== paymentId)
+      throw conflict(
+        `the credit was closed on ${close.paid_on} with a refund of ${toMoneyString(money(close.amount).neg())} (payment ${close.id}): reverse that close first, then this payment`,
+      );
 
     // what it owes up to today with the history as it stands, then the history without the payment
     postThrough(ctx, l, ctx.today);

@@ -1,16 +1,20 @@
 // The early payoff quote: what settles a credit on a date (docs/domain.md, "Early payoff"), from
 // its ledger as it stands on that date. A read: it writes nothing.
-import { withActor } from '../../db/connection.ts';
+import { withActor, withActorInFirstStatement } from '../../db/connection.ts';
+import type { LedgerEntry, PaymentMethod } from '../../db/schema.ts';
+import { guarantorsOfCredit } from '../../db/repositories/guarantors.ts';
 import { getCredit } from '../../db/repositories/credits.ts';
 import { installmentsOfCredit } from '../../db/repositories/installments.ts';
 import { ledgerOfCredit } from '../../db/repositories/ledger.ts';
 import { paymentsOfCredit } from '../../db/repositories/payments.ts';
-import { compareDates, Dec } from '../../domain/index.ts';
-import { notFound, unprocessable } from '../../domain/errors.ts';
+import { compareDates, Dec, toMoneyString, type Decimal } from '../../domain/index.ts';
+import { conflict, notFound, unprocessable } from '../../domain/errors.ts';
+import { branchCandidates, pickBranch } from '../branches.ts';
+import { presentGuarantor } from '../guarantors.ts';
 import type { Database } from '../context.ts';
-import { openBook, payoffOf, type Payoff } from './engine/book.ts';
+import { activePayments, openBook, payoffOf, settle, stagePayoffClose, type Payoff } from './engine/book.ts';
 import { ACCRUING } from './engine/state.ts';
-import type { LendingContext } from './store.ts';
+import { flush, loadLockedAs, type CreditDetailRows, type LendingContext } from './store.ts';
 
 export type { Payoff };
 
@@ -44,5 +48,91 @@ export async function payoffQuote(db: Database, ctx: LendingContext, creditId: s
     );
     if (!ACCRUING.has(credit.status)) return { ...payoffOf(ctx, l, date), amount: ZERO, refundable: ZERO };
     return payoffOf(ctx, l, date);
+  });
+}
+
+export interface PayoffCloseInput {
+  /** the day of the close (default today): not before the start, the latest payment, nor after today */
+  asOf?: string;
+  /** how the refund is handed back (default cash) */
+  method?: PaymentMethod;
+}
+
+export interface PayoffCloseResult extends CreditDetailRows {
+  /** the entries the close wrote: punitory posted, the rebate, the refund */
+  created: LedgerEntry[];
+  /** the close, recorded as a payment of the credit whose amount is minus the refund */
+  paymentId: string;
+  /** the amount handed back to the client */
+  refund: Decimal;
+}
+
+const STATUS_FORBIDS_CLOSE: Record<string, string> = {
+  refinanced: 'the credit was refinanced',
+  closed: 'the credit is already closed',
+  inactive: 'the credit was cancelled',
+  written_off: 'the credit is written off: what comes in are recoveries',
+};
+
+/**
+ * Closes an active credit whose payoff is 0 (docs/domain.md, "Early payoff"): the rebate written,
+ * the credit closed, the refund reported. Recorded as a payment of amount −refund (the cash handed
+ * back), so the rebate belongs to it: reversing it reopens the credit. A quote above 0 is 409.
+ */
+export async function closePayoff(
+  db: Database,
+  ctx: LendingContext,
+  creditId: string,
+  input: PayoffCloseInput,
+): Promise<PayoffCloseResult> {
+  return withActorInFirstStatement(db.kysely, ctx, async (trx, as) => {
+    const { book: l, branches } = await loadLockedAs(trx, ctx, as, creditId, (credit) =>
+      branchCandidates(ctx, credit, undefined),
+    );
+    const why = STATUS_FORBIDS_CLOSE[l.credit.status];
+    if (why) throw conflict(`close refused: ${why}`);
+    const date = input.asOf ?? ctx.today;
+    if (compareDates(date, ctx.today) > 0)
+      throw unprocessable(`as_of ${date} is in the future (today is ${ctx.today})`, [
+        { path: '/as_of', message: 'in the future' },
+      ]);
+    if (compareDates(date, l.credit.start_date) < 0)
+      throw unprocessable(`as_of ${date} is before the credit's start date ${l.credit.start_date}`, [
+        { path: '/as_of', message: 'before start_date' },
+      ]);
+    const latest = activePayments(l).reduce<string | null>(
+      (d, p) => (d === null || compareDates(p.paidOn, d) > 0 ? p.paidOn : d),
+      null,
+    );
+    if (latest !== null && compareDates(date, latest) < 0)
+      throw unprocessable(`as_of ${date} is before the credit's latest payment (${latest})`, [
+        { path: '/as_of', message: `not before ${latest}` },
+      ]);
+    const branchId = pickBranch(ctx, l.credit, undefined, branches);
+    const paymentId = crypto.randomUUID();
+    const { refund } = stagePayoffClose(ctx, l, date, paymentId, branchId);
+    l.staged.payment = {
+      id: paymentId,
+      amount: toMoneyString(refund.isZero() ? ZERO : refund.neg()),
+      paid_on: date,
+      branch_id: branchId,
+      created_by: ctx.actor,
+      method: input.method ?? 'cash',
+      channel: null,
+      external_reference: null,
+    };
+    if (settle(l).creditStatus !== 'closed')
+      throw conflict(`close refused: the credit would still owe after the rebate as of ${date}`);
+    const created = await flush(trx, ctx, l);
+    const guarantors = (await guarantorsOfCredit(trx, ctx.businessId, creditId)).map(presentGuarantor);
+    return {
+      credit: l.credit,
+      installments: l.installments,
+      ledgerEntries: l.ledger,
+      guarantors,
+      created,
+      paymentId,
+      refund,
+    };
   });
 }

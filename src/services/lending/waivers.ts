@@ -2,11 +2,12 @@
 // taken off what is owed, with a reason. Never cash: a `waiver` ledger entry (negative), no
 // payment. One transaction under the credit's lock, as a payment.
 import { withActor } from '../../db/connection.ts';
-import { insertWaiver } from '../../db/repositories/waivers.ts';
+import { insertWaiver, waiversOfCredit } from '../../db/repositories/waivers.ts';
+import { getCredit } from '../../db/repositories/credits.ts';
 import { guarantorsOfCredit } from '../../db/repositories/guarantors.ts';
 import { toMoneyString } from '../../domain/index.ts';
-import { conflict, unprocessable } from '../../domain/errors.ts';
-import type { Database } from '../context.ts';
+import { conflict, notFound, unprocessable } from '../../domain/errors.ts';
+import { readsOf, type Database } from '../context.ts';
 import { emit } from '../events.ts';
 import { presentGuarantor } from '../guarantors.ts';
 import { presentWaiver } from '../present.ts';
@@ -82,8 +83,18 @@ export async function createWaiver(
       reason,
       created_by: ctx.actor,
     });
-    emit(trx, ctx.businessId, 'waiver.created', presentWaiver(waiver), { creditId: l.credit.id });
+    emit(trx, ctx.businessId, 'waiver.created', presentWaiver({ ...waiver, installment_number: s.number }), {
+      creditId: l.credit.id,
+    });
     const guarantors = (await guarantorsOfCredit(trx, ctx.businessId, creditId)).map(presentGuarantor);
     return { credit: l.credit, installments: l.installments, ledgerEntries: l.ledger, guarantors };
   });
+}
+
+/** The waivers of a credit, newest first, each with its installment's number (a read: 404 for a credit of another business). */
+export async function listWaivers(db: Database, ctx: LendingContext, creditId: string) {
+  const from = await readsOf(db, ctx);
+  const credit = await getCredit(from, ctx.businessId, creditId);
+  if (!credit) throw notFound('credit');
+  return (await waiversOfCredit(from, ctx.businessId, creditId)).map(presentWaiver);
 }

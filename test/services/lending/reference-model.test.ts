@@ -527,4 +527,10 @@ test('the model payoff counts what was prepaid toward later installments in full
   // the day of the prepayment: one day of #1's period elapsed, 300 × 1 / 30 = 10: 3000 + 10 − 2600
   assert.equal(m.payoffOn('p', '2026-11-17').toFixed(2), '410.00');
   assert.equal(m.payoffOn('p', '2026-11-16').toFixed(2), '3000.00');
+  assert.equal(m.refundableOn('p', '2026-11-26').toFixed(2), '0.00');
+  // 3,800 paid on 11-17: on 11-26 3,000 + 100 settles it, 700 paid beyond; on 11-17, 3,010 and 790
+  const beyond = new ReferenceModel([c], [paid('p', '2026-11-17', '3800')], '2026-11-30');
+  assert.equal(beyond.payoffOn('p', '2026-11-26').toFixed(2), '0.00');
+  assert.equal(beyond.refundableOn('p', '2026-11-26').toFixed(2), '700.00');
+  assert.equal(beyond.refundableOn('p', '2026-11-17').toFixed(2), '790.00');
 });

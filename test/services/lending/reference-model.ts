@@ -447,6 +447,20 @@ export class ReferenceModel {
    * interest not owed lowers what the others owe). A credit that no longer accrues quotes 0.
    */
   payoffOn(creditId: string, day: string): Decimal {
+    return Dec.max(this.settlesOn(creditId, day), ZERO);
+  }
+
+  /**
+   * What was paid beyond what settles the credit on `day` (interest of periods not begun, paid in
+   * advance): the quote is then 0, and closing the credit without a payment hands this back
+   * (docs/domain.md "Early payoff"). 0 otherwise, and for a credit that no longer accrues.
+   */
+  refundableOn(creditId: string, day: string): Decimal {
+    return Dec.max(this.settlesOn(creditId, day).neg(), ZERO);
+  }
+
+  /** What settles the credit on `day` less what was paid toward it: negative when paid beyond it. */
+  private settlesOn(creditId: string, day: string): Decimal {
     const credit = this.credit(creditId);
     const v = this.creditOn(creditId, day);
     if (!v || v.status === 'closed') return ZERO;
@@ -476,7 +490,7 @@ export class ReferenceModel {
       }
       prev = due;
     }
-    return Dec.max(total, ZERO);
+    return total;
   }
 
   private credit(id: string): ModelCredit {

@@ -19,6 +19,7 @@ import {
   UpdatedSinceQuery,
   Uuid,
   UuidParam,
+  Waiver,
   documented,
   errors,
   example,
@@ -27,13 +28,14 @@ import {
 } from '../../schemas.ts';
 import * as ex from '../../examples.ts';
 import { presentCredit, presentDetail, presentPayment, presentPayoff } from '../../../services/present.ts';
+import { toMoneyNumber } from '../../../domain/index.ts';
 import { sendJsonText } from '../../helpers.ts';
 import { creditLedger, listCredits, readCredit } from '../../../services/credits.ts';
 import { creditGuarantors } from '../../../services/guarantors.ts';
 import { createCredit } from '../../../services/lending/grant.ts';
 import { listPayments, registerPayment, reversePayment } from '../../../services/lending/payments.ts';
-import { payoffQuote } from '../../../services/lending/payoff.ts';
-import { createWaiver } from '../../../services/lending/waivers.ts';
+import { closePayoff, payoffQuote } from '../../../services/lending/payoff.ts';
+import { createWaiver, listWaivers } from '../../../services/lending/waivers.ts';
 import { cancelCredit, refinanceCredit, writeOffCredit } from '../../../services/lending/lifecycle.ts';
 import { write } from '../../idempotency.ts';
 
@@ -166,6 +168,32 @@ const WaiverBody = example(
     reason: 'hospitalised in March; agreed with the branch manager',
   },
 );
+const PayoffCloseBody = example(
+  Type.Object(
+    {
+      as_of: Type.Optional(
+        DateInput('YYYY-MM-DD; default today, not before the start date nor the latest payment, not after today'),
+      ),
+      method: Type.Optional(
+        OneOf([...PAYMENT_METHODS], { description: 'how the refund is handed back; default cash' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  { as_of: '2026-04-01', method: 'transfer' },
+);
+const PayoffCloseResult = Type.Object({
+  ...PaymentResult.properties,
+  ledgerEntries: Type.Array(ref(LedgerEntry), {
+    description:
+      'only the entries the close created: punitory posted, the rebate (origin rebate) and the refund (origin correction, negative)',
+  }),
+  payment_id: Type.String({
+    format: 'uuid',
+    description: 'the close, listed among the payments with kind payoff_close',
+  }),
+  refund: Type.Number({ description: "the amount to hand back to the client (the quote's refundable)" }),
+});
 const PayoffQuery = Type.Object(
   { as_of: Type.Optional(DateInput('YYYY-MM-DD; default today, not before the start date nor after today')) },
   { additionalProperties: false },
@@ -466,6 +494,23 @@ export default async function creditRoutes(app: App) {
   );
 
   app.get(
+    '/credits/:id/waivers',
+    {
+      schema: {
+        operationId: 'listWaivers',
+        tags: ['credits'],
+        summary: "The credit's waivers of punitory and collection charges, newest first, with kind and reason",
+        description:
+          'Each waiver names its installment (id and number), what was waived (punitory or charge), the amount, the reason, ' +
+          'who wrote it and when. Its id is the id of its ledger entry (type and origin waiver).',
+        params: IdParams,
+        response: { 200: documented(Type.Array(ref(Waiver)), 'The waivers, newest first', ex.waivers) },
+      },
+    },
+    async (req) => listWaivers(app.db, req.auth, req.params.id),
+  );
+
+  app.get(
     '/credits/:id/payoff',
     {
       schema: {
@@ -482,6 +527,51 @@ export default async function creditRoutes(app: App) {
       },
     },
     async (req) => presentPayoff(await payoffQuote(app.db, req.auth, req.params.id, req.query.as_of)),
+  );
+
+  app.post(
+    '/credits/:id/payoff',
+    {
+      // employees write clients, credits, payments, files and upload links (docs/users.md)
+      config: { role: 'employee' },
+      schema: {
+        operationId: 'closePayoff',
+        tags: ['credits'],
+        summary:
+          'Close a credit whose payoff is 0 (what was paid exceeds what settles it): the rebate is written, the credit closes, and the refund is reported',
+        description:
+          'For a credit whose quote on as_of (default today) is 0: punitory is posted up to as_of, entries of origin rebate write ' +
+          'off the interest (insurance, fees, VAT) not owed, what that leaves paid beyond each installment is taken back by ' +
+          'entries of origin correction (negative), and the credit closes. No cash comes in: the close is recorded as a payment ' +
+          'of kind payoff_close whose amount is minus `refund`, the amount to hand back to the client; reversing it reopens the ' +
+          'credit, and the payments before it cannot be reversed while it stands (409). A quote above 0 is 409: pay it instead ' +
+          '(POST /api/credits/{id}/payments). Only active credits (409); as_of in the future, before the start date or before ' +
+          'the latest payment is 422. Events payment.created and credit.status_changed.',
+        params: IdParams,
+        body: PayoffCloseBody,
+        response: {
+          201: documented(PayoffCloseResult, 'The credit, closed, with the entries the close wrote and the refund', {
+            ...ex.paymentResult,
+            credit: { ...ex.paymentResult.credit, status: 'closed' },
+            payment_id: ex.ids.payment,
+            refund: 700,
+          }),
+          ...errors(409, 422),
+        },
+      },
+    },
+    async (req, reply) =>
+      write(
+        req,
+        reply,
+        201,
+        (ctx) => closePayoff(app.db, ctx, req.params.id, { asOf: req.body?.as_of, method: req.body?.method }),
+        (r) => ({
+          ...presentDetail(r, req.auth, r.created),
+          payment_id: r.paymentId,
+          refund: toMoneyNumber(r.refund),
+        }),
+      ),
   );
 
   app.post(

@@ -15,7 +15,7 @@ import {
   type Decimal,
   type PaymentSlice,
 } from '../../../domain/index.ts';
-import { unprocessable } from '../../../domain/errors.ts';
+import { conflict, unprocessable } from '../../../domain/errors.ts';
 import type {
   CreditShape,
   CreditStatus,
@@ -314,35 +314,7 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
     }
     // what the rebate leaves paid beyond an installment's amount (interest of a period not begun,
     // prepaid) is taken back and paid toward the installments still owing
-    const back: PaymentSlice[] = [];
-    for (const s of states) {
-      const over = s.principalPaid.minus(s.amount);
-      if (over.lte(0)) continue;
-      // each part paid beyond what it carries, in the allocation's order
-      let left = over;
-      const beyond = (paid: Decimal, due: Decimal) => {
-        const x = Dec.min(left, Dec.max(paid.minus(due), ZERO));
-        left = left.minus(x);
-        return x;
-      };
-      const fees = beyond(s.feesPaid, s.fees);
-      const insurance = beyond(s.insurancePaid, s.insurance);
-      const vat = beyond(s.vatPaid, s.vat);
-      const interest = beyond(s.interestPaid, s.interest);
-      const slice = {
-        installmentId: s.id,
-        amount: over.neg(),
-        principal: over.neg(),
-        punitory: ZERO,
-        charge: ZERO,
-        vat: vat.neg(),
-        interest: interest.neg(),
-        fees: fees.neg(),
-        insurance: insurance.neg(),
-      };
-      addPayment(s, { paidOn: p.paidOn, ...slice });
-      back.push(slice);
-    }
+    const back = takeBackBeyond(states, p.paidOn);
     const available = back.reduce((sum, b) => sum.minus(b.amount), p.amount);
     // the charges owed on its date: each from the payments before its charge day (all allocated by now)
     if (terms.collection) for (const s of states) s.chargesPosted = chargesAsOf(s, terms, p.paidOn, stop);
@@ -372,6 +344,44 @@ export function replay(ctx: Acting, l: Book, payments: Replayed[]): Map<string, 
     );
   }
   return out;
+}
+
+/**
+ * What an installment holds paid beyond its amount (a rebate wrote off interest already prepaid),
+ * taken back from each part in the allocation's order: one negative slice per such installment,
+ * applied to the states (dated paidOn).
+ */
+function takeBackBeyond(states: InstallmentState[], paidOn: string): PaymentSlice[] {
+  const back: PaymentSlice[] = [];
+  for (const s of states) {
+    const over = s.principalPaid.minus(s.amount);
+    if (over.lte(0)) continue;
+    // each part paid beyond what it carries, in the allocation's order
+    let left = over;
+    const beyond = (paid: Decimal, due: Decimal) => {
+      const x = Dec.min(left, Dec.max(paid.minus(due), ZERO));
+      left = left.minus(x);
+      return x;
+    };
+    const fees = beyond(s.feesPaid, s.fees);
+    const insurance = beyond(s.insurancePaid, s.insurance);
+    const vat = beyond(s.vatPaid, s.vat);
+    const interest = beyond(s.interestPaid, s.interest);
+    const slice = {
+      installmentId: s.id,
+      amount: over.neg(),
+      principal: over.neg(),
+      punitory: ZERO,
+      charge: ZERO,
+      vat: vat.neg(),
+      interest: interest.neg(),
+      fees: fees.neg(),
+      insurance: insurance.neg(),
+    };
+    addPayment(s, { paidOn, ...slice });
+    back.push(slice);
+  }
+  return back;
 }
 
 /** The rebate entries that bring a payment's written rebate to the one it should carry. */
@@ -585,4 +595,53 @@ export function payoffOfStates(
   // prepayments beyond what settles the credit (interest of periods not begun, already paid):
   // the quote is 0 and says what would be refunded (docs/domain.md, "Early payoff")
   return { asOf, amount: Dec.max(owed, ZERO), refundable: Dec.max(owed.neg(), ZERO), breakdown: b, rebates };
+}
+
+// ---------------------------------------------------------------- payoff close
+
+/**
+ * Closes a credit whose payoff on asOf is 0 (what was paid toward installments due later exceeds
+ * what settles it; docs/domain.md, "Early payoff"), with no cash coming in: punitory posted up to
+ * asOf, the rebate of the interest (insurance, fees, VAT) not owed written as entries of origin
+ * `rebate` of the close `closeId`, then what those leave paid beyond each installment's amount
+ * taken back (origin `correction`, negative) and paid toward any installment still owing; the rest
+ * is the refund, handed back to the client. Returns the refund. A quote above 0 is 409 (pay it
+ * instead); nothing is staged then but the punitory posting (the caller writes nothing on a refusal).
+ */
+export function stagePayoffClose(
+  ctx: Acting,
+  l: Book,
+  asOf: string,
+  closeId: string,
+  branchId: string | null,
+): { refund: Decimal; quote: Payoff } {
+  if (l.postedThrough === null || compareDates(asOf, l.postedThrough) > 0) postPunitory(ctx, l, asOf);
+  const quote = payoffOf(ctx, l, asOf);
+  if (quote.amount.gt(0))
+    throw conflict(
+      `the payoff on ${asOf} is ${toMoneyString(quote.amount)}: the credit is closed by paying it (POST /api/credits/{id}/payments with that amount and paid_on ${asOf}), not by a close without payment`,
+    );
+  const terms = creditTerms(l.credit);
+  const stop = stopDate(l.credit, ctx.timezone);
+  stageSlices(ctx, l, quote.rebates, { origin: 'rebate', paymentId: closeId, paidOn: asOf, branchId });
+  const states = statesOf(l);
+  const back = takeBackBeyond(states, asOf);
+  const available = back.reduce((sum, b) => sum.minus(b.amount), ZERO);
+  const balances = states.map((s) =>
+    balanceOf(s, cumulativeOf(s, terms, asOf, stop).minus(s.punitoryPaid).minus(s.punitoryWaived)),
+  );
+  const allocation = allocatePayment(available, balances);
+  const order = new Map(l.installments.map((i) => [i.id, i.number]));
+  const merged = new Map<string, PaymentSlice>();
+  for (const sl of [...back, ...allocation.slices])
+    merged.set(sl.installmentId, addSlice(merged.get(sl.installmentId) ?? zeroSlice(sl.installmentId), sl));
+  stageSlices(
+    ctx,
+    l,
+    [...merged.values()]
+      .filter((x) => !isZeroSlice(x))
+      .sort((a, b) => order.get(a.installmentId)! - order.get(b.installmentId)!),
+    { origin: 'correction', paymentId: closeId, paidOn: asOf, branchId },
+  );
+  return { refund: allocation.unallocated, quote };
 }

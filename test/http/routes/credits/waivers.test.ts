@@ -189,3 +189,63 @@ test('a waiver reaches only a waivable installment of a credit of the caller: 40
   assert.equal(cancelled.statusCode, 409, cancelled.body);
   assert.equal(json(cancelled).code, 'conflict');
 });
+
+test('the waivers list: newest first with installment, kind, amount, reason and who wrote it; readers of the credit only', async (t) => {
+  const { h, id, first } = await lateCredit(t);
+  const none = await h.get(`/api/credits/${id}/waivers`);
+  assert.equal(none.statusCode, 200, none.body);
+  assert.deepEqual(json(none), []);
+  // #1 holds 22.50 of punitory posted on 02-10: 10 waived first, then 2.50 more
+  const one = await h.post(`/api/credits/${id}/waivers`, {
+    installment_id: first,
+    kind: 'punitory',
+    amount: 10,
+    reason: 'hospitalised; agreed with the manager',
+  });
+  assert.equal(one.statusCode, 201, one.body);
+  const two = await h.post(`/api/credits/${id}/waivers`, {
+    installment_id: first,
+    kind: 'punitory',
+    amount: 2.5,
+    reason: 'rounding agreed by phone',
+  });
+  assert.equal(two.statusCode, 201, two.body);
+  const res = await h.get(`/api/credits/${id}/waivers`);
+  assert.equal(res.statusCode, 200, res.body);
+  const list = json(res);
+  assert.deepEqual(
+    list.map((w: any) => [w.installment_id, w.installment_number, w.kind, w.amount, w.reason, w.credit_id]),
+    [
+      [first, 1, 'punitory', 2.5, 'rounding agreed by phone', id],
+      [first, 1, 'punitory', 10, 'hospitalised; agreed with the manager', id],
+    ],
+  );
+  // each id is its ledger entry's; who wrote it: the tenant's full key
+  const entries = (await ledger(h, id)).filter((e) => e.type === 'waiver');
+  assert.deepEqual(list.map((w: any) => w.id).sort(), entries.map((e) => e.id).sort());
+  assert.ok(
+    list.every((w: any) => w.created_by.startsWith('api_key:') && typeof w.created_at === 'string'),
+    'every waiver names the key that wrote it and when',
+  );
+  // the event carries the same record as the list
+  const events = json(await h.get('/api/events?after=0&limit=100')).items.filter(
+    (e: { type: string }) => e.type === 'waiver.created',
+  );
+  assert.deepEqual(events.map((e: any) => e.data.object).reverse(), list);
+  // a viewer of the business reads it too, and a read key
+  const viewer = await userSession(h, h.tenant.businessId, 'viewer');
+  const byViewer = await h.req({ method: 'GET', url: `/api/credits/${id}/waivers`, key: null, headers: viewer.read });
+  assert.equal(byViewer.statusCode, 200, byViewer.body);
+  assert.deepEqual(json(byViewer), list);
+  assert.deepEqual(json(await h.get(`/api/credits/${id}/waivers`, h.tenant.readKey)), list);
+  // another business's credit and an unknown one are 404
+  const other = await h.newTenant();
+  const across = await h.get(`/api/credits/${id}/waivers`, other.fullKey);
+  assert.equal(across.statusCode, 404, across.body);
+  assert.equal(json(across).code, 'not_found');
+  const unknown = await h.get(`/api/credits/${crypto.randomUUID()}/waivers`);
+  assert.equal(unknown.statusCode, 404, unknown.body);
+  assert.equal((await h.get('/api/credits/not-a-uuid/waivers')).statusCode, 404);
+  // without a key: 401
+  assert.equal((await h.get(`/api/credits/${id}/waivers`, null)).statusCode, 401);
+});
