@@ -199,7 +199,7 @@ export interface Resources {
   settings: {
     /** The business's settings: approval of credits, payment reminders, locale and time zone (GET /api/settings) */
     get: Operations["getSettings"];
-    /** Replace the settings (admins): send the whole record, as GET shows it (PUT /api/settings) */
+    /** Change the settings (admins): the whole record as GET shows it, or only the parts to change (PUT /api/settings) */
     update: Operations["updateSettings"];
   };
   applications: {
@@ -416,7 +416,7 @@ export function resources(ops: Operations): Resources {
     settings: {
       /** The business's settings: approval of credits, payment reminders, locale and time zone (GET /api/settings) */
       get: ops.getSettings,
-      /** Replace the settings (admins): send the whole record, as GET shows it (PUT /api/settings) */
+      /** Change the settings (admins): the whole record as GET shows it, or only the parts to change (PUT /api/settings) */
       update: ops.updateSettings,
     },
     applications: {
