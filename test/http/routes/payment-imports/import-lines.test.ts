@@ -153,3 +153,44 @@ test('what an import refuses as a whole: a read key, another type, a header with
   const malformed = await h.get('/api/payment-imports/not-a-uuid');
   assert.deepEqual([malformed.statusCode, json(malformed).code], [404, 'not_found']);
 });
+
+test('the same file without references sent again pays nothing twice; a file that differs is paid', async (t) => {
+  const { h, a, b } = await book(t);
+  const file = `credit,amount,paid_on\n${a.sequential_id},10,2024-02-01\n${b.sequential_id},20,2024-02-02\n99999,5,2024-02-02\n`;
+  const first = await finished(h, json(await asCsv(h, file)).id);
+  assert.deepEqual([first.accepted, first.rejected, first.duplicates], [2, 1, 0]);
+  const [pa] = await payments(h, a.id);
+  const [pb] = await payments(h, b.id);
+
+  // byte for byte the same: the lines that paid are duplicates naming their payments; the
+  // rejected one is decided again (and rejected again)
+  const again = await finished(h, json(await asCsv(h, file)).id);
+  assert.deepEqual([again.accepted, again.rejected, again.duplicates], [0, 1, 2]);
+  const lines = json(await h.get(`/api/payment-imports/${again.id}/lines`)).items;
+  assert.deepEqual(
+    lines.map((l: any) => [l.line, l.status, l.code, l.payment_id]),
+    [
+      [2, 'duplicate', 'duplicate_payment', pa.id],
+      [3, 'duplicate', 'duplicate_payment', pb.id],
+      [4, 'rejected', 'not_found', null],
+    ],
+  );
+  assert.equal((await payments(h, a.id)).length, 1);
+  assert.equal((await payments(h, b.id)).length, 1);
+
+  // another file (one amount differs): each line is its own payment again
+  const other = await finished(h, json(await asCsv(h, file.replace(',20,', ',21,'))).id);
+  assert.deepEqual([other.accepted, other.duplicates], [2, 0]);
+  assert.equal((await payments(h, a.id)).length, 2);
+  // another business sending the same text is not a repeat of this one's
+  const elsewhere = await h.newTenant();
+  const r = await h.req({
+    method: 'POST',
+    url: '/api/payment-imports',
+    key: elsewhere.fullKey,
+    headers: { 'content-type': 'text/csv' },
+    payload: file,
+  });
+  assert.equal(r.statusCode, 202, r.body);
+  assert.equal(json(r).duplicates, 0);
+});
