@@ -2222,7 +2222,7 @@ export interface components {
                 rate?: number;
                 /**
                  * Format: money
-                 * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment
+                 * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment (>= 0, at most 2 decimals)
                  */
                 amount?: number;
                 /** @description VAT at the plan's vat_rate on the fee */
@@ -6696,7 +6696,7 @@ export interface operations {
                         rate?: number;
                         /**
                          * Format: money
-                         * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment
+                         * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment (>= 0, at most 2 decimals)
                          */
                         amount?: number;
                         /** @description VAT at the plan's vat_rate on the fee */
@@ -6944,7 +6944,7 @@ export interface operations {
                         rate?: number;
                         /**
                          * Format: money
-                         * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment
+                         * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment (>= 0, at most 2 decimals)
                          */
                         amount?: number;
                         /** @description VAT at the plan's vat_rate on the fee */

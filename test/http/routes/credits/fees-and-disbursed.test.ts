@@ -180,3 +180,22 @@ test('fees are validated: one of each type, known types only', async (t) => {
   assert.deepEqual([unknown.statusCode, json(unknown).code], [400, 'validation_failed']);
   assert.equal(json(await h.get('/api/credit-configs')).length, 0);
 });
+
+test('a fee below zero is out of range: 400, on creation and on edit', async (t) => {
+  const h = await build(t);
+  for (const fee of [
+    { type: 'admin', amount: -1, vat: false },
+    { type: 'origination', amount: -0.01, vat: true },
+    { type: 'collection', amount: -5, vat: false, after_days: 3 },
+    { type: 'insurance', rate: -0.01, vat: false },
+    { type: 'origination', rate: -0.05, vat: false },
+  ]) {
+    const r = await h.post('/api/credit-configs', { name: 'x', fees: [fee] });
+    assert.deepEqual([r.statusCode, json(r).code], [400, 'validation_failed'], `${JSON.stringify(fee)}: ${r.body}`);
+  }
+  assert.equal(json(await h.get('/api/credit-configs')).length, 0, 'no plan was created');
+  const p = await plan(h);
+  const edit = await h.put(`/api/credit-configs/${p.id}`, { fees: [{ type: 'admin', amount: -10, vat: false }] });
+  assert.deepEqual([edit.statusCode, json(edit).code], [400, 'validation_failed'], edit.body);
+  assert.deepEqual(json(await h.get(`/api/credit-configs/${p.id}`)).fees, []);
+});
