@@ -188,7 +188,7 @@ export interface Operations {
   revokeApiKey: P["/api/keys/{id}"]["DELETE"];
   /** The business's settings: approval of credits, payment reminders, locale and time zone (GET /api/settings) */
   getSettings: P["/api/settings"]["GET"];
-  /** Replace the settings (admins): send the whole record, as GET shows it (PUT /api/settings) */
+  /** Change the settings (admins): the whole record as GET shows it, or only the parts to change (PUT /api/settings) */
   updateSettings: P["/api/settings"]["PUT"];
   /** Submit a credit application for the client (POST /api/clients/{id}/applications) */
   submitApplication: P["/api/clients/{id}/applications"]["POST"];

@@ -203,7 +203,7 @@ export interface Resources {
   settings: {
     /** The business's settings: approval of credits, payment reminders, locale and time zone (GET /api/settings) */
     get: Operations["getSettings"];
-    /** Replace the settings (admins): send the whole record, as GET shows it (PUT /api/settings) */
+    /** Change the settings (admins): the whole record as GET shows it, or only the parts to change (PUT /api/settings) */
     update: Operations["updateSettings"];
   };
   applications: {
@@ -424,7 +424,7 @@ export function resources(ops: Operations): Resources {
     settings: {
       /** The business's settings: approval of credits, payment reminders, locale and time zone (GET /api/settings) */
       get: ops.getSettings,
-      /** Replace the settings (admins): send the whole record, as GET shows it (PUT /api/settings) */
+      /** Change the settings (admins): the whole record as GET shows it, or only the parts to change (PUT /api/settings) */
       update: ops.updateSettings,
     },
     applications: {

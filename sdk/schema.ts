@@ -1270,8 +1270,8 @@ export interface paths {
         /** The business's settings: approval of credits, payment reminders, locale and time zone */
         get: operations["getSettings"];
         /**
-         * Replace the settings (admins): send the whole record, as GET shows it
-         * @description Day offsets are 0..365, at most 10 each, without repeats (stored in order); locale es-AR or en; timezone an IANA zone, which becomes the business's time zone (its today).
+         * Change the settings (admins): the whole record as GET shows it, or only the parts to change
+         * @description A section or field left out keeps its saved value (an empty body changes nothing). Day offsets are 0..365, at most 10 each, without repeats (stored in order); locale es-AR or en; timezone an IANA zone, which becomes the business's time zone (its today).
          */
         put: operations["updateSettings"];
         post?: never;
@@ -2230,7 +2230,7 @@ export interface components {
                 rate?: number;
                 /**
                  * Format: money
-                 * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment
+                 * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment (>= 0, at most 2 decimals)
                  */
                 amount?: number;
                 /** @description VAT at the plan's vat_rate on the fee */
@@ -6725,7 +6725,7 @@ export interface operations {
                         rate?: number;
                         /**
                          * Format: money
-                         * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment
+                         * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment (>= 0, at most 2 decimals)
                          */
                         amount?: number;
                         /** @description VAT at the plan's vat_rate on the fee */
@@ -6973,7 +6973,7 @@ export interface operations {
                         rate?: number;
                         /**
                          * Format: money
-                         * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment
+                         * @description origination: a fixed amount, or rate; admin: per installment; collection: per late installment (>= 0, at most 2 decimals)
                          */
                         amount?: number;
                         /** @description VAT at the plan's vat_rate on the fee */
@@ -13781,23 +13781,23 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    approval: {
+                    approval?: {
                         /** @description true: employees grant credits only through applications; default false */
-                        required: boolean;
-                        employee_limit: number | null;
+                        required?: boolean;
+                        employee_limit?: number | null;
                     };
-                    reminders: {
+                    reminders?: {
                         /** @description default false */
-                        enabled: boolean;
+                        enabled?: boolean;
                         /** @description days before a due date a reminder is sent; default [3] */
-                        before_due_days: number[];
+                        before_due_days?: number[];
                         /** @description days after a due date a reminder is sent; default [1, 7] */
-                        overdue_days: number[];
+                        overdue_days?: number[];
                     };
                     /** @description default es-AR */
-                    locale: "es-AR" | "en";
+                    locale?: "es-AR" | "en";
                     /** @description IANA time zone: the business's "today" (the business's own time zone) */
-                    timezone: string;
+                    timezone?: string;
                 };
             };
         };

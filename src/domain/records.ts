@@ -459,7 +459,14 @@ export const PlanFee = Type.Object(
       RateInput('origination: a fraction of the amount lent (0.03 = 3 %), or amount; insurance: a fraction a month'),
     ),
     amount: Type.Optional(
-      MoneyInput('origination: a fixed amount, or rate; admin: per installment; collection: per late installment'),
+      Type.Number({
+        format: MONEY_FORMAT,
+        minimum: 0,
+        maximum: MAX_MONEY,
+        description:
+          'origination: a fixed amount, or rate; admin: per installment; collection: per late installment (>= 0, ' +
+          'at most 2 decimals)',
+      }),
     ),
     vat: Type.Boolean({ description: "VAT at the plan's vat_rate on the fee" }),
     financed: Type.Optional(

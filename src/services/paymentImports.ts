@@ -17,6 +17,7 @@ import {
   finishImport,
   getImport,
   insertImport,
+  markRepeatedLines,
   listImportLines,
   listImports,
   type ImportKey,
@@ -129,9 +130,16 @@ export function readImportFile(text: string): NewImportLine[] {
 /** Stores the file's lines, pending, and answers the import (running); the job pays them. */
 export async function startImport(db: Database, ctx: ActorContext, text: string): Promise<PaymentImport> {
   const lines = readImportFile(text);
-  return withActor(db.kysely, ctx, (trx) =>
-    insertImport(trx, ctx.businessId, { createdBy: ctx.actor, branchId: ctx.branchId ?? null }, lines),
-  );
+  return withActor(db.kysely, ctx, async (trx) => {
+    const row = await insertImport(
+      trx,
+      ctx.businessId,
+      { createdBy: ctx.actor, branchId: ctx.branchId ?? null },
+      lines,
+    );
+    // the same file again: its lines without a reference that paid before are duplicates at once
+    return lines.some((l) => l.external_reference === '') ? markRepeatedLines(trx, ctx.businessId, row.id) : row;
+  });
 }
 
 export async function readImport(db: Database, ctx: ActorContext, id: string): Promise<PaymentImport> {

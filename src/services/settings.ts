@@ -86,12 +86,27 @@ export async function readSettings(db: Database, ctx: ActorContext): Promise<Set
   return present(row, timezone);
 }
 
-/** Replaces the settings with those given (the whole record, as GET shows it). */
-export async function updateSettings(db: Database, ctx: ActorContext, input: Settings): Promise<Settings> {
-  if (!isValidTimeZone(input.timezone))
-    throw invalid('/timezone', `${input.timezone} is not an IANA time zone (e.g. America/Argentina/Buenos_Aires)`);
+/** A change of the settings: any section, or any field of one; what is left out keeps its value. */
+export interface SettingsChange {
+  approval?: Partial<Settings['approval']>;
+  reminders?: Partial<Settings['reminders']>;
+  locale?: Settings['locale'];
+  timezone?: string;
+}
+
+/** Changes the settings: the whole record as GET shows it, or only the parts given. */
+export async function updateSettings(db: Database, ctx: ActorContext, change: SettingsChange): Promise<Settings> {
+  if (change.timezone !== undefined && !isValidTimeZone(change.timezone))
+    throw invalid('/timezone', `${change.timezone} is not an IANA time zone (e.g. America/Argentina/Buenos_Aires)`);
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   return withActor(db.kysely, ctx, async (trx) => {
+    const saved = present(await getSettings(trx, ctx.businessId), await businessTimezone(trx, ctx.businessId));
+    const input: Settings = {
+      approval: { ...saved.approval, ...change.approval },
+      reminders: { ...saved.reminders, ...change.reminders },
+      locale: change.locale ?? saved.locale,
+      timezone: change.timezone ?? saved.timezone,
+    };
     const row = await saveSettings(trx, ctx.businessId, {
       approval_required: input.approval.required,
       employee_limit:

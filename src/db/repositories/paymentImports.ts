@@ -44,6 +44,48 @@ export async function insertImport(
   return row;
 }
 
+/**
+ * The same file sent again (a step of the transaction that stored the import): when an earlier
+ * import of the business holds exactly these lines, each line without an external reference that
+ * paid there is a duplicate here, naming that payment, so the file pays nothing twice (lines with
+ * a reference are caught by the reference when paid). Returns the import with its counters.
+ */
+export async function markRepeatedLines(trx: Executor, businessId: string, importId: string): Promise<PaymentImport> {
+  const r = await trx.executeQuery<PaymentImport>(
+    CompiledQuery.raw(
+      `WITH cur AS (
+         SELECT line, credit, amount, paid_on, method, channel, external_reference
+           FROM payment_import_lines WHERE business_id = $1::uuid AND import_id = $2::uuid),
+       same AS (
+         SELECT p.id FROM payment_imports p
+          WHERE p.business_id = $1::uuid AND p.id <> $2::uuid AND p.lines > 0
+            AND p.lines = (SELECT count(*) FROM cur)
+            AND (SELECT count(*) FROM payment_import_lines e
+                   JOIN cur ON cur.line = e.line AND cur.credit = e.credit AND cur.amount = e.amount
+                           AND cur.paid_on = e.paid_on AND cur.method = e.method AND cur.channel = e.channel
+                           AND cur.external_reference = e.external_reference
+                  WHERE e.business_id = $1::uuid AND e.import_id = p.id) = p.lines),
+       paid AS (
+         SELECT DISTINCT ON (e.line) e.line, e.payment_id
+           FROM payment_import_lines e JOIN same ON same.id = e.import_id
+          WHERE e.business_id = $1::uuid AND e.external_reference = '' AND e.payment_id IS NOT NULL
+          ORDER BY e.line, e.payment_id),
+       u AS (
+         UPDATE payment_import_lines l
+            SET status = 'duplicate', code = 'duplicate_payment', payment_id = paid.payment_id,
+                message = 'the same file was imported before: this line paid payment ' || paid.payment_id
+           FROM paid
+          WHERE l.business_id = $1::uuid AND l.import_id = $2::uuid AND l.line = paid.line AND l.status = 'pending'
+         RETURNING l.line)
+       UPDATE payment_imports SET duplicates = duplicates + (SELECT count(*) FROM u)
+        WHERE business_id = $1::uuid AND id = $2::uuid
+       RETURNING *`,
+      [businessId, importId],
+    ),
+  );
+  return r.rows[0]!;
+}
+
 export function getImport(db: Executor, businessId: string, id: string): Promise<PaymentImport | undefined> {
   return db
     .selectFrom('payment_imports')

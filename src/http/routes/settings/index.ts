@@ -13,14 +13,15 @@ const settingsExample = {
 };
 
 const P = Settings.properties;
-// the whole record, as GET shows it
+// the record as GET shows it, whole or in part: what is left out (a section, or a field of one)
+// keeps its saved value, as every other PUT of the API does
 const UpdateBody = example(
   Type.Object(
     {
-      approval: Type.Object(P.approval.properties, { additionalProperties: false }),
-      reminders: Type.Object(P.reminders.properties, { additionalProperties: false }),
-      locale: P.locale,
-      timezone: P.timezone,
+      approval: Type.Optional(Type.Partial(Type.Object(P.approval.properties), { additionalProperties: false })),
+      reminders: Type.Optional(Type.Partial(Type.Object(P.reminders.properties), { additionalProperties: false })),
+      locale: Type.Optional(P.locale),
+      timezone: Type.Optional(P.timezone),
     },
     { additionalProperties: false },
   ),
@@ -49,9 +50,9 @@ export default async function settingsRoutes(app: App) {
       schema: {
         operationId: 'updateSettings',
         tags: ['settings'],
-        summary: 'Replace the settings (admins): send the whole record, as GET shows it',
+        summary: 'Change the settings (admins): the whole record as GET shows it, or only the parts to change',
         description:
-          'Day offsets are 0..365, at most 10 each, without repeats (stored in order); locale es-AR or en; timezone an IANA ' +
+          'A section or field left out keeps its saved value (an empty body changes nothing). Day offsets are 0..365, at most 10 each, without repeats (stored in order); locale es-AR or en; timezone an IANA ' +
           "zone, which becomes the business's time zone (its today).",
         body: UpdateBody,
         response: { 200: documented(ref(Settings), 'The settings as saved', settingsExample) },
