@@ -234,6 +234,14 @@ export function CollectorDialog({
  * The credit page's part: its promises (status as of today, cancel a pending one), the client's
  * contact notes, and the buttons to record a promise, write a note, assign the collector.
  */
+/** A credit's promises (the credit page asks for them with the credit itself, not after it). */
+export function usePromises(creditId: string) {
+  return useQuery({
+    queryKey: ['promises', creditId],
+    queryFn: () => api<PromiseToPay[]>(`/api/credits/${creditId}/promises`),
+  });
+}
+
 export function CreditCollections({
   credit,
 }: {
@@ -247,10 +255,7 @@ export function CreditCollections({
   const [open, setOpen] = useState<'promise' | 'note' | 'collector' | null>(null);
   const [notesOffset, setNotesOffset] = useState(0);
   const label = t('Credit #{n}', { n: credit.sequential_id });
-  const promises = useQuery({
-    queryKey: ['promises', credit.id],
-    queryFn: () => api<PromiseToPay[]>(`/api/credits/${credit.id}/promises`),
-  });
+  const promises = usePromises(credit.id);
   const notes = useQuery({
     queryKey: ['notes', credit.client_id, notesOffset],
     queryFn: () => api<Page<Note>>(`/api/clients/${credit.client_id}/notes${qs({ limit: 10, offset: notesOffset })}`),

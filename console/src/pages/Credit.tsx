@@ -13,7 +13,7 @@ import type { Credit } from './Clients.tsx';
 import { type Guarantor, GuarantorsSection } from './Guarantors.tsx';
 import { METHODS } from './Payments.tsx';
 import { partsShown, scheduleSums, usePlans } from './shared.ts';
-import { CreditCollections } from './CollectionActions.tsx';
+import { CreditCollections, usePromises, useUsers } from './CollectionActions.tsx';
 
 interface Installment {
   id: string;
@@ -129,6 +129,9 @@ export function CreditPage() {
     queryKey: ['waivers', id],
     queryFn: () => api<Waiver[]>(`/api/credits/${id}/waivers`),
   });
+  // what the promises section below shows, asked for now beside the credit rather than once it came
+  usePromises(id);
+  useUsers(isAdmin);
   const refresh = async () => {
     await Promise.all([
       qc.invalidateQueries({ queryKey: key }),

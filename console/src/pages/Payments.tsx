@@ -124,26 +124,30 @@ function RecentImports() {
       <h2 id="recent-imports">{t('Recent imports')}</h2>
       <p className="muted">{t('Newest first')}</p>
       <ErrorNote error={q.error} />
-      <Table
-        caption={t('Recent imports')}
-        rows={q.data?.items ?? []}
-        rowKey={(i) => i.id}
-        columns={[
-          {
-            header: t('Imported'),
-            cell: (i) => <Link href={`/imports/${i.id}`}>{fmtInstant(i.created_at)}</Link>,
-          },
-          {
-            header: t('Status'),
-            cell: (i) => <span className={`status s-import-${i.status}`}>{t(`import_${i.status}`)}</span>,
-          },
-          { header: t('Lines'), cell: (i) => fmtNumber(i.lines), numeric: true },
-          { header: t('Accepted'), cell: (i) => fmtNumber(i.accepted), numeric: true },
-          { header: t('Rejected'), cell: (i) => fmtNumber(i.rejected), numeric: true },
-          { header: t('Duplicates'), cell: (i) => fmtNumber(i.duplicates), numeric: true },
-          { header: t('Imported by'), cell: (i) => i.created_by },
-        ]}
-      />
+      {/* while the first page comes, it says so (an empty table would say there are none) */}
+      {!q.data && !q.error && <p aria-busy="true">{t('Loading')}…</p>}
+      {q.data && (
+        <Table
+          caption={t('Recent imports')}
+          rows={q.data.items}
+          rowKey={(i) => i.id}
+          columns={[
+            {
+              header: t('Imported'),
+              cell: (i) => <Link href={`/imports/${i.id}`}>{fmtInstant(i.created_at)}</Link>,
+            },
+            {
+              header: t('Status'),
+              cell: (i) => <span className={`status s-import-${i.status}`}>{t(`import_${i.status}`)}</span>,
+            },
+            { header: t('Lines'), cell: (i) => fmtNumber(i.lines), numeric: true },
+            { header: t('Accepted'), cell: (i) => fmtNumber(i.accepted), numeric: true },
+            { header: t('Rejected'), cell: (i) => fmtNumber(i.rejected), numeric: true },
+            { header: t('Duplicates'), cell: (i) => fmtNumber(i.duplicates), numeric: true },
+            { header: t('Imported by'), cell: (i) => i.created_by },
+          ]}
+        />
+      )}
       {(cursors.length > 0 || q.data?.next_cursor) && (
         <nav className="pager" aria-label={t('Recent imports')}>
           <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>

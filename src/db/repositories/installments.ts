@@ -182,7 +182,13 @@ export async function listInstallments(
   if (f.branchId) base = base.where('c.branch_id', '=', f.branchId);
   if (f.creditId) base = base.where('i.credit_id', '=', f.creditId);
   if (f.minDaysLate !== undefined && f.minDaysLate > 0)
-    base = base.where(sql<boolean>`${daysLate} >= ${f.minDaysLate}`);
+    // on the overdue list every installment is unpaid, so days late is today − due date: said as a
+    // bound on the due date, the count reads the range of the unpaid-by-due-date index, not every row
+    base = base.where(
+      f.overdue === true
+        ? sql<boolean>`i.due_date <= ${f.today}::date - ${f.minDaysLate}::int`
+        : sql<boolean>`${daysLate} >= ${f.minDaysLate}`,
+    );
   if (f.collector === 'none') base = base.where('c.collector_id', 'is', null);
   else if (f.collector) base = base.where('c.collector_id', '=', f.collector.userId);
   if (f.promise === 'none') base = base.where(sql<boolean>`NOT EXISTS ${latestPromise('1')}`);

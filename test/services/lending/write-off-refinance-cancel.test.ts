@@ -207,6 +207,12 @@ test('collections worklist: overdue installments, most days late first, with cli
     json(await h.get(`/api/installments?overdue=true&branch_id=${north.id}`)).items.map((i: any) => i.credit_id),
     [b.credit.id, b.credit.id],
   );
+  // the bound: an installment exactly N days late is in, at N + 1 it is out (on the overdue list, read
+  // as a due date, and on the whole list alike)
+  for (const overdue of ['overdue=true&', '']) {
+    const total = async (n: number) => json(await h.get(`/api/installments?${overdue}min_days_late=${n}`)).total;
+    assert.deepEqual([await total(20), await total(21), await total(70), await total(71)], [3, 2, 1, 0], overdue);
+  }
   assert.deepEqual(
     json(await h.get('/api/installments?overdue=true&min_days_late=30')).items.map((i: any) => i.days_late >= 30),
     [true, true],
