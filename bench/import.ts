@@ -271,16 +271,19 @@ const CEILING_BATCH = 500;
         'SELECT * FROM credits WHERE business_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE',
         [book.business_id, ids],
       );
-      const books = await client.query<{ credit_id: string; installments: { id: string; status: string }[] }>(
+      // the installments come as arrays [credit_id, id, number, amount, due_date, status, …], by credit and number
+      const books = await client.query<{ installments: [string, string, number, string, string, string][] }>(
         CREDIT_BOOKS,
         [book.business_id, ids],
       );
-      const firstUnpaid = new Map(
-        books.rows.map((b) => [
-          b.credit_id,
-          (b.installments.find((i) => i.status !== 'paid') ?? b.installments[0])!.id,
-        ]),
-      );
+      // each credit's first unpaid installment, else its first
+      const first = new Map<string, string>();
+      const firstUnpaid = new Map<string, string>();
+      for (const [creditId, id, , , , status] of books.rows[0]!.installments ?? []) {
+        if (!first.has(creditId)) first.set(creditId, id);
+        if (status !== 'paid' && !firstUnpaid.has(creditId)) firstUnpaid.set(creditId, id);
+      }
+      for (const [creditId, id] of first) if (!firstUnpaid.has(creditId)) firstUnpaid.set(creditId, id);
       const payments = batch.map((l, j) => ({
         ord: j,
         id: crypto.randomUUID(),

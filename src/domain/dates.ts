@@ -49,8 +49,18 @@ function fromDayNumber(z: number): string {
   return fmt(yoe + era * 400 + (m <= 2 ? 1 : 0), m, d);
 }
 
+// A date's day number, kept once computed (a credit's book compares the same few dates thousands of
+// times a payment); only valid dates get here, and the map is emptied before it grows large.
+const dayNumbers = new Map<string, number>();
+
 export function dayNumber(s: string): number {
-  return toDayNumber(...parts(s));
+  let n = dayNumbers.get(s);
+  if (n === undefined) {
+    n = toDayNumber(...parts(s));
+    if (dayNumbers.size >= 100_000) dayNumbers.clear();
+    dayNumbers.set(s, n);
+  }
+  return n;
 }
 
 export function fromDay(n: number): string {

@@ -86,35 +86,66 @@ export function stopDate(c: Pick<CreditShape, 'written_off_at'>, timezone: strin
   return c.written_off_at ? todayIn(timezone, new Date(c.written_off_at)) : null;
 }
 
+// Decimals are immutable (every operation returns a new one), so one zero serves every state, and
+// what a row holds is parsed once a row object: a payment builds its book's states several times
+// (before and after punitory, the payoff quote, the replay, the statuses), a payment import's
+// batch once or more a line, and parsing was most of that work.
+const ZERO = new Dec(0);
+
+interface InstallmentFigures {
+  amount: Decimal;
+  vat: Decimal;
+  interest: Decimal;
+  fees: Decimal;
+  insurance: Decimal;
+}
+const installmentFigures = new WeakMap<InstallmentLike, InstallmentFigures>();
+
+function figuresOf(i: InstallmentLike): InstallmentFigures {
+  let f = installmentFigures.get(i);
+  if (f === undefined) {
+    const insuranceVat = money(i.insurance_vat ?? 0);
+    const feesVat = money(i.fees_vat ?? 0);
+    f = {
+      amount: money(i.amount),
+      // the installment's vat is that of its interest, insurance and fees together
+      vat: money(i.vat ?? 0)
+        .minus(insuranceVat)
+        .minus(feesVat),
+      interest: money(i.interest ?? 0),
+      fees: money(i.fees ?? 0).plus(feesVat),
+      insurance: money(i.insurance ?? 0).plus(insuranceVat),
+    };
+    installmentFigures.set(i, f);
+  }
+  return f;
+}
+
 function emptyState(i: InstallmentLike): InstallmentState {
-  const insuranceVat = money(i.insurance_vat ?? 0);
-  const feesVat = money(i.fees_vat ?? 0);
+  const f = figuresOf(i);
   return {
     id: i.id,
     number: i.number,
     dueDate: i.due_date,
-    amount: money(i.amount),
-    // the installment's vat is that of its interest, insurance and fees together
-    vat: money(i.vat ?? 0)
-      .minus(insuranceVat)
-      .minus(feesVat),
-    interest: money(i.interest ?? 0),
-    fees: money(i.fees ?? 0).plus(feesVat),
-    insurance: money(i.insurance ?? 0).plus(insuranceVat),
+    amount: f.amount,
+    vat: f.vat,
+    interest: f.interest,
+    fees: f.fees,
+    insurance: f.insurance,
     toleranceDays: i.tolerance_days ?? 0,
-    principalPaid: new Dec(0),
-    vatPaid: new Dec(0),
-    interestPaid: new Dec(0),
-    feesPaid: new Dec(0),
-    insurancePaid: new Dec(0),
-    punitoryPosted: new Dec(0),
-    punitoryVatPosted: new Dec(0),
-    punitoryPaid: new Dec(0),
-    punitoryWaived: new Dec(0),
-    chargesPosted: new Dec(0),
-    chargeVatPosted: new Dec(0),
-    chargesPaid: new Dec(0),
-    chargesWaived: new Dec(0),
+    principalPaid: ZERO,
+    vatPaid: ZERO,
+    interestPaid: ZERO,
+    feesPaid: ZERO,
+    insurancePaid: ZERO,
+    punitoryPosted: ZERO,
+    punitoryVatPosted: ZERO,
+    punitoryPaid: ZERO,
+    punitoryWaived: ZERO,
+    chargesPosted: ZERO,
+    chargeVatPosted: ZERO,
+    chargesPaid: ZERO,
+    chargesWaived: ZERO,
     payments: [],
   };
 }
@@ -146,27 +177,59 @@ export function addWaiver(s: InstallmentState, e: Pick<EntryLike, 'punitory_part
   s.chargesWaived = s.chargesWaived.minus(money(e.charge_part ?? 0));
 }
 
-/** Applies one ledger entry (punitory, charge, waiver or payment) to the state of its installment. */
-export function applyEntry(s: InstallmentState, e: EntryLike) {
-  if (e.type === 'punitory') {
-    addPunitory(s, money(e.amount), money(e.vat_part ?? 0));
-  } else if (e.type === 'charge') {
-    s.chargesPosted = s.chargesPosted.plus(money(e.amount));
-    s.chargeVatPosted = s.chargeVatPosted.plus(money(e.vat_part ?? 0));
-  } else if (e.type === 'waiver') {
-    addWaiver(s, e);
-  } else if (e.type === 'payment') {
-    const punitory = money(e.punitory_part);
-    const charge = money(e.charge_part ?? 0);
-    addPayment(s, {
-      paidOn: e.effective_date,
-      principal: money(e.amount).minus(punitory).minus(charge),
-      punitory,
-      charge,
+/** An entry's figures, parsed once an entry object (see ZERO above). */
+interface EntryFigures {
+  amount: Decimal;
+  punitory: Decimal;
+  charge: Decimal;
+  vat: Decimal;
+  interest: Decimal;
+  fees: Decimal;
+  insurance: Decimal;
+}
+const entryFigures = new WeakMap<EntryLike, EntryFigures>();
+
+function entryFiguresOf(e: EntryLike): EntryFigures {
+  let f = entryFigures.get(e);
+  if (f === undefined) {
+    f = {
+      amount: money(e.amount),
+      punitory: money(e.punitory_part ?? 0),
+      charge: money(e.charge_part ?? 0),
       vat: money(e.vat_part ?? 0),
       interest: money(e.interest_part ?? 0),
       fees: money(e.fees_part ?? 0),
       insurance: money(e.insurance_part ?? 0),
+    };
+    entryFigures.set(e, f);
+  }
+  return f;
+}
+
+/** Applies one ledger entry (punitory, charge, waiver or payment) to the state of its installment. */
+export function applyEntry(s: InstallmentState, e: EntryLike) {
+  if (e.type === 'punitory') {
+    const f = entryFiguresOf(e);
+    addPunitory(s, f.amount, f.vat);
+  } else if (e.type === 'charge') {
+    const f = entryFiguresOf(e);
+    s.chargesPosted = s.chargesPosted.plus(f.amount);
+    s.chargeVatPosted = s.chargeVatPosted.plus(f.vat);
+  } else if (e.type === 'waiver') {
+    const f = entryFiguresOf(e);
+    s.punitoryWaived = s.punitoryWaived.minus(f.punitory);
+    s.chargesWaived = s.chargesWaived.minus(f.charge);
+  } else if (e.type === 'payment') {
+    const f = entryFiguresOf(e);
+    addPayment(s, {
+      paidOn: e.effective_date,
+      principal: f.amount.minus(f.punitory).minus(f.charge),
+      punitory: f.punitory,
+      charge: f.charge,
+      vat: f.vat,
+      interest: f.interest,
+      fees: f.fees,
+      insurance: f.insurance,
     });
   }
 }
