@@ -6,7 +6,7 @@
 // Clients need none of this: the API sends their rows and the response schema (the same record)
 // picks the fields. Audit entries come written as JSON by the database, field by field from the
 // same record (services/audit.ts); auditPageJson puts the page around them.
-import type { Static, TObject, TSchema } from 'typebox';
+import { Type, type Static, type TObject, type TSchema } from 'typebox';
 import type {
   Branch as BranchRow,
   Client as ClientRow,
@@ -178,9 +178,13 @@ const branch = recordBuilder(Branch);
 const uploadSession = recordBuilder(UploadSession);
 
 const payment = recordBuilder(Payment);
-/** A payment; one of amount <= 0 is a payoff close (migration 053), its amount minus the refund. */
-export const presentPayment = (p: PaymentRow) =>
-  payment(p, { kind: money(p.amount).gt(0) ? 'payment' : 'payoff_close' });
+/** A payment's kind: one of amount <= 0 is a payoff close (migration 053), its amount minus the refund. */
+export const paymentKind: Computed<Pick<PaymentRow, 'amount'>> = {
+  fields: Type.Pick(Payment, ['kind']),
+  columns: ['amount'],
+  of: (p) => ({ kind: money(p.amount).gt(0) ? 'payment' : 'payoff_close' }),
+};
+export const presentPayment = (p: PaymentRow) => payment(p, paymentKind.of(p, ''));
 
 export const presentPayoff = (p: Payoff) => ({
   as_of: p.asOf,

@@ -30,7 +30,7 @@ import {
 } from '../domain/records.ts';
 import { notFound } from '../domain/errors.ts';
 import { isValidDate, money, toMoneyNumber } from '../domain/index.ts';
-import { installmentDelinquency, recordBuilder, type Computed } from './present.ts';
+import { installmentDelinquency, paymentKind, recordBuilder, type Computed } from './present.ts';
 
 export { DATASETS, type Dataset, type Bound } from '../db/repositories/reports.ts';
 
@@ -136,7 +136,7 @@ const EXPORTS: Record<Dataset, { record: TObject; computed?: Computed<never> }> 
   credits: { record: Credit },
   installments: { record: InstallmentColumns, computed: installmentDelinquency },
   ledger: { record: LedgerEntry },
-  payments: { record: Payment },
+  payments: { record: Payment, computed: paymentKind },
   logs: { record: AuditLogEntry },
 };
 

@@ -89,6 +89,15 @@ test('a credit paid beyond its payoff closes with the rebate and reports the ref
     ],
   );
   assert.equal(list[1].id, closeId);
+  // and so in the payments export, its kind a column like the API's
+  const csv = await h.get('/api/reports/exports/payments.csv');
+  assert.equal(csv.statusCode, 200, csv.body);
+  const [header, ...rows] = csv.body.trim().split('\r\n');
+  const kindAt = header!.split(',').indexOf('kind');
+  assert.ok(kindAt >= 0, header);
+  const closeRow = rows.find((r) => r.startsWith(closeId));
+  assert.ok(closeRow, `the close ${closeId} is a row of the export`);
+  assert.equal(closeRow.split(',')[kindAt], 'payoff_close');
   // its receipt says the refund (JSON; the PDF is drawn from the same figures)
   const receipt = await h.get(`/api/credits/${id}/payments/${closeId}/receipt`);
   assert.equal(receipt.statusCode, 200, receipt.body);

@@ -106,6 +106,7 @@ const COLUMNS = {
     'method',
     'channel',
     'external_reference',
+    'kind',
   ],
   logs: [
     'id',
