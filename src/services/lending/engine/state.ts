@@ -86,6 +86,9 @@ export function stopDate(c: Pick<CreditShape, 'written_off_at'>, timezone: strin
   return c.written_off_at ? todayIn(timezone, new Date(c.written_off_at)) : null;
 }
 
+// one zero for every state's sums: a Decimal is never changed in place (each sum is a new one)
+const ZERO = new Dec(0);
+
 function emptyState(i: InstallmentLike): InstallmentState {
   const insuranceVat = money(i.insurance_vat ?? 0);
   const feesVat = money(i.fees_vat ?? 0);
@@ -102,19 +105,19 @@ function emptyState(i: InstallmentLike): InstallmentState {
     fees: money(i.fees ?? 0).plus(feesVat),
     insurance: money(i.insurance ?? 0).plus(insuranceVat),
     toleranceDays: i.tolerance_days ?? 0,
-    principalPaid: new Dec(0),
-    vatPaid: new Dec(0),
-    interestPaid: new Dec(0),
-    feesPaid: new Dec(0),
-    insurancePaid: new Dec(0),
-    punitoryPosted: new Dec(0),
-    punitoryVatPosted: new Dec(0),
-    punitoryPaid: new Dec(0),
-    punitoryWaived: new Dec(0),
-    chargesPosted: new Dec(0),
-    chargeVatPosted: new Dec(0),
-    chargesPaid: new Dec(0),
-    chargesWaived: new Dec(0),
+    principalPaid: ZERO,
+    vatPaid: ZERO,
+    interestPaid: ZERO,
+    feesPaid: ZERO,
+    insurancePaid: ZERO,
+    punitoryPosted: ZERO,
+    punitoryVatPosted: ZERO,
+    punitoryPaid: ZERO,
+    punitoryWaived: ZERO,
+    chargesPosted: ZERO,
+    chargeVatPosted: ZERO,
+    chargesPaid: ZERO,
+    chargesWaived: ZERO,
     payments: [],
   };
 }
