@@ -1,6 +1,6 @@
 // Payments: POST /api/credits/:id/payments of small amounts (1.00 to 5.00) on random active credits
 // of the bench book, through the real server with the full key, against the database's ceiling
-// for the payment's transaction (lock, reads, then one write: payments row, watermark, payment slice, status; the key
+// for the payment's transaction (lock, reads, then one write: payments row, watermark, payment slice, status, event; the key
 // is checked in memory), prepared, on the same credits.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/lending_bench npm run bench -- pay [--duration 15] [--connections 16] [--json]

@@ -109,6 +109,8 @@ export async function runBench<T extends Record<string, unknown>>(bench: Bench<T
     const server = await startServer(url);
     let app: LoadResult;
     let warm: LoadResult | null = null;
+    // the server's CPU time during the measured load (seconds)
+    let serverCpu = Number.NaN;
     const since = (await c.query<{ now: string }>(`SELECT now()::text AS now`)).rows[0]!.now;
     const notes: string[] = [];
     try {
@@ -117,7 +119,9 @@ export async function runBench<T extends Record<string, unknown>>(bench: Bench<T
       if (bench.sameDocument) notes.push(await bench.sameDocument(c, book, first, body));
       if (warmup > 0) warm = await drive({ baseUrl: server.baseUrl, key, next: pick, connections, seconds: warmup });
       server.resetPeak();
+      const cpuBefore = server.cpuSeconds();
       app = await drive({ baseUrl: server.baseUrl, key, next: pick, connections, seconds });
+      serverCpu = server.cpuSeconds() - cpuBefore;
     } finally {
       await server.stop();
     }
@@ -190,6 +194,11 @@ export async function runBench<T extends Record<string, unknown>>(bench: Bench<T
     console.log(
       `app: ${app.requests} requests, ${app.ok} 2xx, ${app.non2xx} non-2xx ${JSON.stringify(app.codes)}, ${app.errors} errors, ${app.timeouts} timeouts; server peak RSS ${rss.toFixed(0)} MiB`,
     );
+    // what bounds the app when the server process is short of CPU: its CPU a request, and the
+    // share of one core it got (on a shared machine, less than it would use)
+    console.log(
+      `server CPU during the load: ${serverCpu.toFixed(2)} s in ${seconds} s (${((100 * serverCpu) / seconds).toFixed(0)} % of one core), ${((1000 * serverCpu) / Math.max(1, app.requests)).toFixed(2)} ms a request`,
+    );
     for (const n of notes) console.log(n);
     if (bench.check) {
       console.log(`checks after the app: ${JSON.stringify(afterApp)}`);
@@ -213,6 +222,8 @@ export async function runBench<T extends Record<string, unknown>>(bench: Bench<T
             non2xx: app.non2xx,
             errors: app.errors,
             rss_mib: round(rss, 0),
+            server_cpu_s: round(serverCpu, 2),
+            server_cpu_ms_per_request: round((1000 * serverCpu) / Math.max(1, app.requests), 3),
           },
           ...(bare
             ? {

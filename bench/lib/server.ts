@@ -14,6 +14,8 @@ export interface Server {
   /** highest RSS seen (MiB) since start or the last resetPeak() */
   peakRssMiB(): number;
   resetPeak(): void;
+  /** CPU time (user + system) the server process has used so far, in seconds (/proc: 10 ms ticks) */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -23,6 +25,18 @@ function rssMiB(pid: number): number {
     return m ? Number(m[1]) / 1024 : 0;
   } catch {
     return 0; // gone
+  }
+}
+
+/** The process's user + system CPU time in seconds (fields 14 and 15 of /proc/PID/stat, in clock ticks of 10 ms). */
+function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the fields after the command name, which is in parentheses and may hold spaces
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return Number.NaN; // gone
   }
 }
 
@@ -82,6 +96,7 @@ export async function startServer(databaseUrl: string | null, extraEnv: Record<s
     pid,
     peakRssMiB: () => Math.max(peak, rssMiB(pid)),
     resetPeak: () => (peak = rssMiB(pid)),
+    cpuSeconds: () => cpuSecondsOf(pid),
     async stop() {
       clearInterval(timer);
       if (child.exitCode === null) {

@@ -78,7 +78,8 @@ SELECT t.total, a.*, ${ts('a.changed_at').replace('.MS', '.US')} AS changed_key
 // ---- POST /api/credits/:id/payments: :cid the credit, :iid an installment it owes, :br its branch.
 // The use case's transaction (registerPayment): lock the credit, read its installments, ledger,
 // payments and watermark in one statement (creditBook), share-lock the branch, then one statement recording the payment (its
-// payments row), the watermark, the payment slice and the installment's status (when it changes).
+// payments row), the watermark, the payment slice, the installment's status (when it changes) and
+// the payment's event in the outbox.
 // The answer is built from what was read and written, with no read back. What it leaves out: the
 // punitory entries a first payment of the day posts on an overdue credit, and the corrections of
 // earlier payments a replay may give (their number depends on the credit).
@@ -96,10 +97,16 @@ export const PAYMENT_TRANSACTION = (timezone: string) => {
   // an installment's status moves on its first payment only, as the app's
   const moved = `(SELECT coalesce(json_agg(json_build_object('id', id, 'status', 'partial', 'paid_date', NULL)), '[]')
     FROM installments WHERE business_id = :bid AND id = :iid AND status = 'pending')`;
+  // the payment's event, written by the same statement (its created_at the payments row's)
+  const events = `jsonb_build_array(jsonb_build_object('business_id', :bid::uuid, 'type', 'payment.created',
+    'ordering_key', :cid::uuid, 'data', jsonb_build_object('object', jsonb_build_object('id', ${paymentId}, 'created_at', NULL)),
+    'stamp', 'created_at', 'at', 'payment', 'entry', NULL))`;
   const write = CREDIT_CHANGES.replace(
     /\$(\d+)/g,
-    (_, n: string) => [':bid', ':cid', entries, today, moved, 'NULL', payment, 'NULL'][Number(n) - 1]!,
-  );
+    (_, n: string) => [':bid', ':cid', entries, today, moved, 'NULL', payment, 'NULL', events][Number(n) - 1]!,
+  )
+    // the stamp's format, without the colons pgbench would take for variables (:MI, :SS)
+    .replace('HH24:MI:SS', "HH24' || chr(58) || 'MI' || chr(58) || 'SS");
   // the app's statements (src/services/lending/payments.ts registerPayment): the lock sets the
   // audit actor, the book's statement share-locks the branch
   const lock = LOCK_CREDIT_AS.replace(/\$(\d+)/g, (_, n: string) => [':bid', ':cid', "'bench'", "''"][Number(n) - 1]!);
@@ -111,14 +118,5 @@ export const PAYMENT_TRANSACTION = (timezone: string) => {
 ${lock.trim()};
 ${book};
 ${write.trim()};
-${EVENT_WRITE('payment.created')}
 END;`;
 };
-
-/**
- * The events a use case announces, written last before the commit (src/db/repositories/events.ts
- * flushEvents): one insert into the outbox, no counter (a sequencer pass numbers them later, off
- * the writer's path).
- */
-export const EVENT_WRITE = (type: string) => `INSERT INTO event_outbox (business_id, type, ordering_key, data)
-  VALUES (:bid, '${type}', :cid, json_build_object('object', json_build_object('id', :cid::uuid)));`;

@@ -1,5 +1,14 @@
 export type { Decimal } from './money.ts';
-export { Dec, STORABLE_MAX, money, round2, toMoneyString, toMoneyNumber, hasAtMostDecimals } from './money.ts';
+export {
+  Dec,
+  STORABLE_MAX,
+  money,
+  round2,
+  toMoneyString,
+  toMoneyNumber,
+  moneyNumberOf,
+  hasAtMostDecimals,
+} from './money.ts';
 export {
   isValidDate,
   addDays,

@@ -85,8 +85,13 @@ const scopeOf = (auth: AuthContext): IdempotencyScope => ({
 
 const isMultipart = (req: FastifyRequest) => /^multipart\//i.test(String(req.headers['content-type'] ?? ''));
 
+/** Sends a body already written as JSON text (as the route's serializer wrote it), unchanged. */
+function sendText(reply: FastifyReply, status: number, body: string) {
+  return reply.status(status).type('application/json; charset=utf-8').send(body);
+}
+
 function replay(reply: FastifyReply, a: Answer) {
-  return reply.header('idempotent-replayed', 'true').status(a.status).send(a.body);
+  return sendText(reply.header('idempotent-replayed', 'true'), a.status, a.body);
 }
 
 function withHeader(headers: unknown, header: unknown) {
@@ -155,10 +160,13 @@ export function describeRequest(req: FastifyRequest, request: () => unknown) {
   if (req.idempotency) req.idempotency.request = () => [req.method, req.url.split('?')[0], request()];
 }
 
-/** The answer as the route's response schema writes it: exactly what is sent, and what a replay sends. */
-function asSent(reply: FastifyReply, status: number, body: unknown): unknown {
+/**
+ * The answer as the route's response schema writes it: exactly what is sent, and what a replay
+ * sends. Written once: the same text is sealed, stored and sent.
+ */
+function asSent(reply: FastifyReply, status: number, body: unknown): string {
   const serialize = reply.getSerializationFunction(String(status)) as ((doc: unknown) => string) | undefined;
-  return JSON.parse(serialize ? serialize(body) : JSON.stringify(body));
+  return serialize ? serialize(body) : JSON.stringify(body);
 }
 
 /**
@@ -208,5 +216,5 @@ export async function write<R>(
     return replay(reply, winner);
   }
   p.settled = stored !== undefined;
-  return reply.status(stored ? stored.status : statusOf(result)).send(stored ? stored.body : answer(result));
+  return stored ? sendText(reply, stored.status, stored.body) : reply.status(statusOf(result)).send(answer(result));
 }

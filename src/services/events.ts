@@ -118,12 +118,17 @@ export function emit(
   object: { id: string },
   opts: { creditId?: string; extra?: Record<string, unknown> } = {},
 ): void {
-  bufferEvent(trx, {
-    businessId,
-    type,
-    orderingKey: opts.creditId ?? object.id,
-    data: { object, ...opts.extra },
-  });
+  const e = eventOf(type, object, opts);
+  bufferEvent(trx, { businessId, type, orderingKey: e.ordering_key, data: e.data });
+}
+
+/** An event as emit buffers it, for a statement that writes it itself (applyCreditChanges). */
+export function eventOf(
+  type: EventType,
+  object: { id: string },
+  opts: { creditId?: string; extra?: Record<string, unknown> } = {},
+): { type: EventType; ordering_key: string; data: { object: object; [key: string]: unknown } } {
+  return { type, ordering_key: opts.creditId ?? object.id, data: { object, ...opts.extra } };
 }
 
 /** An edit's event, announced only when the record's fields changed (its updated_at aside). */

@@ -30,7 +30,8 @@ import { conflict } from '../domain/errors.ts';
 /** The answer a write gives: what a retry with the same key gets back. */
 export interface Answer {
   status: number;
-  body: unknown;
+  /** the body as sent: the JSON text the route's response schema wrote */
+  body: string;
 }
 
 /** Key order of JSON objects does not make two requests different. */
@@ -74,21 +75,21 @@ function sealingKey(scope: IdempotencyScope, key: string): Buffer {
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** The answer's body encrypted and authenticated: iv, tag, ciphertext. */
-export function seal(scope: IdempotencyScope, key: string, body: unknown): Buffer {
+/** The answer's body (its JSON text) encrypted and authenticated: iv, tag, ciphertext. */
+export function seal(scope: IdempotencyScope, key: string, body: string): Buffer {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', sealingKey(scope, key), iv);
-  const text = Buffer.concat([cipher.update(JSON.stringify(body), 'utf8'), cipher.final()]);
+  const text = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), text]);
 }
 
-/** The body seal() sealed; throws when the bytes were not sealed under this key, business and caller. */
-export function unseal(scope: IdempotencyScope, key: string, sealed: Uint8Array): unknown {
+/** The JSON text seal() sealed; throws when the bytes were not sealed under this key, business and caller. */
+export function unseal(scope: IdempotencyScope, key: string, sealed: Uint8Array): string {
   const bytes = Buffer.from(sealed);
   const decipher = createDecipheriv('aes-256-gcm', sealingKey(scope, key), bytes.subarray(0, IV_BYTES));
   decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
   const text = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
-  return JSON.parse(text.toString('utf8'));
+  return text.toString('utf8');
 }
 
 /**
@@ -106,7 +107,7 @@ export async function storedAnswer(
   if (!stored) return undefined;
   if (stored.request_hash !== hash) throw conflict('this Idempotency-Key was already used for a different request');
   // a row stored before migration 018 holds its answer in the clear
-  const body = stored.sealed ? unseal(scope, key, stored.sealed) : stored.response;
+  const body = stored.sealed ? unseal(scope, key, stored.sealed) : JSON.stringify(stored.response);
   return { status: stored.status_code, body };
 }
 

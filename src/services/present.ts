@@ -42,7 +42,7 @@ import {
   Waiver,
   Note,
 } from '../domain/records.ts';
-import { Dec, delinquency, money, toMoneyNumber } from '../domain/index.ts';
+import { Dec, delinquency, money, moneyNumberOf, toMoneyNumber } from '../domain/index.ts';
 import { creditCost, type CreditCost } from '../domain/cost.ts';
 
 /** The disclosed cost of a credit, from its schedule as granted. */
@@ -131,7 +131,7 @@ const kindOf = (s: TSchema): Kind =>
       : 'as-is';
 
 function convert(kind: Kind, v: unknown, moneyAs: MoneyAs): unknown {
-  if (kind === 'money') return moneyAs === 'number' ? toMoneyNumber(money(v as string)) : v;
+  if (kind === 'money') return moneyAs === 'number' ? moneyNumberOf(v as string) : v;
   if (kind === 'number' && typeof v === 'string') return Number(v);
   return v;
 }

@@ -33,6 +33,24 @@ export interface CreditChanges {
   } | null;
   /** a payment reversed by this change */
   reversal?: { paymentId: string; reason: string; by: string } | null;
+  /**
+   * the events of the change, written to the outbox by the same statement, in this order (the
+   * outbox insert of flushEvents folded into the write: one statement fewer). applyCreditChanges only.
+   */
+  events?: StampedEvent[];
+}
+
+/**
+ * An event for the outbox, its object's one instant (`stamp`, a field of data.object) set by the
+ * statement from what it wrote: the transaction's now(), the payment's created_at, or an entry's.
+ * Written as JSON.stringify writes a Date (ISO 8601, milliseconds, Z). No stamp: data as given.
+ */
+export interface StampedEvent {
+  business_id: string;
+  type: string;
+  ordering_key: string;
+  data: Record<string, unknown>;
+  stamp: { field: string; at: 'now' | 'payment' | { entry: string } } | null;
 }
 
 export interface AppliedChanges {
@@ -47,8 +65,10 @@ export interface AppliedChanges {
 /**
  * $1 business, $2 credit, $3 the entries (JSON array, with ord), $4 the watermark or null, $5 the
  * installments' new statuses (JSON array), $6 the credit's new status or null, $7 a payment to
- * record or null, $8 a payment to mark reversed or null. The text is
- * exported for the bench's database-only ceiling (bench/lib/statements.ts).
+ * record or null, $8 a payment to mark reversed or null, $9 the events (JSON array of business_id,
+ * type, ordering_key, data and the stamp's field, at and entry; see StampedEvent), into the outbox in
+ * their order as flushEvents writes them. The text is exported for the bench's database-only
+ * ceiling (bench/lib/statements.ts).
  */
 export const CREDIT_CHANGES = `
 WITH pay AS (
@@ -87,7 +107,19 @@ st AS (
    WHERE i.business_id = $1::uuid AND i.id = s.id),
 cr AS (
   UPDATE credits SET status = $6::text, updated_at = now()
-   WHERE $6::text IS NOT NULL AND business_id = $1::uuid AND id = $2::uuid)
+   WHERE $6::text IS NOT NULL AND business_id = $1::uuid AND id = $2::uuid),
+ev AS (
+  INSERT INTO event_outbox (business_id, type, ordering_key, data)
+  SELECT e.business_id, e.type, e.ordering_key,
+         CASE WHEN e.stamp IS NULL THEN e.data
+              ELSE jsonb_set(e.data, ARRAY['object', e.stamp], to_jsonb(to_char(
+                     CASE e.at WHEN 'payment' THEN (SELECT created_at FROM pay)
+                               WHEN 'entry' THEN (SELECT ins.created_at FROM ins WHERE ins.id = e.entry)
+                               ELSE now() END AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) END
+    FROM ROWS FROM (jsonb_to_recordset($9::jsonb) AS (business_id uuid, type text, ordering_key uuid, data jsonb, stamp text,
+                                                       at text, entry uuid))
+         WITH ORDINALITY AS e(business_id, type, ordering_key, data, stamp, at, entry, n)
+   ORDER BY e.n)
 SELECT w.*, t.now AS tx_now, (SELECT created_at FROM pay) AS payment_created_at
   FROM (SELECT now() AS now) t
   LEFT JOIN (SELECT ins.*, v.ord FROM ins JOIN v ON v.id = ins.id) w ON true
@@ -133,6 +165,20 @@ export async function applyCreditChanges(db: Executor, businessId: string, ch: C
       ch.reversal
         ? JSON.stringify({ payment_id: ch.reversal.paymentId, reason: ch.reversal.reason, by: ch.reversal.by })
         : null,
+      JSON.stringify(
+        (ch.events ?? []).map((e) => {
+          const at = e.stamp?.at;
+          return {
+            business_id: e.business_id,
+            type: e.type,
+            ordering_key: e.ordering_key,
+            data: e.data,
+            stamp: e.stamp?.field ?? null,
+            at: at === undefined ? null : typeof at === 'string' ? at : 'entry',
+            entry: at !== undefined && typeof at !== 'string' ? at.entry : null,
+          };
+        }),
+      ),
     ]),
   );
   const now = r.rows[0]!.tx_now;

@@ -25,6 +25,17 @@ export function bufferEvent(trx: Transaction<DB>, event: PendingEvent): void {
 }
 
 /**
+ * Takes the transaction's buffered events out of its buffer, in the order announced: a statement
+ * of the caller's writes them (with its own after them: applyCreditChanges), so flushEvents does
+ * not write them again.
+ */
+export function takeBufferedEvents(trx: Transaction<DB>): PendingEvent[] {
+  const list = pending.get(trx) ?? [];
+  pending.delete(trx);
+  return list;
+}
+
+/**
  * Writes the transaction's buffered events into the outbox: one INSERT, no lock, so writers of one
  * business never wait for each other here. They get their sequence from a sequencer pass once
  * they have committed (sequenceEvents). Called last before the commit: after the credit's row lock

@@ -13,7 +13,8 @@ import { readsOf, type Database } from '../context.ts';
 import { branchCandidates, pickBranch } from '../branches.ts';
 import {
   activePayments,
-  payoffOf,
+  payoffFloor,
+  payoffOfStates,
   positiveAmount,
   postPunitory,
   postThrough,
@@ -21,7 +22,9 @@ import {
   stageCorrections,
   stageReversal,
   stageSlices,
+  statesOf,
 } from './engine/book.ts';
+import { creditTerms, stopDate } from './engine/state.ts';
 import { guarantorsOfCredit } from '../../db/repositories/guarantors.ts';
 import { presentGuarantor } from '../guarantors.ts';
 import type { SharedBranch } from '../../db/repositories/creditBook.ts';
@@ -189,16 +192,22 @@ export function stagePayment(ctx: LendingContext, l: RowBook, p: CheckedPayment,
   const paymentId = crypto.randomUUID();
   // 0. punitory up to the payment's date, before anything is allocated (a payment counts from
   //    the next day, so this does not depend on it)
-  if (l.postedThrough === null || compareDates(paidOn, l.postedThrough) > 0) postPunitory(ctx, l, paidOn);
+  const posted =
+    l.postedThrough === null || compareDates(paidOn, l.postedThrough) > 0 ? postPunitory(ctx, l, paidOn) : null;
   const active = activePayments(l);
   const latest = active.every((x) => compareDates(x.paidOn, paidOn) <= 0);
 
   // 1. an early payoff: a payment of exactly the payoff amount, dated on or after every other,
-  //    first writes off the interest not owed (the rebate)
+  //    first writes off the interest not owed (the rebate). The states are those the posting just
+  //    read and added to (the ledger as it now stands); a payment below the quote's floor cannot
+  //    be it, and is not quoted (payoffFloor)
   if (latest) {
-    const quote = payoffOf(ctx, l, paidOn);
-    if (quote.breakdown.rebate.gt(0) && amount.eq(quote.amount))
-      stageSlices(ctx, l, quote.rebates, { origin: 'rebate', paymentId, paidOn, branchId });
+    const states = posted ?? statesOf(l);
+    if (!amount.lt(payoffFloor(states, paidOn))) {
+      const quote = payoffOfStates(l.credit, states, creditTerms(l.credit), stopDate(l.credit, ctx.timezone), paidOn);
+      if (quote.breakdown.rebate.gt(0) && amount.eq(quote.amount))
+        stageSlices(ctx, l, quote.rebates, { origin: 'rebate', paymentId, paidOn, branchId });
+    }
   }
 
   // 2. every active payment and this one allocated in date order (this one after those of its

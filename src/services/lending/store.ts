@@ -9,10 +9,16 @@ import { lockCredit, lockCreditAs, lockCredits } from '../../db/repositories/cre
 import { installmentsOfCredit } from '../../db/repositories/installments.ts';
 import { ledgerOfCredit } from '../../db/repositories/ledger.ts';
 import { creditBook, creditBookAndBranches, creditBooks, type SharedBranch } from '../../db/repositories/creditBook.ts';
-import { applyCreditChanges, applyManyCreditChanges, type CreditChanges } from '../../db/repositories/creditChanges.ts';
+import {
+  applyCreditChanges,
+  applyManyCreditChanges,
+  type CreditChanges,
+  type StampedEvent,
+} from '../../db/repositories/creditChanges.ts';
+import { takeBufferedEvents } from '../../db/repositories/events.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ActorContext } from '../context.ts';
-import { emit } from '../events.ts';
+import { emit, eventOf, type EventType } from '../events.ts';
 import { presentCredit, presentLedgerEntry, presentPayment, type CreditDetailRows } from '../present.ts';
 import { nothingStaged, openBook, settle, type Book } from './engine/book.ts';
 
@@ -86,12 +92,40 @@ export async function loadLockedMany(
 
 /**
  * Writes what is staged in one statement, with every installment's status and paid_date brought in
- * line with its sums, a fully paid active credit closed and a closed one that owes again reopened;
- * `l` then holds the rows as written. Returns the entries written (what the use case created).
+ * line with its sums, a fully paid active credit closed and a closed one that owes again reopened,
+ * and the change's events (after any the transaction announced before): their instants are set by
+ * the statement from what it writes, so no outbox insert follows. `l` then holds the rows as
+ * written. Returns the entries written (what the use case created).
  */
 export async function flush(trx: Transaction<DB>, ctx: LendingContext, l: RowBook): Promise<LedgerEntry[]> {
   const { moved, creditStatus } = settle(l);
-  const { entries, now, paymentCreatedAt } = await applyCreditChanges(trx, ctx.businessId, {
+  const { reversal } = l.staged;
+  const announced = changeEvents(
+    ctx,
+    {
+      credit: l.credit,
+      payment: l.staged.payment,
+      reversal: reversal && { payment: l.payments.find((p) => p.id === reversal.paymentId)!, reason: reversal.reason },
+    },
+    // the rows as they will be written, their instants left to the statement (each event's stamp)
+    {
+      entries: l.staged.entries.map((e) => asWritten(ctx, l.credit.id, e, null)),
+      now: null,
+      paymentCreatedAt: null,
+      creditStatus,
+    },
+  );
+  const events: StampedEvent[] = [
+    ...takeBufferedEvents(trx).map((e) => ({
+      business_id: e.businessId,
+      type: e.type,
+      ordering_key: e.orderingKey,
+      data: e.data,
+      stamp: null,
+    })),
+    ...announced.map((a) => ({ business_id: ctx.businessId, ...eventOf(a.type, a.object, a), stamp: a.stamp })),
+  ];
+  const { entries, now } = await applyCreditChanges(trx, ctx.businessId, {
     creditId: l.credit.id,
     entries: l.staged.entries,
     accruedThrough: l.staged.accruedThrough,
@@ -99,18 +133,8 @@ export async function flush(trx: Transaction<DB>, ctx: LendingContext, l: RowBoo
     creditStatus,
     payment: l.staged.payment,
     reversal: l.staged.reversal,
+    events,
   });
-  const { reversal } = l.staged;
-  announceChanges(
-    trx,
-    ctx,
-    {
-      credit: l.credit,
-      payment: l.staged.payment,
-      reversal: reversal && { payment: l.payments.find((p) => p.id === reversal.paymentId)!, reason: reversal.reason },
-    },
-    { entries, now, paymentCreatedAt, creditStatus },
-  );
   l.staged = nothingStaged();
   // the rows as a re-read would give them, without the re-read
   const byId = new Map(moved.map((m) => [m.id, m]));
@@ -121,6 +145,30 @@ export async function flush(trx: Transaction<DB>, ctx: LendingContext, l: RowBoo
   if (creditStatus) l.credit = { ...l.credit, status: creditStatus, updated_at: now };
   l.ledger = [...l.ledger, ...entries];
   return entries;
+}
+
+/** A staged entry as its ledger row will read (created_at: given, or null for the statement to set). */
+function asWritten<T extends Date | null>(
+  ctx: LendingContext,
+  creditId: string,
+  e: RowBook['staged']['entries'][number],
+  createdAt: T,
+): Omit<LedgerEntry, 'created_at'> & { created_at: T } {
+  return {
+    ...e,
+    business_id: ctx.businessId,
+    credit_id: creditId,
+    amount: String(e.amount),
+    punitory_part: e.punitory_part === undefined ? '0.00' : String(e.punitory_part),
+    vat_part: e.vat_part === undefined ? '0.00' : String(e.vat_part),
+    interest_part: e.interest_part === undefined ? '0.00' : String(e.interest_part),
+    charge_part: e.charge_part === undefined ? '0.00' : String(e.charge_part),
+    fees_part: e.fees_part === undefined ? '0.00' : String(e.fees_part),
+    insurance_part: e.insurance_part === undefined ? '0.00' : String(e.insurance_part),
+    payment_id: e.payment_id ?? null,
+    branch_id: e.branch_id ?? null,
+    created_at: createdAt,
+  };
 }
 
 /**
@@ -155,25 +203,7 @@ export function setAside(ctx: LendingContext, l: RowBook): SetAside {
     reversal: null,
   };
   const at = (k: number) => new Date(SET_ASIDE_AT + l.ledger.length + k);
-  l.ledger = [
-    ...l.ledger,
-    ...staged.entries.map(
-      (e, k) =>
-        ({
-          ...e,
-          business_id: ctx.businessId,
-          credit_id: credit.id,
-          punitory_part: e.punitory_part ?? '0.00',
-          vat_part: e.vat_part ?? '0.00',
-          interest_part: e.interest_part ?? '0.00',
-          charge_part: e.charge_part ?? '0.00',
-          fees_part: e.fees_part ?? '0.00',
-          insurance_part: e.insurance_part ?? '0.00',
-          payment_id: e.payment_id ?? null,
-          created_at: at(k),
-        }) satisfies LedgerEntry,
-    ),
-  ];
+  l.ledger = [...l.ledger, ...staged.entries.map((e, k) => asWritten(ctx, credit.id, e, at(k)) satisfies LedgerEntry)];
   if (staged.payment) {
     const p = staged.payment;
     const row: Payment = {
@@ -209,8 +239,7 @@ export async function flushBatch(trx: Transaction<DB>, ctx: LendingContext, batc
     batch.map((b) => b.changes),
   );
   for (const { changes, credit } of batch)
-    announceChanges(
-      trx,
+    for (const a of changeEvents(
       ctx,
       { credit, payment: changes.payment ?? null, reversal: null },
       {
@@ -219,12 +248,24 @@ export async function flushBatch(trx: Transaction<DB>, ctx: LendingContext, batc
         paymentCreatedAt: changes.payment ? (applied.paymentCreatedAt.get(changes.payment.id) ?? null) : null,
         creditStatus: changes.creditStatus,
       },
-    );
+    ))
+      emit(trx, ctx.businessId, a.type, a.object, a);
 }
 
-/** The events of what was written: the payment, its reversal, punitory posted, the credit's status. */
-function announceChanges(
-  trx: Transaction<DB>,
+/** An event of a change: its object, and which of its instants the write sets (StampedEvent). */
+interface ChangeEvent {
+  type: EventType;
+  object: { id: string };
+  creditId: string;
+  extra?: Record<string, unknown>;
+  stamp: StampedEvent['stamp'];
+}
+
+/**
+ * The events of what was written: the payment, its reversal, punitory posted, the credit's status.
+ * The instants are the written rows' (null: the write sets them, each event's stamp).
+ */
+function changeEvents(
   ctx: LendingContext,
   what: {
     /** the credit before the change */
@@ -232,45 +273,61 @@ function announceChanges(
     payment: CreditChanges['payment'];
     reversal: { payment: Payment; reason: string } | null;
   },
-  written: { entries: LedgerEntry[]; now: Date; paymentCreatedAt: Date | null; creditStatus: Credit['status'] | null },
-): void {
+  written: {
+    entries: (Omit<LedgerEntry, 'created_at'> & { created_at: Date | null })[];
+    now: Date | null;
+    paymentCreatedAt: Date | null;
+    creditStatus: Credit['status'] | null;
+  },
+): ChangeEvent[] {
   const creditId = what.credit.id;
   const { payment, reversal } = what;
+  const out: ChangeEvent[] = [];
   // the punitory posted up to the payment's date comes before the payment, as in the ledger
   for (const e of written.entries)
-    if (e.type === 'punitory') emit(trx, ctx.businessId, 'punitory.posted', presentLedgerEntry(e), { creditId });
+    if (e.type === 'punitory')
+      out.push({
+        type: 'punitory.posted',
+        object: presentLedgerEntry(e as LedgerEntry),
+        creditId,
+        stamp: { field: 'created_at', at: { entry: e.id } },
+      });
   if (payment)
-    emit(
-      trx,
-      ctx.businessId,
-      'payment.created',
-      presentPayment({
+    out.push({
+      type: 'payment.created',
+      object: presentPayment({
         ...payment,
         method: payment.method as Payment['method'],
         business_id: ctx.businessId,
         credit_id: creditId,
-        created_at: written.paymentCreatedAt ?? written.now,
+        created_at: (written.paymentCreatedAt ?? written.now) as Date,
         reversed_at: null,
         reversal_reason: null,
         reversed_by: null,
       }),
-      { creditId },
-    );
+      creditId,
+      stamp: { field: 'created_at', at: 'payment' },
+    });
   if (reversal)
-    emit(
-      trx,
-      ctx.businessId,
-      'payment.reversed',
-      presentPayment({ ...reversal.payment, reversed_at: written.now, reversal_reason: reversal.reason }),
-      { creditId },
-    );
+    out.push({
+      type: 'payment.reversed',
+      object: presentPayment({
+        ...reversal.payment,
+        reversed_at: written.now as Date,
+        reversal_reason: reversal.reason,
+      }),
+      creditId,
+      stamp: { field: 'reversed_at', at: 'now' },
+    });
   if (written.creditStatus)
-    announceStatus(
-      trx,
-      ctx.businessId,
-      { ...what.credit, status: written.creditStatus, updated_at: written.now },
-      what.credit.status,
-    );
+    out.push({
+      type: 'credit.status_changed',
+      object: presentCredit({ ...what.credit, status: written.creditStatus, updated_at: written.now as Date }),
+      creditId,
+      extra: { previous_status: what.credit.status },
+      stamp: { field: 'updated_at', at: 'now' },
+    });
+  return out;
 }
 
 /** credit.status_changed, with the status it had before (a step in the caller's transaction: the daily run's too). */

@@ -128,12 +128,14 @@ export function statesOf(l: Book): InstallmentState[] {
 
 /**
  * Posts the punitory owed as of asOf (idempotent: cumulative − posted), effective asOf, and moves
- * the watermark there (never backwards): a posting at an event.
+ * the watermark there (never backwards): a posting at an event. Returns the installments' states
+ * with what it staged: what statesOf(l) would now give.
  */
-export function postPunitory(ctx: Acting, l: Book, asOf: string): void {
+export function postPunitory(ctx: Acting, l: Book, asOf: string): InstallmentState[] {
   const terms = creditTerms(l.credit);
   const stop = stopDate(l.credit, ctx.timezone);
   const states = statesOf(l);
+  const first = l.staged.entries.length;
   // the collection charges whose day has come by asOf, each dated its day (docs/domain.md "Fees
   // and charges"): they do not move punitory, so one reading of the states serves both
   for (const c of chargePostings(states, terms, asOf, stop))
@@ -166,6 +168,15 @@ export function postPunitory(ctx: Acting, l: Book, asOf: string): void {
     l.staged.accruedThrough = asOf;
     l.postedThrough = asOf;
   }
+  // what it staged, on the states it read: punitory and charge entries only add to an
+  // installment's sums (never to its payment history, the one thing the entries' order decides),
+  // so this is the state statesOf(l) would rebuild from the whole ledger
+  const byId = new Map(states.map((s) => [s.id, s]));
+  for (let k = first; k < l.staged.entries.length; k++) {
+    const e = l.staged.entries[k]!;
+    applyEntry(byId.get(e.installment_id)!, e as unknown as EntryShape);
+  }
+  return states;
 }
 
 export type SliceOrigin = 'payment' | 'correction' | 'reversal' | 'rebate' | 'refinance';
@@ -492,6 +503,39 @@ export interface Payoff {
   };
   /** per installment due later, the interest and VAT written off */
   rebates: PaymentSlice[];
+}
+
+/**
+ * A floor under what a payoff quote of these states as of asOf can come to (payoffOfStates's
+ * `owed`, before it is floored at 0), far cheaper than the quote: no punitory, no charges
+ * computed. A payment of less than it cannot be the payoff, so it need not be quoted. Term by term
+ * against payoffOfStates:
+ * - an installment due on or before asOf adds amount − principalPaid to `due`, and to `punitory`
+ *   its cumulative punitory less what is paid and waived of it; the cumulative figure is never
+ *   below 0 (cumulativePunitory floors it at 0, and its VAT is at a rate ≥ 0), so at least
+ *   −(punitoryPaid + punitoryWaived);
+ * - `charges` is a sum of max(…, 0): at least 0;
+ * - an installment due later adds gross − principalPaid to `later`, gross being its amount less
+ *   its interest, VAT, fees and insurance, plus of each of these what is accrued: the part itself,
+ *   0, or round2(part × share) with share in [0, 1], so at least min(part, 0) (0 for the
+ *   installments the database holds: their parts are ≥ 0, constraint installments_parts).
+ */
+export function payoffFloor(states: InstallmentState[], asOf: string): Decimal {
+  let floor = ZERO;
+  const negative = (d: Decimal) => (d.isNeg() ? d : ZERO);
+  for (const s of states) {
+    if (compareDates(s.dueDate, asOf) <= 0)
+      floor = floor.plus(s.amount).minus(s.principalPaid).minus(s.punitoryPaid).minus(s.punitoryWaived);
+    else
+      floor = floor
+        .plus(s.amount.minus(s.interest).minus(s.vat).minus(s.fees).minus(s.insurance))
+        .plus(negative(s.interest))
+        .plus(negative(s.vat))
+        .plus(negative(s.fees))
+        .plus(negative(s.insurance))
+        .minus(s.principalPaid);
+  }
+  return floor;
 }
 
 /** What settles the credit on asOf (docs/domain.md, "Early payoff"), from the ledger as it stands. */
