@@ -143,5 +143,6 @@ async function printCoverage(dir, runs) {
     // one process's coverage at a time: hundreds of processes' files do not fit in memory at once
     mergeAsync: true,
   });
-  await report.run();
+  // the table informs; a failure to draw it must not fail the suite
+  await report.run().catch((err) => console.log(`coverage table not drawn: ${err?.stack ?? err}`));
 }
