@@ -48,7 +48,8 @@ export const JOBS: readonly Job[] = [
   },
   {
     name: 'session_sweep',
-    start: ({ db, config, clock, log }, onRun) => startSessionSweep(db, config, clock, log, onRun).stop,
+    start: ({ db, config, clock, log }, onRun) =>
+      config.sessionSweep ? startSessionSweep(db, config, clock, log, onRun).stop : () => {},
   },
   { name: 'webhooks', start: (deps, onRun) => startWebhookDelivery(deps, onRun) },
   { name: 'mail', start: (deps, onRun) => startMailDelivery(deps, onRun) },

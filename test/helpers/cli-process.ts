@@ -21,13 +21,16 @@ export interface Result {
 /** The environment of a command: nothing inherited that could point it at another database. */
 export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   // no metrics listener unless a test asks for one: servers run side by side; no webhook deliveries
-  // (servers on the shared PostgreSQL test database would send other tests' deliveries)
+  // (servers on the shared PostgreSQL test database would send other tests' deliveries); no session
+  // sweep (on the real clock it would delete the sessions and sign-in counters of tests whose clock
+  // is in the past)
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     LOG_LEVEL: 'silent',
     ACCRUAL_SCHEDULE: 'off',
     METRICS_PORT: '0',
     WEBHOOKS: 'off',
+    SESSION_SWEEP: 'off',
   };
   for (const k of ['DATABASE_URL', 'DATA_DIR', 'FILES_DIR', 'PORT', 'HOST', 'PUBLIC_URL', 'NODE_TEST_CONTEXT'])
     delete env[k];

@@ -143,7 +143,9 @@ test('metrics on their own port: requests by route, method and status; the pool;
   // a job run: the file sweep runs once at start
   const stop = startJobs({
     db: h.db,
-    config: h.config,
+    // no session sweep on the real clock: the shared PostgreSQL test database holds the sessions of
+    // tests whose clock is in the past
+    config: { ...h.config, sessionSweep: false },
     storage: new DirectoryStorage(h.config.filesDir),
     log: app.log,
     clock: systemClock,
