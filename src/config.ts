@@ -49,8 +49,8 @@ export interface Config {
   verification: VerificationConfig;
   /** this process runs the webhook delivery job (WEBHOOKS=off: endpoints are still managed, other processes deliver) */
   webhooks: boolean;
-  /** this process runs the hourly sweep of ended sessions and sign-in counters (SESSION_SWEEP=off: another process does) */
-  sessionSweep: boolean;
+  /** this process runs the scheduled jobs of src/jobs (JOBS=off: an API-only process; others run them) */
+  jobs: boolean;
   /** webhook URLs may also be http:// and reach loopback and private addresses (tests, private networks) */
   webhookAllowPrivate: boolean;
   /** ms a webhook receiver has to answer 2xx before the attempt counts as failed */
@@ -364,7 +364,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       arca: arca(env),
     },
     webhooks: flag('WEBHOOKS', env.WEBHOOKS, true, ['on', 'off']),
-    sessionSweep: flag('SESSION_SWEEP', env.SESSION_SWEEP, true, ['on', 'off']),
+    jobs: flag('JOBS', env.JOBS, true, ['on', 'off']),
     webhookAllowPrivate: flag('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, false, ['true', 'false']),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 10, 60_000),
     mail: mail(env),

@@ -48,17 +48,22 @@ export const JOBS: readonly Job[] = [
   },
   {
     name: 'session_sweep',
-    start: ({ db, config, clock, log }, onRun) =>
-      config.sessionSweep ? startSessionSweep(db, config, clock, log, onRun).stop : () => {},
+    start: ({ db, config, clock, log }, onRun) => startSessionSweep(db, config, clock, log, onRun).stop,
   },
   { name: 'webhooks', start: (deps, onRun) => startWebhookDelivery(deps, onRun) },
   { name: 'mail', start: (deps, onRun) => startMailDelivery(deps, onRun) },
   { name: 'payment_imports', start: (deps, onRun) => startPaymentImports(deps, onRun) },
 ];
 
-/** Starts every job; the function returned stops them all. */
+/** Starts one job, its runs counted in the metrics; the function returned stops it. */
+export function startJob(job: Job, deps: JobDeps): () => void {
+  return job.start(deps, (run) => deps.metrics?.job(job.name, run));
+}
+
+/** Starts every job (none with JOBS=off); the function returned stops them all. */
 export function startJobs(deps: JobDeps): () => void {
-  const stops = JOBS.map((job) => job.start(deps, (run) => deps.metrics?.job(job.name, run)));
+  if (!deps.config.jobs) return () => {};
+  const stops = JOBS.map((job) => startJob(job, deps));
   return () => {
     for (const stop of stops) stop();
   };

@@ -228,15 +228,22 @@ export interface ImportDeps {
 }
 
 /**
- * Claims running imports one at a time and decides their lines until none is left to claim;
- * returns how many lines it decided. Safe in several processes at once.
+ * Claims running imports (of every business, or of `businessId`) one at a time and decides their
+ * lines until none is left to claim; returns how many lines it decided. Safe in several processes at once.
  */
-export async function processImports(deps: ImportDeps, opts: { stop?: () => boolean } = {}): Promise<number> {
+export async function processImports(
+  deps: ImportDeps,
+  opts: { stop?: () => boolean; businessId?: string } = {},
+): Promise<number> {
   let decided = 0;
   for (;;) {
     if (opts.stop?.()) return decided;
     const now = deps.clock();
-    const claimed = await claimImport(deps.db.kysely, { now, leaseUntil: new Date(now.getTime() + LEASE_MS) });
+    const claimed = await claimImport(deps.db.kysely, {
+      now,
+      leaseUntil: new Date(now.getTime() + LEASE_MS),
+      businessId: opts.businessId,
+    });
     if (!claimed) return decided;
     decided += await runImport(deps, claimed, opts);
   }

@@ -53,3 +53,24 @@ test('the program built by main.ts has every command', async () => {
   // each command's module loads when that command runs
   for (const name of names) await buildProgram(ctx, [name]);
 });
+
+test('JOBS=off: the server starts no job (an API-only process)', async () => {
+  const { startJobs } = await import('../../src/jobs/index.ts');
+  const runs: string[] = [];
+  const config = loadConfig({ DATA_DIR: '/nonexistent-lending-test', JOBS: 'off' });
+  assert.equal(config.jobs, false);
+  assert.equal(loadConfig({ DATA_DIR: '/nonexistent-lending-test' }).jobs, true, 'on unless said');
+  assert.throws(() => loadConfig({ DATA_DIR: '/nonexistent-lending-test', JOBS: 'maybe' }), /JOBS=maybe/);
+  // no database either: a job that started would fail on it and report its run
+  const stop = startJobs({
+    db: undefined as never,
+    config,
+    storage: undefined as never,
+    log: { info() {}, error() {} } as never,
+    clock: () => new Date(),
+    metrics: { job: (name: string) => runs.push(name) } as never,
+  });
+  await new Promise((r) => setTimeout(r, 200));
+  stop();
+  assert.deepEqual(runs, []);
+});

@@ -21,16 +21,16 @@ export interface Result {
 /** The environment of a command: nothing inherited that could point it at another database. */
 export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   // no metrics listener unless a test asks for one: servers run side by side; no webhook deliveries
-  // (servers on the shared PostgreSQL test database would send other tests' deliveries); no session
-  // sweep (on the real clock it would delete the sessions and sign-in counters of tests whose clock
-  // is in the past)
+  // (servers on the shared PostgreSQL test database would send other tests' deliveries); no jobs at
+  // all: on the real clock they would sweep the sessions and sign-in counters of tests whose clock
+  // is in the past, and pay their imports
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     LOG_LEVEL: 'silent',
     ACCRUAL_SCHEDULE: 'off',
     METRICS_PORT: '0',
     WEBHOOKS: 'off',
-    SESSION_SWEEP: 'off',
+    JOBS: 'off',
   };
   for (const k of ['DATABASE_URL', 'DATA_DIR', 'FILES_DIR', 'PORT', 'HOST', 'PUBLIC_URL', 'NODE_TEST_CONTEXT'])
     delete env[k];

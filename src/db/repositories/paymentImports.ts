@@ -158,12 +158,13 @@ export async function listImportLines(
  */
 export async function claimImport(
   db: Kysely<DB>,
-  q: { now: Date; leaseUntil: Date },
+  q: { now: Date; leaseUntil: Date; businessId?: string },
 ): Promise<PaymentImport | undefined> {
   const { rows } = await sql<PaymentImport>`
     WITH c AS (
       SELECT business_id, id FROM payment_imports
        WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ${q.now})
+         ${q.businessId === undefined ? sql`` : sql`AND business_id = ${q.businessId}`}
        ORDER BY created_at
        LIMIT 1
        FOR UPDATE SKIP LOCKED)

@@ -99,26 +99,27 @@ async function fileText(req: FastifyRequest): Promise<string> {
 }
 
 export default async function paymentImportRoutes(app: App) {
-  let running: Promise<unknown> | null = null;
-  let again = false;
-  /** pays what was imported, in this process, right away (the job does the same every second) */
-  const kick = () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = processImports({ db: app.db, clock: app.clock, log: app.log })
-      .catch((err) => app.log.error({ err }, 'payment import run failed'))
-      .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          kick();
-        }
-      });
+  // pays what was imported, in this process, right away (the job does the same every second, for
+  // every business); only the uploading business's imports: a process whose clock differs (tests)
+  // never decides another business's lines
+  const waiting = new Set<string>();
+  let running: Promise<void> | null = null;
+  const kick = (businessId: string) => {
+    waiting.add(businessId);
+    if (running) return;
+    running = (async () => {
+      for (const b of waiting) {
+        waiting.delete(b);
+        await processImports({ db: app.db, clock: app.clock, log: app.log }, { businessId: b }).catch((err) =>
+          app.log.error({ err }, 'payment import run failed'),
+        );
+      }
+    })().finally(() => {
+      running = null;
+    });
   };
   app.addHook('onClose', async () => {
-    again = false;
+    waiting.clear();
     await running;
   });
 
@@ -166,7 +167,7 @@ export default async function paymentImportRoutes(app: App) {
           async (ctx) => startImport(app.db, ctx, await fileText(req)),
           presentImport,
         );
-        kick();
+        kick(req.auth.businessId);
         return r;
       },
     );
