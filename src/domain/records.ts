@@ -226,14 +226,17 @@ export const PaymentChannelFields = {
 };
 
 /** One payment request (the group of its ledger slices). */
+/** A payment's amount: money (written as money is: a CSV gets the 2-decimal text), of either sign. */
+export const PaymentAmount = Type.Number({
+  description:
+    'decimal amount, at most 2 decimals: the cash received (> 0); for a payoff close, minus the refund handed back (<= 0)',
+});
+
 export const Payment = Type.Object(
   {
     id: Uuid,
     credit_id: Uuid,
-    amount: Type.Number({
-      description:
-        'decimal amount, at most 2 decimals: the cash received (> 0); for a payoff close, minus the refund handed back (<= 0)',
-    }),
+    amount: PaymentAmount,
     paid_on: CalendarDate,
     branch_id: Nullable(Uuid),
     created_by: Type.String(),

@@ -18,6 +18,7 @@ import {
   getImport,
   insertImport,
   markRepeatedLines,
+  repeatedLinePayments,
   listImportLines,
   listImports,
   type ImportKey,
@@ -323,6 +324,14 @@ const duplicateOutcome = (line: number, paymentId: string | null): LineOutcome =
   payment_id: paymentId,
 });
 
+const repeatedOutcome = (line: number, paymentId: string): LineOutcome => ({
+  line,
+  status: 'duplicate',
+  code: 'duplicate_payment',
+  message: `the same file was imported before: this line paid payment ${paymentId}`,
+  payment_id: paymentId,
+});
+
 const rejected = (line: number, err: AppError): LineOutcome => ({
   line,
   status: 'rejected',
@@ -362,6 +371,10 @@ async function payBatch(db: Kysely<DB>, ctx: ActorContext, importId: string, lin
       .map((l) => paymentReference({ channel: l.channel, externalReference: l.external_reference }))
       .filter((r) => r.externalReference !== null) as { channel: string | null; externalReference: string }[];
     const taken = await paymentsByReferences(trx, ctx.businessId, refs);
+    // the lines without a reference that the same file, imported at the same time, has paid:
+    // the start's check (markRepeatedLines) could not see an import not yet stored or not yet paid
+    const bare = lines.filter((l) => l.external_reference === '').map((l) => l.line);
+    const repeated = bare.length ? await repeatedLinePayments(trx, ctx.businessId, importId, bare) : new Map();
     const uuids = [...new Set(lines.map((l) => l.credit).filter(isUuid))];
     const sequentials = [...new Set(lines.filter((l) => SEQUENTIAL.test(l.credit)).map((l) => Number(l.credit)))];
     const found = await creditsByReference(trx, ctx.businessId, { uuids, sequentials });
@@ -388,6 +401,11 @@ async function payBatch(db: Kysely<DB>, ctx: ActorContext, importId: string, lin
       const key = ref.externalReference === null ? null : referenceKey(ref.channel, ref.externalReference);
       if (key !== null && taken.has(key)) {
         outcomes.push(duplicateOutcome(line.line, taken.get(key)!));
+        continue;
+      }
+      const earlier = key === null ? repeated.get(line.line) : undefined;
+      if (earlier !== undefined) {
+        outcomes.push(repeatedOutcome(line.line, earlier));
         continue;
       }
       const creditId = creditOf.get(SEQUENTIAL.test(line.credit) ? String(Number(line.credit)) : line.credit);

@@ -35,6 +35,7 @@ import {
   Lead,
   LedgerEntry,
   Money,
+  PaymentAmount,
   Payment,
   UploadSession,
   WorklistItem,
@@ -122,9 +123,9 @@ export type MoneyAs = 'number' | 'text';
 type Row = Record<string, unknown>;
 type Kind = 'money' | 'number' | 'as-is';
 
-// money: a property declared with records.ts's Money
+// money: a property declared with records.ts's Money (or a payment's amount, money of either sign)
 const kindOf = (s: TSchema): Kind =>
-  s === Money
+  s === Money || s === PaymentAmount
     ? 'money'
     : (s as JsonSchema).type === 'integer' || (s as JsonSchema).type === 'number'
       ? 'number'

@@ -6,6 +6,7 @@ import type { Executor } from '../db/connection.ts';
 import {
   type BusinessSettingsRow,
   businessTimezone,
+  lockBusinessSettings,
   getSettings,
   saveSettings,
   setBusinessTimezone,
@@ -100,7 +101,9 @@ export async function updateSettings(db: Database, ctx: ActorContext, change: Se
     throw invalid('/timezone', `${change.timezone} is not an IANA time zone (e.g. America/Argentina/Buenos_Aires)`);
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   return withActor(db.kysely, ctx, async (trx) => {
-    const saved = present(await getSettings(trx, ctx.businessId), await businessTimezone(trx, ctx.businessId));
+    // the business's row first (locked): a change made at the same time is read, not overwritten
+    const timezone = await lockBusinessSettings(trx, ctx.businessId);
+    const saved = present(await getSettings(trx, ctx.businessId), timezone);
     const input: Settings = {
       approval: { ...saved.approval, ...change.approval },
       reminders: { ...saved.reminders, ...change.reminders },

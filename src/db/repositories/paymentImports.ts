@@ -86,6 +86,49 @@ export async function markRepeatedLines(trx: Executor, businessId: string, impor
   return r.rows[0]!;
 }
 
+// The advisory lock class under which a business's import batches decide their lines without a
+// reference (the second key is the business's hash).
+export const REPEATED_LINES_LOCK = 727_417;
+
+/**
+ * The payments that an identical import of the business (exactly these lines, as
+ * markRepeatedLines compares them) made for these lines of this import, by line. Taken under the
+ * business's lock of repeated lines, held until the transaction ends: two imports of the same file
+ * stored at the same time (neither saw the other when it was stored) are decided one batch after
+ * the other, so the second sees what the first paid and pays none of it again.
+ */
+export async function repeatedLinePayments(
+  trx: Executor,
+  businessId: string,
+  importId: string,
+  lines: number[],
+): Promise<Map<number, string>> {
+  await sql`SELECT pg_advisory_xact_lock(${REPEATED_LINES_LOCK}, hashtext(${businessId}))`.execute(trx);
+  const r = await trx.executeQuery<{ line: number; payment_id: string }>(
+    CompiledQuery.raw(
+      `WITH cur AS (
+         SELECT line, credit, amount, paid_on, method, channel, external_reference
+           FROM payment_import_lines WHERE business_id = $1::uuid AND import_id = $2::uuid),
+       same AS (
+         SELECT p.id FROM payment_imports p
+          WHERE p.business_id = $1::uuid AND p.id <> $2::uuid AND p.lines > 0
+            AND p.lines = (SELECT count(*) FROM cur)
+            AND (SELECT count(*) FROM payment_import_lines e
+                   JOIN cur ON cur.line = e.line AND cur.credit = e.credit AND cur.amount = e.amount
+                           AND cur.paid_on = e.paid_on AND cur.method = e.method AND cur.channel = e.channel
+                           AND cur.external_reference = e.external_reference
+                  WHERE e.business_id = $1::uuid AND e.import_id = p.id) = p.lines)
+       SELECT DISTINCT ON (e.line) e.line, e.payment_id
+         FROM payment_import_lines e JOIN same ON same.id = e.import_id
+        WHERE e.business_id = $1::uuid AND e.line = ANY($3::int[]) AND e.external_reference = ''
+          AND e.payment_id IS NOT NULL
+        ORDER BY e.line, e.payment_id`,
+      [businessId, importId, `{${lines.join(',')}}`],
+    ),
+  );
+  return new Map(r.rows.map((x) => [Number(x.line), x.payment_id]));
+}
+
 export function getImport(db: Executor, businessId: string, id: string): Promise<PaymentImport | undefined> {
   return db
     .selectFrom('payment_imports')

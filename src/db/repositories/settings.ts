@@ -20,6 +20,21 @@ export function getSettings(db: Executor, businessId: string): Promise<BusinessS
   return db.selectFrom('business_settings').selectAll().where('business_id', '=', businessId).executeTakeFirst();
 }
 
+/**
+ * The business's time zone, its row locked until the transaction ends: the lock that a change of
+ * the settings (read, merged with what is sent, written back) holds, so two at once do not undo
+ * each other's fields.
+ */
+export async function lockBusinessSettings(db: Executor, businessId: string): Promise<string> {
+  const b = await db
+    .selectFrom('businesses')
+    .select('timezone')
+    .where('id', '=', businessId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  return b.timezone;
+}
+
 /** The business's time zone. */
 export async function businessTimezone(db: Executor, businessId: string): Promise<string> {
   const b = await db.selectFrom('businesses').select('timezone').where('id', '=', businessId).executeTakeFirstOrThrow();

@@ -194,3 +194,20 @@ test('the same file without references sent again pays nothing twice; a file tha
   assert.equal(r.statusCode, 202, r.body);
   assert.equal(json(r).duplicates, 0);
 });
+
+test('the same file without references sent twice at once (a double click) pays once', async (t) => {
+  const { h, a, b } = await book(t);
+  const file = `credit,amount,paid_on\n${a.sequential_id},10,2024-02-01\n${b.sequential_id},20,2024-02-02\n`;
+  // both stored before either is paid: the second is taken before the first has paid anything
+  const [r1, r2] = await Promise.all([asCsv(h, file), asCsv(h, file)]);
+  assert.equal(r1.statusCode, 202, r1.body);
+  assert.equal(r2.statusCode, 202, r2.body);
+  const [one, two] = [await finished(h, json(r1).id), await finished(h, json(r2).id)];
+  assert.deepEqual(
+    [one.accepted + two.accepted, one.duplicates + two.duplicates],
+    [2, 2],
+    `between them the file paid once: ${JSON.stringify([one, two])}`,
+  );
+  assert.equal((await payments(h, a.id)).length, 1);
+  assert.equal((await payments(h, b.id)).length, 1);
+});

@@ -167,6 +167,10 @@ test('every dataset: CSV headers, the contract column order, and values equal to
     credits.map((c) => c.id),
     'oldest first',
   );
+  // a payment's amount, like every money column, is the database's 2-decimal text (docs/reports.md)
+  const paymentRows = csvRecords((await csv(h, 'payments.csv')).body);
+  assert.ok(paymentRows.length > 0, 'the small book has a payment');
+  for (const r of paymentRows) assert.match(r.amount!, /^-?\d+\.\d{2}$/, `payment ${r.id}: amount with 2 decimals`);
   const installments = csvRecords((await csv(h, 'installments.csv')).body);
   const ledger = csvRecords((await csv(h, 'ledger.csv')).body);
   assert.equal(installments.length, 6);

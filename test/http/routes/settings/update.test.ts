@@ -91,3 +91,21 @@ test('settings: read by every role and key, changed by admins and full keys only
   const other = await h.newTenant();
   assert.equal(json(await h.get('/api/settings', other.fullKey)).locale, 'es-AR');
 });
+
+test('two partial PUTs at the same time, of different fields, both stay (no lost update)', async (t) => {
+  const h = await build(t);
+  // each round: one PUT sets the locale, the other the reminders' switch, at once; each reads the
+  // saved record and writes it back with its change, so the second must read after the first wrote
+  for (let k = 0; k < 8; k++) {
+    const locale = k % 2 === 0 ? 'en' : 'es-AR';
+    const enabled = k % 2 === 0;
+    const [a, b] = await Promise.all([
+      h.put('/api/settings', { locale }),
+      h.put('/api/settings', { reminders: { enabled } }),
+    ]);
+    assert.equal(a.statusCode, 200, a.body);
+    assert.equal(b.statusCode, 200, b.body);
+    const now = json(await h.get('/api/settings'));
+    assert.deepEqual([now.locale, now.reminders.enabled], [locale, enabled], `round ${k}: both changes stay`);
+  }
+});
