@@ -344,6 +344,7 @@ const ES: Record<string, string> = {
   kept: 'cumplida',
   broken: 'incumplida',
   cancelled: 'anulada',
+  credit_cancelled: 'anulado',
   call: 'llamada',
   visit: 'visita',
   whatsapp: 'WhatsApp',
@@ -620,7 +621,7 @@ export function useLang(): Lang {
 
 /** A keyed word in English: method_collection_network → Collection network. */
 const keyed = (text: string) => {
-  const m = /^(?:method|entry|origin|cut|amortization|scope|table|action)_(.+)$/.exec(text);
+  const m = /^(?:method|entry|origin|cut|amortization|scope|table|action|credit|role|fee|import|line)_(.+)$/.exec(text);
   return m ? m[1]![0]!.toUpperCase() + m[1]!.slice(1).replaceAll('_', ' ') : text;
 };
 

@@ -149,7 +149,7 @@ export function CreditPage() {
     <>
       <div className="page-head">
         <h1>
-          {t('Credit #{n}', { n: credit.sequential_id })} <Status value={credit.status} />
+          {t('Credit #{n}', { n: credit.sequential_id })} <Status value={credit.status} of="credit" />
         </h1>
         <div className="actions">
           <Link href={`/clients/${credit.client_id}`} className="button">
