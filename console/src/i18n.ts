@@ -3,6 +3,9 @@
 // are written in English in the code; ES below gives each its Spanish. Money and dates follow
 // Argentina's conventions in both languages ($ 1.234,56, dd/mm/aaaa), through Intl.
 import { useSyncExternalStore } from 'react';
+import { fmtMoney } from './format.ts';
+
+export { fmtMoney, fmtNumber } from './format.ts';
 
 export type Lang = 'es' | 'en';
 
@@ -202,7 +205,8 @@ const ES: Record<string, string> = {
   Recorded: 'Registrada',
   'What to waive': 'Qué condonar',
   // closing a credit paid beyond its payoff (docs/domain.md, "Early payoff")
-  'To refund': 'A devolver',
+  'To refund to the client': 'A devolver al cliente',
+  'Paid in advance': 'Pagado por adelantado',
   'Close and refund': 'Cancelar y devolver',
   'Close the credit and refund {amount}': 'Cancelar el crédito y devolver {amount}',
   'What was paid exceeds what settles the credit by {amount}: nothing is left to pay.':
@@ -340,6 +344,7 @@ const ES: Record<string, string> = {
   kept: 'cumplida',
   broken: 'incumplida',
   cancelled: 'anulada',
+  credit_cancelled: 'anulado',
   call: 'llamada',
   visit: 'visita',
   whatsapp: 'WhatsApp',
@@ -616,7 +621,7 @@ export function useLang(): Lang {
 
 /** A keyed word in English: method_collection_network → Collection network. */
 const keyed = (text: string) => {
-  const m = /^(?:method|entry|origin|cut|amortization|scope|table|action)_(.+)$/.exec(text);
+  const m = /^(?:method|entry|origin|cut|amortization|scope|table|action|credit|role|fee|import|line)_(.+)$/.exec(text);
   return m ? m[1]![0]!.toUpperCase() + m[1]!.slice(1).replaceAll('_', ' ') : text;
 };
 
@@ -702,8 +707,6 @@ export function tApi(message: string): string {
   return message;
 }
 
-const money = new Intl.NumberFormat('es-AR', { style: 'currency', currency: 'ARS', minimumFractionDigits: 2 });
-const number = new Intl.NumberFormat('es-AR', { maximumFractionDigits: 2 });
 const pct = new Intl.NumberFormat('es-AR', { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const day = new Intl.DateTimeFormat('es-AR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' });
 // dd/mm/aaaa hh:mm; in this browser's timezone until a business's is known (an operator has none)
@@ -724,10 +727,6 @@ export function setTimeZone(tz: string) {
   } catch {}
 }
 
-/** $ 1.234,56 */
-export const fmtMoney = (v: number | string | null | undefined) =>
-  v == null || v === '' ? '—' : money.format(Number(v));
-export const fmtNumber = (v: number | null | undefined) => (v == null ? '—' : number.format(v));
 export const fmtPct = (v: number | null | undefined) => (v == null ? '—' : pct.format(v));
 /** dd/mm/aaaa for a YYYY-MM-DD */
 export const fmtDate = (v: string | null | undefined) =>

@@ -382,8 +382,13 @@ export function Card({ label, children }: { label: string; children: ReactNode }
   );
 }
 
-export function Status({ value }: { value: string }) {
-  return <span className={`status s-${value}`}>{t(value)}</span>;
+/** A status in words; a credit's in the masculine (*anulado*), a promise's or an application's in the feminine. */
+export function Status({ value, of }: { value: string; of?: 'credit' }) {
+  return (
+    <span className={`status s-${value}`}>
+      {t(of === 'credit' && value === 'cancelled' ? 'credit_cancelled' : value)}
+    </span>
+  );
 }
 
 export interface FormField {

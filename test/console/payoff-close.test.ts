@@ -59,8 +59,25 @@ test('an employee closes a credit paid beyond its payoff and is told the refund'
   // the quote: 0 to pay, 700 to refund, and no "pay it off" button
   const box = page.locator('section', { has: page.getByRole('button', { name: 'Cancelar y devolver' }) });
   await box.waitFor();
-  assert.match(await box.innerText(), /A devolver\s+\$\s700,00/);
-  assert.match(await box.innerText(), /Lo pagado supera en \$\s700,00 lo que cancela el crédito/);
+  const quoted = (await box.innerText()).replace(/\s/g, ' ');
+  // the parts as owed, in Spanish, none negative (the API's principal is −700: the prepayment
+  // beyond), the rebate, and the refund on a line of its own
+  assert.deepEqual(await box.locator('.card-label').allInnerTexts(), [
+    `Total (${quote.as_of.split('-').reverse().join('/')})`,
+    'Capital',
+    'Interés',
+    'Bonificación',
+  ]);
+  assert.doesNotMatch(quoted, /-\$/, 'no negative figure in the quote');
+  assert.match(quoted, /Bonificación \$ 800,00/);
+  assert.match(
+    (await box.locator('.payoff-refund').innerText()).replace(/\s/g, ' '),
+    /^A devolver al cliente \$ 700,00$/,
+  );
+  assert.match(quoted, /Lo pagado supera en \$ 700,00 lo que cancela el crédito/);
+  // the quote at the top of the window for its picture
+  await page.getByRole('heading', { name: 'Cancelación anticipada' }).evaluate((e) => e.scrollIntoView());
+  await shot(page, 'payoff-refund');
   assert.equal(await page.getByRole('button', { name: 'Cancelar el total' }).count(), 0, 'nothing to pay off');
   await axe(page, 'the quote of a credit paid beyond its payoff');
 

@@ -112,8 +112,24 @@ test('an admin waives punitory on the credit page; an employee cannot', {
     // nothing left to waive on that installment
     assert.equal(await page.getByRole('button', { name: /^Condonar en la cuota/ }).count(), 0, 'nothing left to waive');
     await page.getByRole('cell', { name: 'Condonación' }).first().waitFor();
+    // the Condonado column of the installments with nothing waived says 0, not −0
+    const schedule = page.locator('section', { has: page.getByRole('heading', { name: 'Cuotas' }) });
+    assert.match(
+      ((await schedule.textContent()) ?? '').replace(/\s/g, ' '),
+      /-\$ [\d.]+,\d\d/,
+      'the waived amount is negative',
+    );
+    assert.doesNotMatch(
+      ((await page.locator('main').textContent()) ?? '').replace(/\s/g, ' '),
+      /-\$ 0,00/,
+      'no "-$ 0,00"',
+    );
     await axe(page, 'the credit page with a waiver');
     await waivers.scrollIntoViewIfNeeded();
+    // the schedule's box kept the sideways scroll that showed the Condonar button: back to its start
+    await schedule.locator('.table-wrap').evaluate((e) => {
+      e.scrollLeft = 0;
+    });
     await shot(page, 'waivers');
   });
 });

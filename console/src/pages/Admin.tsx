@@ -682,7 +682,8 @@ interface Lead {
   amount_requested: number | null;
   message: string | null;
   created_at: string;
-  client_id?: string | null;
+  /** the client it became (docs/leads.md); null while not converted */
+  converted_client_id: string | null;
 }
 
 export function Leads() {
@@ -706,8 +707,8 @@ export function Leads() {
                 {
                   header: t('Convert'),
                   cell: (l: Lead) =>
-                    l.client_id ? (
-                      <a href={`/app/clients/${l.client_id}`}>{t('Client')}</a>
+                    l.converted_client_id ? (
+                      <a href={`/app/clients/${l.converted_client_id}`}>{t('Client')}</a>
                     ) : (
                       <ConfirmButton
                         label={t('Convert')}

@@ -244,7 +244,7 @@ export function ClientPage() {
             { header: t('Start date'), cell: (r) => fmtDate(r.start_date) },
             { header: t('Amount'), cell: (r) => <Money value={r.amount} />, numeric: true },
             { header: t('Total'), cell: (r) => <Money value={r.total} />, numeric: true },
-            { header: t('Status'), cell: (r) => <Status value={r.status} /> },
+            { header: t('Status'), cell: (r) => <Status value={r.status} of="credit" /> },
           ]}
         />
       </section>

@@ -12,6 +12,7 @@ import { Card, ConfirmButton, ErrorNote, Field, Money, Status, Table } from '../
 import type { Credit } from './Clients.tsx';
 import { type Guarantor, GuarantorsSection } from './Guarantors.tsx';
 import { METHODS } from './Payments.tsx';
+import { type PayoffQuote, payoffLines } from '../payoff.ts';
 import { partsShown, scheduleSums, usePlans } from './shared.ts';
 import { CreditCollections, usePromises, useUsers } from './CollectionActions.tsx';
 
@@ -84,14 +85,6 @@ interface Payment {
   kind?: 'payment' | 'payoff_close';
 }
 
-interface Payoff {
-  as_of: string;
-  amount: number;
-  /** paid beyond what settles the credit: then amount is 0 (docs/domain.md, "Early payoff") */
-  refundable: number;
-  breakdown: Record<string, number>;
-}
-
 /** A waiver as GET /api/credits/{id}/waivers gives it (newest first). */
 interface Waiver {
   id: string;
@@ -156,7 +149,7 @@ export function CreditPage() {
     <>
       <div className="page-head">
         <h1>
-          {t('Credit #{n}', { n: credit.sequential_id })} <Status value={credit.status} />
+          {t('Credit #{n}', { n: credit.sequential_id })} <Status value={credit.status} of="credit" />
         </h1>
         <div className="actions">
           <Link href={`/clients/${credit.client_id}`} className="button">
@@ -706,10 +699,11 @@ function PayoffBox({
   const [asked, setAsked] = useState(false);
   const q = useQuery({
     queryKey: ['payoff', creditId],
-    queryFn: () => api<Payoff>(`/api/credits/${creditId}/payoff`),
+    queryFn: () => api<PayoffQuote>(`/api/credits/${creditId}/payoff`),
     enabled: asked,
   });
   const [key] = useState(newKey);
+  const lines = q.data ? payoffLines(q.data) : null;
   return (
     <section aria-labelledby="payoff">
       <h2 id="payoff">{t('Payoff quote')}</h2>
@@ -719,23 +713,35 @@ function PayoffBox({
         </button>
       )}
       <ErrorNote error={q.error} />
-      {q.data && (
+      {q.data && lines && (
         <>
           <div className="cards">
             <Card label={`${t('Total')} (${fmtDate(q.data.as_of)})`}>
               <Money value={q.data.amount} />
             </Card>
-            {Object.entries(q.data.breakdown).map(([k, v]) => (
-              <Card key={k} label={t(k === 'due' ? 'Due' : k[0]!.toUpperCase() + k.slice(1))}>
-                <Money value={v} />
+            {/* each part as it is owed: a prepayment beyond the later installments is not a negative
+                principal but a line taken off, and what is left of it is to be handed back */}
+            {lines.parts.map((p) => (
+              <Card key={p.key} label={t(p.label)}>
+                <Money value={p.amount} />
               </Card>
             ))}
-            {q.data.refundable > 0 && (
-              <Card label={t('To refund')}>
-                <Money value={q.data.refundable} />
+            {lines.advance > 0 && (
+              <Card label={t('Paid in advance')}>
+                <Money value={-lines.advance} />
+              </Card>
+            )}
+            {lines.rebate > 0 && (
+              <Card label={t('Rebate')}>
+                <Money value={lines.rebate} />
               </Card>
             )}
           </div>
+          {lines.refund > 0 && (
+            <p className="payoff-refund">
+              {t('To refund to the client')} <Money value={lines.refund} />
+            </p>
+          )}
           {q.data.amount === 0 && q.data.refundable > 0 && (
             <p className="muted">
               {t('What was paid exceeds what settles the credit by {amount}: nothing is left to pay.', {

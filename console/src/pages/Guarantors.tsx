@@ -204,7 +204,7 @@ export function GuaranteesSection({ guarantees }: { guarantees: Guarantee[] }) {
           { header: t('Credit'), cell: (g) => <CreditLink id={g.credit_id} /> },
           { header: t('Borrower'), cell: (g) => <ClientLink id={g.borrower_id} /> },
           { header: t('Role'), cell: (g) => t(`role_${g.role}`) },
-          { header: t('Status'), cell: (g) => <Status value={g.status} /> },
+          { header: t('Status'), cell: (g) => <Status value={g.status} of="credit" /> },
           { header: t('Balance'), cell: (g) => <Money value={g.outstanding} />, numeric: true },
         ]}
       />
