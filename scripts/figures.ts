@@ -21,10 +21,12 @@
 // something does (each difference printed with its path), 2 on a usage error. --ignore REGEX
 // leaves out the fields and records whose path matches, ids as * and indexes as [] (e.g. the id
 // and created_at of ledger entries each copy wrote on its own, after running the same job on
-// both). Only node: itself, it runs against any version of the server (the older one included).
+// both). Only node: itself (and scripts/csv.ts, as dependency-free), it runs against any version of
+// the server (the older one included).
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { parseCsv } from './csv.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 interface Line {
@@ -161,39 +163,6 @@ async function snapshot(argv: string[]) {
     `${outFile}: ${unique.length} credits, ${installments} installments, as of ${asOf} (server today ${today}), ` +
       `${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
-}
-
-/** RFC 4180: quoted fields may hold commas, quotes (doubled) and line breaks. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      row.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += ch;
-  }
-  if (field !== '' || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
 }
 
 // -------------------------------------------------------------------------------------------- diff

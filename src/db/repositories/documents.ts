@@ -98,14 +98,8 @@ ib AS (
   FROM installments i
   JOIN k ON k.id = i.credit_id
   LEFT JOIN pay p ON p.installment_id = i.id
-  LEFT JOIN LATERAL (
-    SELECT round((x ->> 'amount')::numeric, 2)
-             + CASE WHEN coalesce((x ->> 'vat')::boolean, false)
-                    THEN round(round((x ->> 'amount')::numeric, 2) * k.vat_rate, 2) ELSE 0 END AS total,
-           (x ->> 'after_days')::int AS after_days
-      FROM jsonb_array_elements(k.fees) x
-     WHERE x ->> 'type' = 'collection' AND x ->> 'after_days' IS NOT NULL
-     LIMIT 1) f ON true
+  -- the credit's collection charge (migration 055)
+  LEFT JOIN LATERAL collection_charge(k.fees, k.vat_rate) f ON true
   WHERE i.business_id = $1
 )`;
 

@@ -96,12 +96,13 @@ export async function postPunitoryThrough(
 
 /**
  * The collection charges of the month close of these (locked) credits, in one statement
- * (docs/domain.md, "Fees and charges"; the SQL twin of src/domain/fees.ts collectionChargeOwed):
- * for each unpaid installment whose charge day (due date + the credit's collection `after_days`)
- * is on or before `asOf`, the charge it owes (the fixed amount and its VAT when the fee says
- * `vat`, if the payments dated before that day left some of its amount unpaid and it was not
- * written off before) minus what is posted, inserted dated the charge day. Nothing is posted twice:
- * an installment already charged has nothing left to post.
+ * (docs/domain.md, "Fees and charges"; the SQL twin of src/domain/fees.ts collectionChargeOwed, the
+ * fee's figures from collection_charge, migration 055): for each unpaid installment whose charge
+ * day (due date + the credit's collection `after_days`) is on or before `asOf`, the charge it owes
+ * (the fixed amount and its VAT when the fee says `vat`, if the payments dated before that day left
+ * some of its amount unpaid and it was not written off before) minus what is posted, inserted
+ * dated the charge day. Nothing is posted twice: an installment already charged has nothing left
+ * to post.
  */
 export async function postChargesThrough(
   db: Executor,
@@ -115,15 +116,10 @@ export async function postChargesThrough(
     WITH inst AS (
       SELECT i.id, i.credit_id, i.amount, c.branch_id, i.due_date + f.after_days AS day,
              (c.written_off_at AT TIME ZONE ${o.timezone})::date AS stop_date,
-             f.amount AS fee, CASE WHEN f.vat THEN round(f.amount * c.vat_rate, 2) ELSE 0 END AS fee_vat
+             f.amount AS fee, f.vat AS fee_vat
         FROM installments i
         JOIN credits c ON c.business_id = i.business_id AND c.id = i.credit_id
-        CROSS JOIN LATERAL (
-          SELECT round((x ->> 'amount')::numeric, 2) AS amount, coalesce((x ->> 'vat')::boolean, false) AS vat,
-                 (x ->> 'after_days')::int AS after_days
-            FROM jsonb_array_elements(c.fees) x
-           WHERE x ->> 'type' = 'collection' AND x ->> 'after_days' IS NOT NULL
-           LIMIT 1) f
+        CROSS JOIN LATERAL collection_charge(c.fees, c.vat_rate) f
        WHERE i.business_id = ${businessId} AND i.credit_id = ANY(${ids}::uuid[])
          AND i.status <> 'paid' AND i.due_date + f.after_days <= ${o.asOf}::date),
     h AS (

@@ -188,7 +188,7 @@ WITH cr AS (
     c.daily_punitory_rate, c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct, c.vat_rate,
     c.refinanced_from_id,
     (c.written_off_at AT TIME ZONE ${tz})::date AS stop_date,
-    -- the collection charge (docs/domain.md "Fees and charges"): its total with VAT, and after_days
+    -- the collection charge (docs/domain.md "Fees and charges"; migration 055): its total with VAT, and after_days
     f.total AS charge_total, f.after_days AS charge_after_days,
     CASE
       -- a cancelled credit is void from its start: never part of any figure but the count
@@ -203,14 +203,7 @@ WITH cr AS (
       ELSE c.status
     END AS st
   FROM credits c
-  LEFT JOIN LATERAL (
-    SELECT round((x ->> 'amount')::numeric, 2)
-             + CASE WHEN coalesce((x ->> 'vat')::boolean, false)
-                    THEN round(round((x ->> 'amount')::numeric, 2) * c.vat_rate, 2) ELSE 0 END AS total,
-           (x ->> 'after_days')::int AS after_days
-      FROM jsonb_array_elements(c.fees) x
-     WHERE x ->> 'type' = 'collection' AND x ->> 'after_days' IS NOT NULL
-     LIMIT 1) f ON true
+  LEFT JOIN LATERAL collection_charge(c.fees, c.vat_rate) f ON true
   WHERE c.business_id = ${bid} AND c.start_date <= ${d} AND (${branch} IS NULL OR c.branch_id = ${branch})
 ),
 ${balances}
