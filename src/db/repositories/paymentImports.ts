@@ -44,16 +44,9 @@ export async function insertImport(
   return row;
 }
 
-/**
- * The same file sent again (a step of the transaction that stored the import): when an earlier
- * import of the business holds exactly these lines, each line without an external reference that
- * paid there is a duplicate here, naming that payment, so the file pays nothing twice (lines with
- * a reference are caught by the reference when paid). Returns the import with its counters.
- */
-export async function markRepeatedLines(trx: Executor, businessId: string, importId: string): Promise<PaymentImport> {
-  const r = await trx.executeQuery<PaymentImport>(
-    CompiledQuery.raw(
-      `WITH cur AS (
+// `same`: the business's other imports of exactly the lines of import $2 (business $1), line by
+// line; `cur`: import $2's lines
+const SAME_FILE = `WITH cur AS (
          SELECT line, credit, amount, paid_on, method, channel, external_reference
            FROM payment_import_lines WHERE business_id = $1::uuid AND import_id = $2::uuid),
        same AS (
@@ -64,7 +57,18 @@ export async function markRepeatedLines(trx: Executor, businessId: string, impor
                    JOIN cur ON cur.line = e.line AND cur.credit = e.credit AND cur.amount = e.amount
                            AND cur.paid_on = e.paid_on AND cur.method = e.method AND cur.channel = e.channel
                            AND cur.external_reference = e.external_reference
-                  WHERE e.business_id = $1::uuid AND e.import_id = p.id) = p.lines),
+                  WHERE e.business_id = $1::uuid AND e.import_id = p.id) = p.lines)`;
+
+/**
+ * The same file sent again (a step of the transaction that stored the import): when an earlier
+ * import of the business holds exactly these lines, each line without an external reference that
+ * paid there is a duplicate here, naming that payment, so the file pays nothing twice (lines with
+ * a reference are caught by the reference when paid). Returns the import with its counters.
+ */
+export async function markRepeatedLines(trx: Executor, businessId: string, importId: string): Promise<PaymentImport> {
+  const r = await trx.executeQuery<PaymentImport>(
+    CompiledQuery.raw(
+      `${SAME_FILE},
        paid AS (
          SELECT DISTINCT ON (e.line) e.line, e.payment_id
            FROM payment_import_lines e JOIN same ON same.id = e.import_id
@@ -106,18 +110,7 @@ export async function repeatedLinePayments(
   await sql`SELECT pg_advisory_xact_lock(${REPEATED_LINES_LOCK}, hashtext(${businessId}))`.execute(trx);
   const r = await trx.executeQuery<{ line: number; payment_id: string }>(
     CompiledQuery.raw(
-      `WITH cur AS (
-         SELECT line, credit, amount, paid_on, method, channel, external_reference
-           FROM payment_import_lines WHERE business_id = $1::uuid AND import_id = $2::uuid),
-       same AS (
-         SELECT p.id FROM payment_imports p
-          WHERE p.business_id = $1::uuid AND p.id <> $2::uuid AND p.lines > 0
-            AND p.lines = (SELECT count(*) FROM cur)
-            AND (SELECT count(*) FROM payment_import_lines e
-                   JOIN cur ON cur.line = e.line AND cur.credit = e.credit AND cur.amount = e.amount
-                           AND cur.paid_on = e.paid_on AND cur.method = e.method AND cur.channel = e.channel
-                           AND cur.external_reference = e.external_reference
-                  WHERE e.business_id = $1::uuid AND e.import_id = p.id) = p.lines)
+      `${SAME_FILE}
        SELECT DISTINCT ON (e.line) e.line, e.payment_id
          FROM payment_import_lines e JOIN same ON same.id = e.import_id
         WHERE e.business_id = $1::uuid AND e.line = ANY($3::int[]) AND e.external_reference = ''
