@@ -536,7 +536,7 @@ await db.close();
 await step('VACUUM ANALYZE (what autovacuum would have done)', () =>
   withClient(url, (c) =>
     c.query(
-      'VACUUM (ANALYZE) clients, credits, installments, ledger, payments, audit_log, credit_accruals, branches, credit_configs, api_keys',
+      'VACUUM (ANALYZE) clients, credits, installments, ledger, payments, audit_log, credit_accruals, branches, credit_configs, api_keys, installment_balances, credit_balances',
     ),
   ),
 );

@@ -78,13 +78,18 @@ export function summaryFromLedger(db: Executor, q: SummaryQuery): Promise<Summar
 async function summaryIn(db: Executor, q: SummaryQuery, from: 'kept' | 'ledger'): Promise<SummaryRow> {
   // without JIT: the statement's cost estimate is large enough on a big book for PostgreSQL to
   // compile it first, which took 2.5 of its 4.2 s on 30,000 credits (SET LOCAL: per transaction,
-  // so a transaction-mode pooler is fine)
+  // so a transaction-mode pooler is fine). work_mem: the default 4 MB made the credits (cr, read
+  // three times) and the per-credit aggregates spill to temporary files on 30,000 credits, about a
+  // quarter of the statement's CPU time; 16 MB holds them (docs/benchmarks.md)
+  // (set_config(…, true) is SET LOCAL: both in one round trip)
+  const settings = (trx: Executor) =>
+    sql`SELECT set_config('jit', 'off', true), set_config('work_mem', '16MB', true)`.execute(trx);
   if (db.isTransaction) {
-    await sql`SET LOCAL jit = off`.execute(db);
+    await settings(db);
     return summaryStatement(db, q, from);
   }
   return db.transaction().execute(async (trx) => {
-    await sql`SET LOCAL jit = off`.execute(trx);
+    await settings(trx);
     return summaryStatement(trx, q, from);
   });
 }
@@ -122,10 +127,10 @@ async function summaryStatement(db: Executor, q: SummaryQuery, from: 'kept' | 'l
                     AND p.effective_date < i.due_date + cr.charge_after_days) < i.amount
           THEN cr.charge_total ELSE 0 END - coalesce(lb.charges_posted, 0)
       ELSE 0 END`;
-  const perCredit = sql`
-    coalesce(sum(inst.bal), 0) AS outstanding,
+  const overdueOf = sql`
     coalesce(sum(inst.bal) FILTER (WHERE inst.due_date < ${d} AND inst.bal > 0), 0) AS overdue,
     coalesce(${d} - min(inst.due_date) FILTER (WHERE inst.due_date < ${d} AND inst.bal > 0), 0) AS days_late`;
+  const perCredit = sql`coalesce(sum(inst.bal), 0) AS outstanding, ${overdueOf}`;
   const balances =
     from === 'ledger'
       ? sql`
@@ -155,29 +160,36 @@ cb AS (
       : sql`
 kc AS (
   -- the kept outstanding; open: an installment due by D may be overdue or owe what is not posted
-  -- yet (no kept row: worked out as well)
-  SELECT cr.id, cr.client_id, cr.branch_id, cr.st, k.outstanding,
-    (k.credit_id IS NULL OR k.open_from <= ${d} OR cr.charge_after_days < 1) AS open
+  -- yet (no kept row: worked out as well). [lo, hi): the due dates of its installments to work
+  -- out: from its oldest open installment (before it, each is settled: its kept balance is what
+  -- it owes and it is not overdue) to D (one due on D or later is not overdue, owes no punitory
+  -- and its charge day, at least a day after it, has not come: its kept balance is what it owes);
+  -- all of them when the credit has no kept row or a charge day that does not follow the due date
+  SELECT cr.id, cr.client_id, cr.branch_id, cr.st, coalesce(k.outstanding, 0) AS outstanding,
+    (k.credit_id IS NULL OR k.open_from <= ${d} OR cr.charge_after_days < 1) AS open,
+    CASE WHEN k.credit_id IS NULL OR cr.charge_after_days < 1 THEN '-infinity'::date ELSE k.open_from END AS lo,
+    CASE WHEN cr.charge_after_days < 1 THEN 'infinity'::date ELSE ${d} END AS hi
   FROM cr
   LEFT JOIN credit_balances k ON k.business_id = ${bid} AND k.credit_id = cr.id
   WHERE cr.st IN ('active', 'written_off')
 ),
 -- materialized: bal is read four times per row by ic, and its subqueries must run once
 inst AS MATERIALIZED (
-  SELECT i.credit_id, i.due_date, ${bal} AS bal
+  SELECT i.credit_id, i.due_date, coalesce(lb.bal, 0) AS kept, ${bal} AS bal
   FROM cr
   JOIN kc ON kc.id = cr.id AND kc.open
-  JOIN installments i ON i.business_id = ${bid} AND i.credit_id = cr.id
+  -- a range of installments_credit_due (migration 057)
+  JOIN installments i ON i.business_id = ${bid} AND i.credit_id = cr.id AND i.due_date >= kc.lo AND i.due_date < kc.hi
   -- one primary key lookup per installment (LIMIT keeps the planner from hashing the whole table)
   LEFT JOIN LATERAL (
     SELECT b.balance AS bal, b.punitory_posted, b.charges_posted, b.principal_paid
       FROM installment_balances b
      WHERE b.business_id = ${bid} AND b.credit_id = cr.id AND b.installment_id = i.id LIMIT 1) lb ON true
 ),
-ic AS (SELECT inst.credit_id, ${perCredit} FROM inst GROUP BY inst.credit_id),
+-- per credit, what the calendar adds to its kept outstanding (the installments left out add nothing)
+ic AS (SELECT inst.credit_id, sum(inst.bal - inst.kept) AS added, ${overdueOf} FROM inst GROUP BY inst.credit_id),
 cb AS (
-  SELECT kc.id, kc.client_id, kc.branch_id, kc.st,
-    CASE WHEN kc.open THEN coalesce(ic.outstanding, 0) ELSE kc.outstanding END AS outstanding,
+  SELECT kc.id, kc.client_id, kc.branch_id, kc.st, kc.outstanding + coalesce(ic.added, 0) AS outstanding,
     coalesce(ic.overdue, 0) AS overdue, coalesce(ic.days_late, 0) AS days_late
   FROM kc
   LEFT JOIN ic ON ic.credit_id = kc.id
