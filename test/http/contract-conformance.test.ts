@@ -579,6 +579,16 @@ test('5 and 6: plan bodies are validated without coercion: 400 validation_failed
     });
     errorBody(`POST body ${payload}`, res, 400, 'validation_failed');
   }
+  // a body that is not JSON: 415
+  for (const ct of ['text/plain', 'application/x-www-form-urlencoded']) {
+    const res = await h.req({
+      method: 'POST',
+      url: '/api/credit-configs',
+      payload: 'name=x',
+      headers: { 'content-type': ct },
+    });
+    errorBody(`POST as ${ct}`, res, 415, 'unsupported_media_type');
+  }
   // nothing of it was stored
   const list = await okJson('list', h.get('/api/credit-configs'));
   assert.equal(list.length, 1, 'no refused plan was created');
@@ -927,7 +937,14 @@ test('7 audit list: page shape, newest first, filters by table and action, limit
   const one = await okJson('limit 1', h.get('/api/logs?limit=1'));
   assert.equal(one.items.length, 1, 'limit 1');
 
+  // error bodies carry the request id, echoed in X-Request-Id
+  const bad = await h.req({ method: 'GET', url: '/api/logs?limit=0', headers: { 'x-request-id': 'conf.req-1' } });
+  assert.equal(bad.headers['x-request-id'], 'conf.req-1', 'X-Request-Id echoed');
+  assert.equal(json(bad).request_id, 'conf.req-1', 'request_id in the error body');
   for (const q of [
+    'foo=1',
+    'limit=',
+    'limit=10&limit=20',
     'limit=0',
     'limit=101',
     'limit=-1',
@@ -983,6 +1000,9 @@ test('9 and 11: file download (headers, bytes) and delete (200 with the record, 
     `attachment; filename*=UTF-8''${encodeURIComponent(f.file_name)}`,
     'Content-Disposition attachment with the UTF-8 name',
   );
+  const head = await h.req({ method: 'HEAD', url: f.file_url, key: h.tenant.readKey });
+  assert.equal(head.statusCode, 200, 'HEAD on a file with a read key');
+  assert.equal(head.headers['content-type'], 'image/png', 'HEAD: Content-Type = file_type');
   errorBody('unknown name', await h.get(`/api/files/${client.id}/nope.png`), 404, 'not_found');
   errorBody('malformed client id', await h.get(`/api/files/x/${encodeURIComponent(f.file_name)}`), 404, 'not_found');
   errorBody('path traversal', await h.get(`/api/files/${client.id}/..%2F..%2Fetc%2Fpasswd`), 404, 'not_found');
