@@ -862,6 +862,62 @@ test('DOMAIN.md punitory figures: 0.005 a day, 10 days late, grace is a toleranc
       'refused payments wrote nothing',
     );
   }
+  // a partial payment counts toward the base from the day after it is made (1000 due 2025-01-31, 1 % a day):
+  // simple_outstanding: 500 on 02-05 (5 days on 1000 = 50, posted and paid first, 450 to the installment),
+  // then 5 days on the 550 left = 27.50, so 577.50 closes it; full_amount: 10 days on 1000 = 100, 600 closes it
+  for (const [mode, rest, total] of [
+    ['simple_outstanding', 577.5, 7750],
+    ['full_amount', 600, 10000],
+  ] as const) {
+    const plan = await okJson(
+      'plan',
+      h.post('/api/credit-configs', {
+        name: mode,
+        installments_count: 1,
+        daily_punitory_rate: 0.01,
+        punitory_mode: mode,
+      }),
+      201,
+    );
+    const d = await okJson(
+      'credit',
+      h.post(`/api/clients/${client.id}/credits`, {
+        credit_config_id: plan.id,
+        amount: 1000,
+        start_date: '2025-01-01',
+      }),
+      201,
+    );
+    await okJson(
+      'first payment',
+      h.post(`/api/credits/${d.credit.id}/payments`, { amount: 500, paid_on: '2025-02-05' }),
+      201,
+    );
+    const mid = await okJson('client read', h.get(`/api/clients/${client.id}`));
+    assert.equal(
+      mid.installments.find((i: any) => i.credit_id === d.credit.id).status,
+      'partial',
+      `${mode}: partial after 500`,
+    );
+    errorBody(
+      `${mode}: a cent above what closes it`,
+      await h.post(`/api/credits/${d.credit.id}/payments`, { amount: rest + 0.01, paid_on: '2025-02-10' }),
+      422,
+      'unprocessable',
+    );
+    await okJson(
+      'second payment',
+      h.post(`/api/credits/${d.credit.id}/payments`, { amount: rest, paid_on: '2025-02-10' }),
+      201,
+    );
+    const ledger = await okJson('ledger', h.get(`/api/credits/${d.credit.id}/ledger`));
+    const pun = ledger
+      .filter((e: any) => e.type === 'punitory')
+      .reduce((s: number, e: any) => s + Math.round(e.amount * 100), 0);
+    assert.equal(pun, total, `${mode}: punitory in cents`);
+    const credits = await okJson('credits', h.get(`/api/clients/${client.id}/credits`));
+    assert.equal(credits.find((c: any) => c.id === d.credit.id).status, 'closed', `${mode}: ${rest} closes the credit`);
+  }
   // punitory_cap_pct 50: 10 days at 10 % would be 1000, capped at 500
   assert.deepEqual(
     await punitory({ daily_punitory_rate: 0.1, punitory_cap_pct: 50 }, '2025-02-10', 1500),
