@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, json } from '../helpers/app.ts';
 import { makeAjv } from '../../src/http/plugins/validation.ts';
+import { compileDeclaredSerializers } from '../../src/http/plugins/serialization.ts';
 import { ERROR_STATUS } from '../../src/domain/errors.ts';
 
 type Any = Record<string, any>;
@@ -236,4 +237,13 @@ test('the examples tell the story the API tells: a credit and a payment as the s
     doc.paths['/api/credits/{id}/payments'].post.requestBody.content['application/json'],
   )[0] as Any;
   assert.equal(paid, body.amount);
+});
+
+// serializers are compiled at a schema's first response (src/http/plugins/serialization.ts): every
+// response schema of every route must still compile, as it did when the app compiled them at its start
+test('every response schema of every route compiles into a serializer', async (t) => {
+  await build(t);
+  const compiled = compileDeclaredSerializers();
+  assert.ok(compiled > 0, `the app declared its response schemas: ${compiled} compiled`);
+  assert.equal(compileDeclaredSerializers(), 0, 'none is left to compile');
 });

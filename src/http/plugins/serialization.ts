@@ -17,6 +17,8 @@ const ajv: Options['ajv'] = {
   formats: { [MONEY_FORMAT]: true, [RATE_FORMAT]: true, [CUIT_FORMAT]: true, [INSTANT_FORMAT]: true },
 };
 const serializers = new Map<string, (doc: unknown) => string>();
+/** the response schemas given to the compiler and not compiled yet (compileDeclaredSerializers compiles them) */
+const pending = new Set<Schema>();
 
 function serializerFor(schema: Schema): (doc: unknown) => string {
   const key = JSON.stringify(schema);
@@ -31,6 +33,30 @@ function serializerFor(schema: Schema): (doc: unknown) => string {
   return s;
 }
 
+// Compiled at a schema's first response, not at the start: an app starts with hundreds of route and
+// status schemas and a test process (or a command) uses few of them; compiling them all took most
+// of a start. compileDeclaredSerializers compiles every one (the app's test does, so a schema
+// fast-json-stringify refuses still fails a test).
 export function installSerialization(app: App) {
-  app.setSerializerCompiler(({ schema }) => serializerFor(schema as Schema));
+  app.setSerializerCompiler(({ schema }) => {
+    let s: ((doc: unknown) => string) | null = null;
+    pending.add(schema as Schema);
+    return (doc: unknown) => {
+      if (!s) {
+        s = serializerFor(schema as Schema);
+        pending.delete(schema as Schema);
+      }
+      return s(doc);
+    };
+  });
+}
+
+/** Compiles every response schema declared so far (it throws on the first one fast-json-stringify refuses). */
+export function compileDeclaredSerializers(): number {
+  const all = [...pending];
+  for (const schema of all) {
+    serializerFor(schema);
+    pending.delete(schema);
+  }
+  return all.length;
 }
