@@ -312,6 +312,8 @@ export interface PaymentImportsTable {
   created_at: CreatedAt;
   finished_at: Date | null;
   lease_until: Date | null;
+  /** the group of identical imports this one belongs to (migration 056); null until decided */
+  same_file_as: string | null;
 }
 
 /** One line of an import as given, and its outcome (migration 034). */

@@ -13,7 +13,6 @@ import type { DB, PaymentImport, PaymentImportLine, PaymentImportLineStatus, Pay
 import { getBusiness } from '../db/repositories/businesses.ts';
 import {
   claimImport,
-  creditsByReference,
   finishImport,
   getImport,
   insertImport,
@@ -264,7 +263,8 @@ async function runImport(deps: ImportDeps, imp: PaymentImport, opts: { stop?: ()
         branchId: imp.branch_id,
       };
       try {
-        await payBatch(db.kysely, ctx, imp.id, lines);
+        // the lease renewed by the batch's own write of its outcomes
+        await payBatch(db.kysely, ctx, imp.id, lines, new Date(clock().getTime() + LEASE_MS));
       } catch (err) {
         // a racing payment took a reference, a deadlock: each line alone
         deps.log.warn({ err, import_id: imp.id }, 'payment import batch failed as a whole; lines one by one');
@@ -275,9 +275,9 @@ async function runImport(deps: ImportDeps, imp: PaymentImport, opts: { stop?: ()
             await recordAlone(db.kysely, ctx, imp.id, line, e);
           }
         }
+        await renewLease(db.kysely, imp.business_id, imp.id, new Date(clock().getTime() + LEASE_MS));
       }
       decided += lines.length;
-      await renewLease(db.kysely, imp.business_id, imp.id, new Date(clock().getTime() + LEASE_MS));
     }
     await finish(db.kysely, imp, 'done', clock);
   } catch (err) {
@@ -364,7 +364,13 @@ function checkLine(l: PaymentImportLine): AppError | null {
  * events announced in file order, and the outcomes recorded. A line is refused before anything of
  * it is staged for writing, so a bad line never undoes a good one.
  */
-async function payBatch(db: Kysely<DB>, ctx: ActorContext, importId: string, lines: PaymentImportLine[]) {
+async function payBatch(
+  db: Kysely<DB>,
+  ctx: ActorContext,
+  importId: string,
+  lines: PaymentImportLine[],
+  leaseUntil?: Date,
+) {
   await withActor(db, ctx, async (trx) => {
     const outcomes: LineOutcome[] = [];
     const refs = lines
@@ -377,13 +383,13 @@ async function payBatch(db: Kysely<DB>, ctx: ActorContext, importId: string, lin
     const repeated = bare.length ? await repeatedLinePayments(trx, ctx.businessId, importId, bare) : new Map();
     const uuids = [...new Set(lines.map((l) => l.credit).filter(isUuid))];
     const sequentials = [...new Set(lines.filter((l) => SEQUENTIAL.test(l.credit)).map((l) => Number(l.credit)))];
-    const found = await creditsByReference(trx, ctx.businessId, { uuids, sequentials });
+    // the credits the lines name, resolved, locked and read together (no credit is read twice)
+    const books = await loadLockedMany(trx as Transaction<DB>, ctx, { ids: uuids, sequentials });
     const creditOf = new Map<string, string>();
-    for (const c of found) {
+    for (const { credit: c } of books.values()) {
       creditOf.set(c.id, c.id);
       creditOf.set(String(c.sequential_id), c.id);
     }
-    const books = await loadLockedMany(trx as Transaction<DB>, ctx, [...new Set(found.map((c) => c.id))]);
     // a line's branch: the acting user's (where the money was taken), else its credit's, unless deleted
     const branches = await usableBranches(trx as Transaction<DB>, ctx.businessId, [
       ...(ctx.branchId ? [ctx.branchId] : []),
@@ -436,6 +442,6 @@ async function payBatch(db: Kysely<DB>, ctx: ActorContext, importId: string, lin
       }
     }
     await flushBatch(trx as Transaction<DB>, ctx, written);
-    await recordOutcomes(trx, ctx.businessId, importId, outcomes);
+    await recordOutcomes(trx, ctx.businessId, importId, outcomes, leaseUntil);
   });
 }

@@ -62,14 +62,27 @@ export async function lockCreditAs(
   return rows[0];
 }
 
-/** Several credits locked (FOR UPDATE) in the order of their ids, so two such batches never deadlock. */
-export function lockCredits(db: Executor, businessId: string, ids: string[]): Promise<Credit[]> {
-  if (ids.length === 0) return Promise.resolve([]);
+/**
+ * Several credits named by id or by sequential id, locked (FOR UPDATE) in the order of their ids,
+ * so two such batches never deadlock. A name no credit of the business has finds nothing.
+ */
+export function lockCredits(
+  db: Executor,
+  businessId: string,
+  names: { ids: string[]; sequentials?: number[] },
+): Promise<Credit[]> {
+  const sequentials = names.sequentials ?? [];
+  if (names.ids.length === 0 && sequentials.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('credits')
     .selectAll()
     .where('business_id', '=', businessId)
-    .where('id', '=', sql<string>`ANY(${sql.val(ids)}::uuid[])`)
+    .where((eb) =>
+      eb.or([
+        ...(names.ids.length ? [eb('id', '=', sql<string>`ANY(${sql.val(names.ids)}::uuid[])`)] : []),
+        ...(sequentials.length ? [eb('sequential_id', 'in', sequentials)] : []),
+      ]),
+    )
     .orderBy('id')
     .forUpdate()
     .execute();

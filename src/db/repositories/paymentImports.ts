@@ -100,6 +100,9 @@ export const REPEATED_LINES_LOCK = 727_417;
  * business's lock of repeated lines, held until the transaction ends: two imports of the same file
  * stored at the same time (neither saw the other when it was stored) are decided one batch after
  * the other, so the second sees what the first paid and pays none of it again.
+ *
+ * The file is compared once an import, not once a batch (migration 056): the import's first such
+ * batch decides its group (sameFileGroup), later batches read it from the import's row.
  */
 export async function repeatedLinePayments(
   trx: Executor,
@@ -108,18 +111,58 @@ export async function repeatedLinePayments(
   lines: number[],
 ): Promise<Map<number, string>> {
   await sql`SELECT pg_advisory_xact_lock(${REPEATED_LINES_LOCK}, hashtext(${businessId}))`.execute(trx);
+  const group = await sameFileGroup(trx, businessId, importId);
   const r = await trx.executeQuery<{ line: number; payment_id: string }>(
     CompiledQuery.raw(
-      `${SAME_FILE}
-       SELECT DISTINCT ON (e.line) e.line, e.payment_id
-         FROM payment_import_lines e JOIN same ON same.id = e.import_id
-        WHERE e.business_id = $1::uuid AND e.line = ANY($3::int[]) AND e.external_reference = ''
-          AND e.payment_id IS NOT NULL
+      `SELECT DISTINCT ON (e.line) e.line, e.payment_id
+         FROM payment_imports p
+         JOIN payment_import_lines e ON e.business_id = $1::uuid AND e.import_id = p.id
+        WHERE p.business_id = $1::uuid AND p.same_file_as = $2::uuid AND p.id <> $3::uuid
+          AND e.line = ANY($4::int[]) AND e.external_reference = '' AND e.payment_id IS NOT NULL
         ORDER BY e.line, e.payment_id`,
-      [businessId, importId, `{${lines.join(',')}}`],
+      [businessId, group, importId, `{${lines.join(',')}}`],
     ),
   );
   return new Map(r.rows.map((x) => [Number(x.line), x.payment_id]));
+}
+
+/**
+ * The import's group of identical files (its `same_file_as`, migration 056), decided on the first
+ * call: the group of an identical import already decided, else the earliest identical import
+ * (itself when none); the identical imports not yet decided (stored before migration 056) join
+ * the group with it. Called under the business's lock of repeated lines (after it was taken: this
+ * statement sees every decision committed before), so the decisions of a business are taken one
+ * after the other and identical imports always share one group. A transaction that fails undoes
+ * its decision with it.
+ */
+async function sameFileGroup(trx: Executor, businessId: string, importId: string): Promise<string> {
+  const known = await trx
+    .selectFrom('payment_imports')
+    .select('same_file_as')
+    .where('business_id', '=', businessId)
+    .where('id', '=', importId)
+    .executeTakeFirstOrThrow();
+  if (known.same_file_as !== null) return known.same_file_as;
+  const r = await trx.executeQuery<{ id: string }>(
+    CompiledQuery.raw(
+      `${SAME_FILE},
+       g AS (
+         SELECT coalesce(
+                  (SELECT p.same_file_as FROM payment_imports p JOIN same ON same.id = p.id
+                    WHERE p.business_id = $1::uuid AND p.same_file_as IS NOT NULL
+                    ORDER BY p.created_at, p.id LIMIT 1),
+                  (SELECT p.id FROM payment_imports p
+                    WHERE p.business_id = $1::uuid AND (p.id = $2::uuid OR p.id IN (SELECT id FROM same))
+                    ORDER BY p.created_at, p.id LIMIT 1)) AS id)
+       UPDATE payment_imports p SET same_file_as = g.id
+         FROM g
+        WHERE p.business_id = $1::uuid AND (p.id = $2::uuid OR p.id IN (SELECT id FROM same))
+          AND p.same_file_as IS NULL
+       RETURNING g.id`,
+      [businessId, importId],
+    ),
+  );
+  return r.rows[0]!.id;
 }
 
 export function getImport(db: Executor, businessId: string, id: string): Promise<PaymentImport | undefined> {
@@ -243,13 +286,15 @@ export interface LineOutcome {
 
 /**
  * Records the outcome of lines still pending and adds them to the import's counters, in one
- * statement (a step of the transaction that made their payments). Returns the import as updated.
+ * statement (a step of the transaction that made their payments); with `leaseUntil`, the import's
+ * lease is renewed by the same statement (no update of its own, no audit row of its own).
  */
 export async function recordOutcomes(
   trx: Executor,
   businessId: string,
   importId: string,
   outcomes: LineOutcome[],
+  leaseUntil?: Date,
 ): Promise<void> {
   await trx.executeQuery(
     CompiledQuery.raw(
@@ -264,9 +309,10 @@ export async function recordOutcomes(
        UPDATE payment_imports
           SET accepted = accepted + (SELECT count(*) FROM u WHERE status = 'accepted'),
               rejected = rejected + (SELECT count(*) FROM u WHERE status = 'rejected'),
-              duplicates = duplicates + (SELECT count(*) FROM u WHERE status = 'duplicate')
+              duplicates = duplicates + (SELECT count(*) FROM u WHERE status = 'duplicate'),
+              lease_until = coalesce($4::timestamptz, lease_until)
         WHERE business_id = $1::uuid AND id = $2::uuid`,
-      [businessId, importId, JSON.stringify(outcomes)],
+      [businessId, importId, JSON.stringify(outcomes), leaseUntil?.toISOString() ?? null],
     ),
   );
 }
@@ -286,24 +332,4 @@ export function finishImport(
     .where('status', '=', 'running')
     .returningAll()
     .executeTakeFirst();
-}
-
-/** The credits a batch names, by uuid or by sequential id: the reference as given → the credit's id. */
-export async function creditsByReference(
-  db: Executor,
-  businessId: string,
-  refs: { uuids: string[]; sequentials: number[] },
-): Promise<{ id: string; sequential_id: number }[]> {
-  if (refs.uuids.length === 0 && refs.sequentials.length === 0) return [];
-  return db
-    .selectFrom('credits')
-    .select(['id', 'sequential_id'])
-    .where('business_id', '=', businessId)
-    .where((eb) =>
-      eb.or([
-        ...(refs.uuids.length ? [eb('id', 'in', refs.uuids)] : []),
-        ...(refs.sequentials.length ? [eb('sequential_id', 'in', refs.sequentials)] : []),
-      ]),
-    )
-    .execute();
 }

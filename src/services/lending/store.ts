@@ -68,15 +68,16 @@ export async function loadLockedAs(
 }
 
 /**
- * Several credits locked (in the order of their ids) and their books read, two statements for all:
- * a payment import's batch. A credit not found is not in the map.
+ * Several credits, named by id or by sequential id, locked (in the order of their ids) and their
+ * books read, two statements for all: a payment import's batch. A name no credit has is not in the
+ * map (keyed by the credits' ids).
  */
 export async function loadLockedMany(
   trx: Transaction<DB>,
   ctx: LendingContext,
-  creditIds: string[],
+  names: { ids: string[]; sequentials?: number[] },
 ): Promise<Map<string, RowBook>> {
-  const credits = await lockCredits(trx, ctx.businessId, creditIds);
+  const credits = await lockCredits(trx, ctx.businessId, names);
   const books = await creditBooks(
     trx,
     ctx.businessId,
