@@ -253,6 +253,8 @@ async function runImport(deps: ImportDeps, imp: PaymentImport, opts: { stop?: ()
   const { db, clock } = deps;
   const business = await getBusiness(db.kysely, imp.business_id);
   let decided = 0;
+  // the import's group of identical files once a committed batch decided it (repeatedLinePayments)
+  let group: string | undefined;
   try {
     for (;;) {
       if (opts.stop?.()) return decided;
@@ -264,13 +266,13 @@ async function runImport(deps: ImportDeps, imp: PaymentImport, opts: { stop?: ()
       };
       try {
         // the lease renewed by the batch's own write of its outcomes
-        await payBatch(db.kysely, ctx, imp.id, lines, new Date(clock().getTime() + LEASE_MS));
+        group = await payBatch(db.kysely, ctx, imp.id, lines, group, new Date(clock().getTime() + LEASE_MS));
       } catch (err) {
         // a racing payment took a reference, a deadlock: each line alone
         deps.log.warn({ err, import_id: imp.id }, 'payment import batch failed as a whole; lines one by one');
         for (const line of lines) {
           try {
-            await payBatch(db.kysely, ctx, imp.id, [line]);
+            group = await payBatch(db.kysely, ctx, imp.id, [line], group);
           } catch (e) {
             await recordAlone(db.kysely, ctx, imp.id, line, e);
           }
@@ -362,16 +364,19 @@ function checkLine(l: PaymentImportLine): AppError | null {
  * credit's book in memory (a refused line leaves the book as it was), its payment set aside as if
  * written, so the credit's next line sees it; then every payment is written in one statement, its
  * events announced in file order, and the outcomes recorded. A line is refused before anything of
- * it is staged for writing, so a bad line never undoes a good one.
+ * it is staged for writing, so a bad line never undoes a good one. Returns the import's group of
+ * identical files, `group` as given or as the batch decided it (committed: the return follows the
+ * commit, so a batch that fails leaves its caller without a decision it undid).
  */
 async function payBatch(
   db: Kysely<DB>,
   ctx: ActorContext,
   importId: string,
   lines: PaymentImportLine[],
+  group: string | undefined,
   leaseUntil?: Date,
-) {
-  await withActor(db, ctx, async (trx) => {
+): Promise<string | undefined> {
+  return withActor(db, ctx, async (trx) => {
     const outcomes: LineOutcome[] = [];
     const refs = lines
       .map((l) => paymentReference({ channel: l.channel, externalReference: l.external_reference }))
@@ -380,7 +385,8 @@ async function payBatch(
     // the lines without a reference that the same file, imported at the same time, has paid:
     // the start's check (markRepeatedLines) could not see an import not yet stored or not yet paid
     const bare = lines.filter((l) => l.external_reference === '').map((l) => l.line);
-    const repeated = bare.length ? await repeatedLinePayments(trx, ctx.businessId, importId, bare) : new Map();
+    const same = bare.length ? await repeatedLinePayments(trx, ctx.businessId, importId, bare, group) : undefined;
+    const repeated = same?.payments ?? new Map<number, string>();
     const uuids = [...new Set(lines.map((l) => l.credit).filter(isUuid))];
     const sequentials = [...new Set(lines.filter((l) => SEQUENTIAL.test(l.credit)).map((l) => Number(l.credit)))];
     // the credits the lines name, resolved, locked and read together (no credit is read twice)
@@ -443,5 +449,6 @@ async function payBatch(
     }
     await flushBatch(trx as Transaction<DB>, ctx, written);
     await recordOutcomes(trx, ctx.businessId, importId, outcomes, leaseUntil);
+    return same?.group ?? group;
   });
 }

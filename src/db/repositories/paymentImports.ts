@@ -96,22 +96,26 @@ export const REPEATED_LINES_LOCK = 727_417;
 
 /**
  * The payments that an identical import of the business (exactly these lines, as
- * markRepeatedLines compares them) made for these lines of this import, by line. Taken under the
- * business's lock of repeated lines, held until the transaction ends: two imports of the same file
- * stored at the same time (neither saw the other when it was stored) are decided one batch after
- * the other, so the second sees what the first paid and pays none of it again.
+ * markRepeatedLines compares them) made for these lines of this import, by line, with the import's
+ * group of identical files. Taken under the business's lock of repeated lines, held until the
+ * transaction ends: two imports of the same file stored at the same time (neither saw the other
+ * when it was stored) are decided one batch after the other, so the second sees what the first
+ * paid and pays none of it again.
  *
  * The file is compared once an import, not once a batch (migration 056): the import's first such
- * batch decides its group (sameFileGroup), later batches read it from the import's row.
+ * batch decides its group (sameFileGroup) and the run passes it to its later batches as `group`
+ * (a decision committed: once decided, an import's group never changes), so no batch reads it again.
  */
 export async function repeatedLinePayments(
   trx: Executor,
   businessId: string,
   importId: string,
   lines: number[],
-): Promise<Map<number, string>> {
+  group: string | undefined,
+): Promise<{ group: string; payments: Map<number, string> }> {
+  // taken even when the group is known: the lock orders the batches of identical imports
   await sql`SELECT pg_advisory_xact_lock(${REPEATED_LINES_LOCK}, hashtext(${businessId}))`.execute(trx);
-  const group = await sameFileGroup(trx, businessId, importId);
+  const decided = group ?? (await sameFileGroup(trx, businessId, importId));
   const r = await trx.executeQuery<{ line: number; payment_id: string }>(
     CompiledQuery.raw(
       `SELECT DISTINCT ON (e.line) e.line, e.payment_id
@@ -120,10 +124,10 @@ export async function repeatedLinePayments(
         WHERE p.business_id = $1::uuid AND p.same_file_as = $2::uuid AND p.id <> $3::uuid
           AND e.line = ANY($4::int[]) AND e.external_reference = '' AND e.payment_id IS NOT NULL
         ORDER BY e.line, e.payment_id`,
-      [businessId, group, importId, `{${lines.join(',')}}`],
+      [businessId, decided, importId, `{${lines.join(',')}}`],
     ),
   );
-  return new Map(r.rows.map((x) => [Number(x.line), x.payment_id]));
+  return { group: decided, payments: new Map(r.rows.map((x) => [Number(x.line), x.payment_id])) };
 }
 
 /**
