@@ -216,6 +216,22 @@ async function okJson(what: string, p: Promise<LightMyRequestResponse>, status =
   return json(res);
 }
 
+/** A credit of the plan for the client (201): its creation answer (credit, installments). */
+function newCredit(h: Harness, clientId: string, planId: string, fields: Record<string, unknown>) {
+  return okJson('credit', h.post(`/api/clients/${clientId}/credits`, { credit_config_id: planId, ...fields }), 201);
+}
+
+/** A plan of these fields and a credit of it for the client (201 each): the credit's creation answer. */
+async function planCredit(
+  h: Harness,
+  clientId: string,
+  plan: Record<string, unknown>,
+  credit: Record<string, unknown>,
+) {
+  const p = await okJson('plan', h.post('/api/credit-configs', plan), 201);
+  return newCredit(h, clientId, p.id, credit);
+}
+
 /** A business with one of everything the 11 endpoints read. */
 async function world(h: Harness) {
   const plan = await okJson(
@@ -229,11 +245,7 @@ async function world(h: Harness) {
     201,
   );
   const client = await newClient(h);
-  const detail = await okJson(
-    'credit',
-    h.post(`/api/clients/${client.id}/credits`, { credit_config_id: plan.id, amount: 1000, branch_id: branch.id }),
-    201,
-  );
+  const detail = await newCredit(h, client.id, plan.id, { amount: 1000, branch_id: branch.id });
   const file = await okJson('file', upload(h, client.id, 'scan one.png', png()), 201);
   const session = await okJson('session', h.post(`/api/clients/${client.id}/upload-sessions`, {}), 201);
   return { plan, branch, client, credit: detail.credit, file, session: session.session };
@@ -404,11 +416,7 @@ test('1 client read: ClientDetail with every contract field and type; 404 for un
 test('2 and 3: client credits and credit ledger are arrays of Credit and LedgerEntry; 404 for unknown or malformed ids', async (t) => {
   const h = await build(t);
   const w = await world(h);
-  const second = await okJson(
-    'second credit',
-    h.post(`/api/clients/${w.client.id}/credits`, { credit_config_id: w.plan.id, amount: 500 }),
-    201,
-  );
+  const second = await newCredit(h, w.client.id, w.plan.id, { amount: 500 });
   const credits = await okJson('credits', h.get(`/api/clients/${w.client.id}/credits`, h.tenant.readKey));
   assert.ok(Array.isArray(credits), 'an array, not a page');
   assert.deepEqual(
@@ -658,12 +666,7 @@ test('DOMAIN.md money rounding and schedule through the contract reads (fixed da
     { plan: { installments_count: 3, interest_rate: 0 }, amount: 100, expect: [3333, 3333, 3334] },
   ];
   for (const c of cases) {
-    const plan = await okJson('plan', h.post('/api/credit-configs', { name: 'r', ...c.plan }), 201);
-    const d = await okJson(
-      'credit',
-      h.post(`/api/clients/${client.id}/credits`, { credit_config_id: plan.id, amount: c.amount }),
-      201,
-    );
+    const d = await planCredit(h, client.id, { name: 'r', ...c.plan }, { amount: c.amount });
     const ledger = await okJson('ledger', h.get(`/api/credits/${d.credit.id}/ledger`));
     const byInst = new Map(d.installments.map((i: any) => [i.id, i.number]));
     const cents = ledger
@@ -679,15 +682,11 @@ test('DOMAIN.md money rounding and schedule through the contract reads (fixed da
 
   // fixed cut: first = start + 30 days; then the same day each month, the month's last day when shorter,
   // counted from the first due date (not chained); overdue and days_late as of today (2025-03-15)
-  const plan = await okJson(
-    'plan',
-    h.post('/api/credit-configs', { name: 'fixed', installments_count: 3, days_until_first_payment: 30 }),
-    201,
-  );
-  const d = await okJson(
-    'credit',
-    h.post(`/api/clients/${client.id}/credits`, { credit_config_id: plan.id, amount: 300, start_date: '2025-01-01' }),
-    201,
+  const d = await planCredit(
+    h,
+    client.id,
+    { name: 'fixed', installments_count: 3, days_until_first_payment: 30 },
+    { amount: 300, start_date: '2025-01-01' },
   );
   const detail = await okJson('client read', h.get(`/api/clients/${client.id}`));
   const inst = detail.installments
@@ -724,21 +723,11 @@ test('DOMAIN.md money rounding and schedule through the contract reads (fixed da
     .reduce((s: number, e: any) => s + Math.round(Math.abs(e.amount) * 100), 0);
   assert.equal(payCents, 15000, 'the payment slices add up to 150');
   // monthly cut: first is the earliest payment_day on or after start + days
-  const mplan = await okJson(
-    'monthly plan',
-    h.post('/api/credit-configs', {
-      name: 'monthly',
-      installments_count: 2,
-      days_until_first_payment: 10,
-      cut_type: 'monthly',
-      payment_day: 5,
-    }),
-    201,
-  );
-  const m = await okJson(
-    'monthly credit',
-    h.post(`/api/clients/${client.id}/credits`, { credit_config_id: mplan.id, amount: 200, start_date: '2025-03-01' }),
-    201,
+  const m = await planCredit(
+    h,
+    client.id,
+    { name: 'monthly', installments_count: 2, days_until_first_payment: 10, cut_type: 'monthly', payment_day: 5 },
+    { amount: 200, start_date: '2025-03-01' },
   );
   assert.deepEqual(
     m.installments.map((i: any) => i.due_date).sort(),
@@ -764,19 +753,11 @@ test('DOMAIN.md punitory figures: 0.005 a day, 10 days late, grace is a toleranc
   const client = await newClient(h);
   /** one installment of 1000 due 2025-01-31, paid in full on paid_on; returns its punitory entries' total in cents */
   async function punitory(planFields: Record<string, unknown>, paidOn: string, pay: number) {
-    const plan = await okJson(
-      'plan',
-      h.post('/api/credit-configs', { name: 'p', installments_count: 1, days_until_first_payment: 30, ...planFields }),
-      201,
-    );
-    const d = await okJson(
-      'credit',
-      h.post(`/api/clients/${client.id}/credits`, {
-        credit_config_id: plan.id,
-        amount: 1000,
-        start_date: '2025-01-01',
-      }),
-      201,
+    const d = await planCredit(
+      h,
+      client.id,
+      { name: 'p', installments_count: 1, days_until_first_payment: 30, ...planFields },
+      { amount: 1000, start_date: '2025-01-01' },
     );
     assert.equal(d.installments[0].due_date, '2025-01-31', 'due 2025-01-31');
     const paid = await h.post(`/api/credits/${d.credit.id}/payments`, { amount: pay, paid_on: paidOn });
@@ -823,12 +804,7 @@ test('DOMAIN.md punitory figures: 0.005 a day, 10 days late, grace is a toleranc
   );
   // payment bodies: no coercion; above the balance 422; on a closed credit 409
   {
-    const plan = await okJson('plan', h.post('/api/credit-configs', { name: 'pay', installments_count: 1 }), 201);
-    const d = await okJson(
-      'credit',
-      h.post(`/api/clients/${client.id}/credits`, { credit_config_id: plan.id, amount: 100 }),
-      201,
-    );
+    const d = await planCredit(h, client.id, { name: 'pay', installments_count: 1 }, { amount: 100 });
     errorBody(
       'amount "100"',
       await h.post(`/api/credits/${d.credit.id}/payments`, { amount: '100' }),
@@ -869,24 +845,11 @@ test('DOMAIN.md punitory figures: 0.005 a day, 10 days late, grace is a toleranc
     ['simple_outstanding', 577.5, 7750],
     ['full_amount', 600, 10000],
   ] as const) {
-    const plan = await okJson(
-      'plan',
-      h.post('/api/credit-configs', {
-        name: mode,
-        installments_count: 1,
-        daily_punitory_rate: 0.01,
-        punitory_mode: mode,
-      }),
-      201,
-    );
-    const d = await okJson(
-      'credit',
-      h.post(`/api/clients/${client.id}/credits`, {
-        credit_config_id: plan.id,
-        amount: 1000,
-        start_date: '2025-01-01',
-      }),
-      201,
+    const d = await planCredit(
+      h,
+      client.id,
+      { name: mode, installments_count: 1, daily_punitory_rate: 0.01, punitory_mode: mode },
+      { amount: 1000, start_date: '2025-01-01' },
     );
     await okJson(
       'first payment',
