@@ -9,23 +9,35 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { build, createTenant, json, settableClock, type Harness } from '../helpers/app.ts';
-import { axe, noBrowser, openBrowser, shot, signIn as signInAt } from './harness.ts';
+import { createTenant, json, settableClock } from '../helpers/app.ts';
+import {
+  axe,
+  type ConsoleApp,
+  consoleApp,
+  noBrowser,
+  openBrowser,
+  shot,
+  signIn as signInAt,
+  signInHome,
+} from './harness.ts';
 import { PASSWORD, newUser } from '../helpers/sessions.ts';
 import { createOperator } from '../../src/services/users.ts';
 import { setPasswordWithLink } from '../../src/services/sessions.ts';
 
-interface World {
-  h: Harness;
-  base: string;
+interface World extends ConsoleApp {
   clock: ReturnType<typeof settableClock>;
   planId: string;
   clientId: string;
   dni: string;
 }
 
+/** This file's window size. */
+const viewport = { width: 1100, height: 760 };
 /** A browser with a fresh profile, at this file's window size. */
-const open = (t: TestContext, viewport = { width: 1100, height: 760 }) => openBrowser(t, viewport);
+const open = (t: TestContext) => openBrowser(t, viewport);
+/** A new user of the business with this role, signed in on the portfolio summary, at this file's window size. */
+const signedIn = (t: TestContext, w: World, role: 'admin' | 'employee' | 'viewer', name?: string) =>
+  w.signedIn(t, role, { viewport, ...(name === undefined ? {} : { name }) }).then((s) => s.page);
 
 const signIn = (page: Page, w: World, email: string, password = PASSWORD) => signInAt(page, w.base, email, password);
 
@@ -44,9 +56,8 @@ async function writeClient(page: Page, dni: string): Promise<{ withToken: number
 
 async function setup(t: TestContext): Promise<World> {
   const clock = settableClock(new Date());
-  const h = await build(t, { clock, timezone: 'America/Argentina/Buenos_Aires' });
-  await h.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = h.app.server.address() as { port: number };
+  const app = await consoleApp(t, { clock });
+  const { h } = app;
   const plan = await h.post('/api/credit-configs', {
     name: 'Plan consola 3 cuotas',
     installments_count: 3,
@@ -64,7 +75,7 @@ async function setup(t: TestContext): Promise<World> {
     email: 'ana@example.com',
   });
   assert.equal(client.statusCode, 201, client.body);
-  return { h, base: `http://127.0.0.1:${port}`, clock, planId: json(plan).id, clientId: json(client).id, dni };
+  return { ...app, clock, planId: json(plan).id, clientId: json(client).id, dni };
 }
 
 test('the staff console in Chromium', {
@@ -117,10 +128,7 @@ test('the staff console in Chromium', {
   await t.test(
     "an employee's day: sign in, find a client, grant, take a payment, its receipt, reverse it",
     async (t) => {
-      const employee = await newUser(h, h.tenant.businessId, 'employee', { name: 'Marcos Díaz' });
-      const page = await open(t);
-      await signIn(page, w, employee.email);
-      await page.getByRole('heading', { name: 'Resumen de cartera' }).waitFor();
+      const page = await signedIn(t, w, 'employee', 'Marcos Díaz');
       await axe(page, 'home');
       await shot(page, 'home');
 
@@ -228,9 +236,7 @@ test('the staff console in Chromium', {
   );
 
   await t.test("an admin's: invite a user, create a plan, revoke a key; English on request", async (t) => {
-    const admin = await newUser(h, h.tenant.businessId, 'admin', { name: 'Laura Pérez' });
-    const page = await open(t);
-    await signIn(page, w, admin.email);
+    const page = await signedIn(t, w, 'admin', 'Laura Pérez');
     await page.getByRole('link', { name: 'Usuarios' }).click();
     const email = `nuevo-${Date.now()}@example.com`;
     const invite = page.getByRole('form', { name: 'Invitar un usuario' });
@@ -392,17 +398,13 @@ test('the staff console in Chromium', {
     await page.getByRole('button', { name: 'Guardar contraseña' }).click();
     await page.getByText('Tu contraseña quedó guardada').waitFor();
     await axe(page, 'set password');
-    await signIn(page, w, json(invite).email);
-    await page.getByRole('heading', { name: 'Resumen de cartera' }).waitFor();
+    await signInHome(page, w.base, json(invite).email);
   });
 
   await t.test(
     'a viewer reads but is offered no write, and the API refuses a write without the CSRF token',
     async (t) => {
-      const viewer = await newUser(h, h.tenant.businessId, 'viewer');
-      const page = await open(t);
-      await signIn(page, w, viewer.email);
-      await page.getByRole('heading', { name: 'Resumen de cartera' }).waitFor();
+      const page = await signedIn(t, w, 'viewer');
       await page.goto(`${w.base}/app/clients/${w.clientId}`);
       await page.getByRole('heading', { name: 'Consola, Ana' }).waitFor();
       assert.equal(await page.getByRole('link', { name: 'Otorgar un crédito' }).count(), 0);
@@ -418,10 +420,7 @@ test('the staff console in Chromium', {
   );
 
   await t.test('a session that ends while the page is open sends back to sign in, saying why', async (t) => {
-    const employee = await newUser(h, h.tenant.businessId, 'employee');
-    const page = await open(t);
-    await signIn(page, w, employee.email);
-    await page.getByRole('heading', { name: 'Resumen de cartera' }).waitFor();
+    const page = await signedIn(t, w, 'employee');
     // CSRF: a write needs the csrf cookie's value in X-CSRF-Token (another site cannot read it)
     assert.deepEqual(await writeClient(page, String(Number(w.dni) + 9)), { withToken: 201, without: 403 });
     // 31 idle minutes later (SESSION_IDLE_MINUTES is 30)

@@ -1,6 +1,6 @@
 // What the console's browser tests share: a Chromium with a fresh profile whose script errors and
 // CSP refusals fail the test, axe-core on a page (no serious or critical violation), a screenshot
-// and signing in. CONSOLE_SCREENSHOTS=docs/console keeps the screenshots there (the user's
+// and signing in, and the app they drive (consoleApp). CONSOLE_SCREENSHOTS=docs/console keeps the screenshots there (the user's
 // guide's pictures); otherwise they go to a temporary directory.
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,8 +9,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
+import type { Clock } from '../../src/domain/index.ts';
+import type { Role } from '../../src/domain/access.ts';
+import { build, type Harness } from '../helpers/app.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.ts';
-import { PASSWORD } from '../helpers/sessions.ts';
+import { PASSWORD, newUser } from '../helpers/sessions.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 export const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'lending-console-'));
@@ -71,4 +74,39 @@ export async function signIn(page: Page, base: string, email: string, password =
   await page.getByLabel('Correo electrónico').fill(email);
   await page.getByLabel('Contraseña').fill(password);
   await page.getByRole('button', { name: 'Ingresar' }).click();
+}
+
+/** Signs in and waits for the portfolio summary, the first page of a business's user. */
+export async function signInHome(page: Page, base: string, email: string) {
+  await signIn(page, base, email);
+  await page.getByRole('heading', { name: 'Resumen de cartera' }).waitFor();
+}
+
+export interface ConsoleApp {
+  h: Harness;
+  /** where the app listens: http://127.0.0.1:port */
+  base: string;
+  /** A new user of the business with this role in a fresh browser (closed when `t` ends), signed in on the portfolio summary. */
+  signedIn(
+    t: TestContext,
+    role: Role,
+    opts?: { name?: string; viewport?: { width: number; height: number } },
+  ): Promise<{ page: Page; user: { id: string; email: string } }>;
+}
+
+/** The app of a browser test: built on Buenos Aires time (with the test's clock, if any) and listening on a port. */
+export async function consoleApp(t: TestContext, opts: { clock?: Clock } = {}): Promise<ConsoleApp> {
+  const h = await build(t, { ...opts, timezone: 'America/Argentina/Buenos_Aires' });
+  await h.app.listen({ host: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${(h.app.server.address() as { port: number }).port}`;
+  return {
+    h,
+    base,
+    async signedIn(t, role, o = {}) {
+      const user = await newUser(h, h.tenant.businessId, role, o.name === undefined ? {} : { name: o.name });
+      const page = await openBrowser(t, o.viewport);
+      await signInHome(page, base, user.email);
+      return { page, user };
+    },
+  };
 }

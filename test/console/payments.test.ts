@@ -7,17 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { build, json } from '../helpers/app.ts';
-import { newUser } from '../helpers/sessions.ts';
-import { axe, noBrowser, openBrowser, shot, signIn } from './harness.ts';
+import { json } from '../helpers/app.ts';
+import { axe, consoleApp, noBrowser, shot } from './harness.ts';
 
 test('payments, imports, the collections report, guarantors and fees in the console', {
   skip: noBrowser,
   timeout: 300_000,
 }, async (t) => {
-  const h = await build(t, { timezone: 'America/Argentina/Buenos_Aires' });
-  await h.app.listen({ host: '127.0.0.1', port: 0 });
-  const base = `http://127.0.0.1:${(h.app.server.address() as { port: number }).port}`;
+  const { h, base, signedIn } = await consoleApp(t);
   const created = async (url: string, body: unknown) => {
     const r = await h.post(url, body);
     assert.equal(r.statusCode, 201, r.body);
@@ -61,10 +58,7 @@ test('payments, imports, the collections report, guarantors and fees in the cons
   const backer = await created('/api/clients', { dni: String(dni + 1), first_name: 'Gala', last_name: 'Garante' });
   const credit = (await created(`/api/clients/${borrower.id}/credits`, { credit_config_id: plan.id, amount: 30000 }))
     .credit;
-  const employee = await newUser(h, h.tenant.businessId, 'employee', { name: 'Elena Caja' });
-  const page = await openBrowser(t);
-  await signIn(page, base, employee.email);
-  await page.getByRole('heading', { name: 'Resumen de cartera' }).waitFor();
+  const { page } = await signedIn(t, 'employee', { name: 'Elena Caja' });
   const payments = async () => json(await h.get(`/api/credits/${credit.id}/payments`));
 
   await t.test('a payment with its method, channel and reference; the same reference again is refused', async () => {

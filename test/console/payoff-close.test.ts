@@ -4,9 +4,8 @@
 // closed, the refund is said, and the close is listed among the payments. axe-core on each state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { build, json } from '../helpers/app.ts';
-import { newUser } from '../helpers/sessions.ts';
-import { axe, noBrowser, openBrowser, shot, signIn } from './harness.ts';
+import { json } from '../helpers/app.ts';
+import { axe, consoleApp, noBrowser, shot } from './harness.ts';
 
 const DAY = 86_400_000;
 const ymd = (d: Date) => d.toLocaleDateString('en-CA', { timeZone: 'America/Argentina/Buenos_Aires' });
@@ -15,9 +14,7 @@ test('an employee closes a credit paid beyond its payoff and is told the refund'
   skip: noBrowser,
   timeout: 300_000,
 }, async (t) => {
-  const h = await build(t, { timezone: 'America/Argentina/Buenos_Aires' });
-  await h.app.listen({ host: '127.0.0.1', port: 0 });
-  const base = `http://127.0.0.1:${(h.app.server.address() as { port: number }).port}`;
+  const { h, base, signedIn } = await consoleApp(t);
   const plan = json(
     await h.post('/api/credit-configs', {
       name: 'Plan 3 cuotas 30 %',
@@ -48,11 +45,8 @@ test('an employee closes a credit paid beyond its payoff and is told the refund'
   assert.equal(paid.statusCode, 201, paid.body);
   const quote = json(await h.get(`/api/credits/${creditId}/payoff`));
   assert.deepEqual([quote.amount, quote.refundable, quote.breakdown.rebate], [0, 700, 800]);
-  const employee = await newUser(h, h.tenant.businessId, 'employee', { name: 'Elena Caja' });
 
-  const page = await openBrowser(t);
-  await signIn(page, base, employee.email);
-  await page.getByRole('heading', { name: 'Resumen de cartera' }).waitFor();
+  const { page } = await signedIn(t, 'employee', { name: 'Elena Caja' });
   await page.goto(`${base}/app/credits/${creditId}`);
   await page.getByRole('heading', { name: 'Cancelación anticipada' }).waitFor();
   await page.getByRole('button', { name: 'Cotizar' }).click();

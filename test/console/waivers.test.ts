@@ -4,9 +4,8 @@
 // amount waived and the waiver is listed; an employee sees no such action. axe-core on each state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { build, json, settableClock } from '../helpers/app.ts';
-import { newUser } from '../helpers/sessions.ts';
-import { axe, noBrowser, openBrowser, shot, signIn } from './harness.ts';
+import { json, settableClock } from '../helpers/app.ts';
+import { axe, consoleApp, noBrowser, shot } from './harness.ts';
 
 const DAY = 86_400_000;
 
@@ -17,9 +16,7 @@ test('an admin waives punitory on the credit page; an employee cannot', {
   const now = new Date();
   // granted 45 days ago: the first installment (due on day 30) is 15 days late and has punitory
   const clock = settableClock(new Date(now.getTime() - 45 * DAY));
-  const h = await build(t, { clock, timezone: 'America/Argentina/Buenos_Aires' });
-  await h.app.listen({ host: '127.0.0.1', port: 0 });
-  const base = `http://127.0.0.1:${(h.app.server.address() as { port: number }).port}`;
+  const { h, base, signedIn } = await consoleApp(t, { clock });
   const plan = json(
     await h.post('/api/credit-configs', {
       name: 'Plan condonaciones',
@@ -36,9 +33,6 @@ test('an admin waives punitory on the credit page; an employee cannot', {
   assert.equal(granted.statusCode, 201, granted.body);
   const creditId = json(granted).credit.id;
   clock.set(now);
-  const b = h.tenant.businessId;
-  const admin = await newUser(h, b, 'admin', { name: 'Laura Pérez' });
-  const employee = await newUser(h, b, 'employee', { name: 'Elena Caja' });
   const detail = async () => json(await h.get(`/api/credits/${creditId}`));
   const before = await detail();
   const first = before.installments[0];
@@ -46,18 +40,14 @@ test('an admin waives punitory on the credit page; an employee cannot', {
   assert.ok(punitory > 0, `the first installment is late and owes punitory (${JSON.stringify(first)})`);
 
   await t.test('an employee sees no waive action', async (t) => {
-    const page = await openBrowser(t);
-    await signIn(page, base, employee.email);
-    await page.getByRole('heading', { name: 'Resumen de cartera' }).waitFor();
+    const { page } = await signedIn(t, 'employee', { name: 'Elena Caja' });
     await page.goto(`${base}/app/credits/${creditId}`);
     await page.getByRole('heading', { name: 'Cuotas' }).waitFor();
     assert.equal(await page.getByRole('button', { name: /Condonar/ }).count(), 0, 'no waive button for an employee');
   });
 
   await t.test('an admin waives the punitory of the late installment', async (t) => {
-    const page = await openBrowser(t);
-    await signIn(page, base, admin.email);
-    await page.getByRole('heading', { name: 'Resumen de cartera' }).waitFor();
+    const { page } = await signedIn(t, 'admin', { name: 'Laura Pérez' });
     await page.goto(`${base}/app/credits/${creditId}`);
     // only the late installment has something to waive
     const open = page.getByRole('button', { name: 'Condonar en la cuota 1' });

@@ -9,10 +9,10 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Browser, type Page, chromium } from 'playwright-core';
-import { build, json, settableClock, type Harness } from '../helpers/app.ts';
+import { json, settableClock } from '../helpers/app.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.ts';
 import { newUser } from '../helpers/sessions.ts';
-import { axe, failOnScriptErrors, noBrowser, shot, signIn } from './harness.ts';
+import { axe, type ConsoleApp, consoleApp, failOnScriptErrors, noBrowser, shot, signInHome } from './harness.ts';
 
 const DAY = 86_400_000;
 
@@ -22,8 +22,7 @@ async function person(t: TestContext, browser: Browser, base: string, email: str
   t.after(() => context.close());
   const page = await context.newPage();
   failOnScriptErrors(t, page);
-  await signIn(page, base, email);
-  await page.getByRole('heading', { name: 'Resumen de cartera' }).waitFor();
+  await signInHome(page, base, email);
   return page;
 }
 
@@ -33,9 +32,7 @@ async function go(page: Page, link: string, heading: string) {
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
 }
 
-interface World {
-  h: Harness;
-  base: string;
+interface World extends ConsoleApp {
   browser: Browser;
   planId: string;
   clientId: string;
@@ -50,9 +47,8 @@ async function setup(t: TestContext): Promise<World> {
   const now = new Date();
   // the credits are granted 45 days ago, then the clock comes back to today (before anyone signs in)
   const clock = settableClock(new Date(now.getTime() - 45 * DAY));
-  const h = await build(t, { clock, timezone: 'America/Argentina/Buenos_Aires' });
-  await h.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = h.app.server.address() as { port: number };
+  const app = await consoleApp(t, { clock });
+  const { h } = app;
   const plan = json(
     await h.post('/api/credit-configs', {
       name: 'Plan solicitudes 3 cuotas',
@@ -85,8 +81,7 @@ async function setup(t: TestContext): Promise<World> {
   t.after(() => browser.close());
   const b = h.tenant.businessId;
   return {
-    h,
-    base: `http://127.0.0.1:${port}`,
+    ...app,
     browser,
     planId: plan.id,
     clientId: clients[0]!.id,
