@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { build, json } from '../helpers/app.ts';
 import { makeAjv } from '../../src/http/plugins/validation.ts';
 import { compileDeclaredSerializers } from '../../src/http/plugins/serialization.ts';
+import { compileDeclaredValidators } from '../../src/http/plugins/validation.ts';
 import { ERROR_STATUS } from '../../src/domain/errors.ts';
 
 type Any = Record<string, any>;
@@ -249,4 +250,14 @@ test('every response schema of every route compiles into a serializer', async (t
   assert.equal(compileDeclaredSerializers(app), 0, 'none is left to compile');
   // the serializers are the app's own: compiling one app's leaves another's to compile
   assert.equal(compileDeclaredSerializers(other.app), compiled, 'the other app compiles its own');
+});
+
+// validators too are compiled at a schema's first request (src/http/plugins/validation.ts): every
+// request schema (body, query, params, headers) of every route must still compile, as it did when
+// the app compiled them at its start
+test('every request schema of every route compiles into a validator', async (t) => {
+  await build(t);
+  const compiled = compileDeclaredValidators();
+  assert.ok(compiled > 0, `the app declared its request schemas: ${compiled} compiled`);
+  assert.equal(compileDeclaredValidators(), 0, 'none is left to compile');
 });

@@ -63,8 +63,39 @@ function validatorFor(schema: TSchema, kind: 'body' | 'text'): ValidateFunction 
   return v;
 }
 
+/** the request schemas given to the compiler and not compiled yet (compileDeclaredValidators compiles them) */
+const pending = new Map<() => ValidateFunction, true>();
+
+// Compiled at a schema's first request, not at the start, like the serializers
+// (serialization.ts): an app starts with hundreds of route schemas and a test process (or a
+// command) validates few of them; compiling them all was most of the rest of an app's start.
+// compileDeclaredValidators compiles every one (the app's test does, so a schema Ajv refuses
+// still fails a test).
 export function installValidation(app: App) {
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    validatorFor(schema as TSchema, httpPart === 'body' ? 'body' : 'text'),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const kind = httpPart === 'body' ? 'body' : 'text';
+    let v: ValidateFunction | null = null;
+    const compile = () => {
+      if (!v) {
+        v = validatorFor(schema as TSchema, kind);
+        pending.delete(compile);
+      }
+      return v;
+    };
+    pending.set(compile, true);
+    const validate = (data: unknown, ctx?: Parameters<ValidateFunction>[1]) => compile()(data, ctx);
+    // Fastify reads a failed validation's errors from the function, and gives an Ajv validator
+    // (one with schemaEnv) the request as the value's parent, so a root value can be coerced or
+    // defaulted: the wrapper answers both as the compiled validator would
+    Object.defineProperty(validate, 'errors', { get: () => v?.errors ?? null });
+    Object.defineProperty(validate, 'schemaEnv', { get: () => compile().schemaEnv });
+    return validate;
+  });
+}
+
+/** Compiles every request schema declared so far (it throws on the first one Ajv refuses). */
+export function compileDeclaredValidators(): number {
+  const all = [...pending.keys()];
+  for (const compile of all) compile();
+  return all.length;
 }
