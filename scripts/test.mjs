@@ -38,6 +38,10 @@ if (process.env.TEST_DATABASE_URL) targets.push({ name: 'PostgreSQL', env: { TES
 // runtime: the coverage table of the first run is the one that counts, and collecting it costs time)
 const coverageOn = process.env.TEST_COVERAGE !== '0';
 const reporter = new URL('./test-reporter.mjs', import.meta.url).href;
+// Node 24 strips the types itself (the sources use only erasable syntax: tsconfig's
+// erasableSyntaxOnly), which costs each test process about 1.5 s of CPU less than tsx's loader
+// hooks; Node 20 has no type stripping and loads the tests through tsx
+const loader = process.features.typescript ? [] : ['--import', 'tsx'];
 const totals = { pass: 0, fail: 0, skipped: 0 };
 /** the failures of each run, shown again at the very end, where a CI log's tail shows them */
 const failures = [];
@@ -50,8 +54,7 @@ for (const [i, t] of targets.entries()) {
   const r = spawnSync(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      ...loader,
       '--enable-source-maps',
       '--test',
       '--test-concurrency=2',

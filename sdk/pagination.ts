@@ -28,16 +28,22 @@ export interface Paged<F extends AnyOperation> extends PromiseLike<Awaited<Retur
 /** An answer with an error status where the SDK has to throw (an iteration over pages). */
 export class LendingApiError extends Error {
   override readonly name = 'LendingApiError';
+  /** the HTTP status */
+  readonly status: number;
+  /** the Error body (error, code, details), as the API answered it */
+  readonly body: { error?: string; code?: string; details?: unknown } | undefined;
+  readonly response: Response;
   constructor(
-    /** the HTTP status */
-    readonly status: number,
-    /** the Error body (error, code, details), as the API answered it */
-    readonly body: { error?: string; code?: string; details?: unknown } | undefined,
-    readonly response: Response,
+    status: number,
+    body: { error?: string; code?: string; details?: unknown } | undefined,
+    response: Response,
   ) {
     super(
       `${response.url ? `${new URL(response.url).pathname}: ` : ''}${status} ${body?.code ?? ''} ${body?.error ?? ''}`.trim(),
     );
+    this.status = status;
+    this.body = body;
+    this.response = response;
   }
   get code(): string | undefined {
     return this.body?.code;

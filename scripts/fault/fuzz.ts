@@ -164,16 +164,31 @@ class Fuzzer {
   private readonly validators: ResponseValidators;
   private readonly ops: Operation[];
 
+  private readonly doc: Document;
+  private readonly server: ServerProcess;
+  private readonly filesDir: string;
+  private readonly me: Tenant;
+  private readonly pools: Pools;
+  private readonly foreign: Pools;
+  private readonly timeoutMs: number;
+
   constructor(
-    private readonly doc: Document,
-    private readonly server: ServerProcess,
-    private readonly filesDir: string,
-    private readonly me: Tenant,
-    private readonly pools: Pools,
-    private readonly foreign: Pools,
+    doc: Document,
+    server: ServerProcess,
+    filesDir: string,
+    me: Tenant,
+    pools: Pools,
+    foreign: Pools,
     seed: number,
-    private readonly timeoutMs: number,
+    timeoutMs: number,
   ) {
+    this.doc = doc;
+    this.server = server;
+    this.filesDir = filesDir;
+    this.me = me;
+    this.pools = pools;
+    this.foreign = foreign;
+    this.timeoutMs = timeoutMs;
     this.rng = new Rng(seed);
     this.validators = new ResponseValidators(doc);
     this.ops = operations(doc);

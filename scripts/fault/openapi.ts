@@ -110,7 +110,10 @@ export class ResponseValidators {
   private readonly cache = new Map<Schema, ValidateFunction>();
   readonly errorCodes: string[];
 
-  constructor(private readonly doc: Document) {
+  private readonly doc: Document;
+
+  constructor(doc: Document) {
+    this.doc = doc;
     this.ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
     addFormats(this.ajv);
     // the service's input formats (src/http/plugins/validation.ts judges them; here they only need to be known)

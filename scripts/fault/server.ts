@@ -188,10 +188,13 @@ export class ServerProcess {
   private readonly listeners: ((text: string) => void)[] = [];
   url = '';
 
-  constructor(
-    private readonly env: NodeJS.ProcessEnv,
-    private readonly startTimeoutMs = 180_000,
-  ) {}
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly startTimeoutMs: number;
+
+  constructor(env: NodeJS.ProcessEnv, startTimeoutMs = 180_000) {
+    this.env = env;
+    this.startTimeoutMs = startTimeoutMs;
+  }
 
   /** the last lines the server printed (stdout and stderr), for failure reports */
   output(): string {

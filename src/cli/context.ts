@@ -18,13 +18,14 @@ export class CliContext {
   readonly storage: FileStorage;
   /** where the commands' now and each business's today come from */
   readonly clock: Clock;
-  constructor(
-    readonly io: CliIO,
-    readonly config: Config,
-    /** the database and storage of the server running this command for another process */
-    private readonly server?: { db: Database; storage: FileStorage },
-    clock: Clock = systemClock,
-  ) {
+  readonly io: CliIO;
+  readonly config: Config;
+  /** the database and storage of the server running this command for another process */
+  private readonly server: { db: Database; storage: FileStorage } | undefined;
+  constructor(io: CliIO, config: Config, server?: { db: Database; storage: FileStorage }, clock: Clock = systemClock) {
+    this.io = io;
+    this.config = config;
+    this.server = server;
     this.storage = server?.storage ?? new DirectoryStorage(config.filesDir);
     this.clock = clock;
   }

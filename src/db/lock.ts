@@ -28,8 +28,10 @@ import { hostname } from 'node:os';
 import { createServer, type Server } from 'node:net';
 
 export class DataDirBusyError extends Error {
-  constructor(readonly dataDir: string) {
+  readonly dataDir: string;
+  constructor(dataDir: string) {
     super(`the data directory ${dataDir} is in use by another lending process`);
+    this.dataDir = dataDir;
   }
 }
 

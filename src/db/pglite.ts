@@ -81,7 +81,10 @@ export class SessionGate {
 }
 
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pglite: PGlite) {}
+  private readonly pglite: PGlite;
+  constructor(pglite: PGlite) {
+    this.pglite = pglite;
+  }
 
   async executeQuery<R>(q: CompiledQuery): Promise<QueryResult<R>> {
     const r = await this.pglite.query<R>(q.sql, [...q.parameters]);
@@ -96,11 +99,11 @@ class PGliteConnection implements DatabaseConnection {
 
 class PGliteDriver implements Driver {
   private readonly connection: PGliteConnection;
-  constructor(
-    pglite: PGlite,
-    private readonly gate: SessionGate,
-    private readonly lane: Lane,
-  ) {
+  private readonly gate: SessionGate;
+  private readonly lane: Lane;
+  constructor(pglite: PGlite, gate: SessionGate, lane: Lane) {
+    this.gate = gate;
+    this.lane = lane;
     this.connection = new PGliteConnection(pglite);
   }
   async init() {}

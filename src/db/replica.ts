@@ -57,11 +57,13 @@ export class ReadRouter {
   /** how long a check stays valid: a read may be up to this much older than the bound says */
   private readonly statusMs: number;
 
-  constructor(
-    private readonly primary: Kysely<DB>,
-    readonly replica: Kysely<DB>,
-    private readonly maxLagMs: number,
-  ) {
+  private readonly primary: Kysely<DB>;
+  readonly replica: Kysely<DB>;
+  private readonly maxLagMs: number;
+  constructor(primary: Kysely<DB>, replica: Kysely<DB>, maxLagMs: number) {
+    this.primary = primary;
+    this.replica = replica;
+    this.maxLagMs = maxLagMs;
     this.statusMs = Math.min(100, Math.max(10, Math.floor(maxLagMs / 4)));
   }
 

@@ -54,17 +54,25 @@ export type DomainCode = {
 /** A refusal with a stable code; its status comes from ERROR_STATUS. */
 export class AppError extends Error {
   readonly status: number;
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetail[];
+  readonly headers?: Record<string, string>;
+  /** for the server's log only, never the answer: what exactly was refused, where telling the caller would inform an attacker */
+  readonly logDetail?: string;
   constructor(
-    readonly code: ErrorCode,
+    code: ErrorCode,
     message: string,
-    readonly details?: ErrorDetail[],
-    readonly headers?: Record<string, string>,
-    /** for the server's log only, never the answer: what exactly was refused, where telling the caller would inform an attacker */
-    readonly logDetail?: string,
+    details?: ErrorDetail[],
+    headers?: Record<string, string>,
+    logDetail?: string,
   ) {
     super(message);
     this.name = 'AppError';
+    this.code = code;
     this.status = ERROR_STATUS[code];
+    this.details = details;
+    this.headers = headers;
+    this.logDetail = logDetail;
   }
 }
 

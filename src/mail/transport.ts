@@ -17,11 +17,10 @@ export interface Mailer {
 
 /** A failed attempt: `permanent` when the server refused the message (5xx): retrying would not help. */
 export class MailFailure extends Error {
-  constructor(
-    message: string,
-    readonly permanent: boolean,
-  ) {
+  readonly permanent: boolean;
+  constructor(message: string, permanent: boolean) {
     super(message);
+    this.permanent = permanent;
   }
 }
 

@@ -97,10 +97,12 @@ export class TaxAuthority {
   private readonly certSha256: string;
   private readonly certValidTo: Date;
 
-  constructor(
-    private readonly config: ArcaConfig,
-    private readonly store: TicketStore,
-  ) {
+  private readonly config: ArcaConfig;
+  private readonly store: TicketStore;
+
+  constructor(config: ArcaConfig, store: TicketStore) {
+    this.config = config;
+    this.store = store;
     const cert = new X509Certificate(config.certPem);
     this.certSha256 = createHash('sha256').update(cert.raw).digest('hex');
     this.certValidTo = new Date(cert.validTo);

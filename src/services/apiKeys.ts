@@ -99,7 +99,10 @@ export class KeyCache {
   private db: Database | null = null;
 
   /** entries at most (a bound against many keys used once): the oldest go first */
-  constructor(private readonly max = 10_000) {}
+  private readonly max: number;
+  constructor(max = 10_000) {
+    this.max = max;
+  }
 
   /** Follows the database's announcements (see KeyCache). Call close() when the process stops. */
   static async start(db: Database): Promise<KeyCache> {

@@ -46,12 +46,11 @@ export const REFUSED_TARGET = 'must be an https:// URL whose host resolves, only
 
 /** Why a URL or an address is refused; `kind` says whether the URL itself or where it leads is wrong. */
 export class TargetRefused extends Error {
-  constructor(
-    readonly kind: 'url' | 'address',
-    message: string,
-  ) {
+  readonly kind: 'url' | 'address';
+  constructor(kind: 'url' | 'address', message: string) {
     super(message);
     this.name = 'TargetRefused';
+    this.kind = kind;
   }
 }
 

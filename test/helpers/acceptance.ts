@@ -221,10 +221,12 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export class Browser {
   readonly jar = new Map<string, string>();
-  constructor(
-    private readonly h: Harness,
-    readonly remoteAddress = '127.0.0.1',
-  ) {}
+  private readonly h: Harness;
+  readonly remoteAddress: string;
+  constructor(h: Harness, remoteAddress = '127.0.0.1') {
+    this.h = h;
+    this.remoteAddress = remoteAddress;
+  }
 
   absorb(res: LightMyRequestResponse) {
     for (const c of setCookies(res)) {

@@ -83,11 +83,13 @@ export function registerExport(cmd: Command, ctx: CliContext) {
 class Progress {
   private shown = 0;
   private seen = 0;
-  constructor(
-    private readonly out: Writable,
-    private readonly label: string,
-    private total: number,
-  ) {
+  private readonly out: Writable;
+  private readonly label: string;
+  private total: number;
+  constructor(out: Writable, label: string, total: number) {
+    this.out = out;
+    this.label = label;
+    this.total = total;
     this.draw();
   }
   update(seen: number) {

@@ -99,14 +99,14 @@ export function requireAuth(app: App) {
     const schema = route.schema as Record<string, unknown> | undefined;
     if (!schema || schema.hide) return;
     const response = (schema.response ?? {}) as Record<string, unknown>;
-    route.schema = <RouteOptions['schema']>{
+    route.schema = {
       ...schema,
       'x-required-role': role,
       ...(route.config.sessionsOnly ? { security: [{ session: [] }] } : {}),
       ...(route.config.notWhileImpersonating ? { 'x-not-while-impersonating': true } : {}),
       // a read only some roles (or no key) may make answers 403 too
       response: response['403'] ? response : { ...response, 403: errorResponse(403) },
-    };
+    } as RouteOptions['schema'];
   };
   app.addHook('onRoute', policyDoc);
 
