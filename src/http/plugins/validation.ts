@@ -63,15 +63,21 @@ function validatorFor(schema: TSchema, kind: 'body' | 'text'): ValidateFunction 
   return v;
 }
 
-/** the request schemas given to the compiler and not compiled yet (compileDeclaredValidators compiles them) */
-const pending = new Map<() => ValidateFunction, true>();
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** compiles every request schema the app declared and has not compiled yet (see compileDeclaredValidators) */
+    compileDeclaredValidators(): number;
+  }
+}
 
 // Compiled at a schema's first request, not at the start, like the serializers
 // (serialization.ts): an app starts with hundreds of route schemas and a test process (or a
 // command) validates few of them; compiling them all was most of the rest of an app's start.
 // compileDeclaredValidators compiles every one (the app's test does, so a schema Ajv refuses
-// still fails a test).
+// still fails a test). The schemas not compiled yet belong to the app, as its serializers' do.
 export function installValidation(app: App) {
+  /** this app's request validators not compiled yet */
+  const pending = new Set<() => ValidateFunction>();
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const kind = httpPart === 'body' ? 'body' : 'text';
     let v: ValidateFunction | null = null;
@@ -82,7 +88,7 @@ export function installValidation(app: App) {
       }
       return v;
     };
-    pending.set(compile, true);
+    pending.add(compile);
     const validate = (data: unknown, ctx?: Parameters<ValidateFunction>[1]) => compile()(data, ctx);
     // Fastify reads a failed validation's errors from the function, and gives an Ajv validator
     // (one with schemaEnv) the request as the value's parent, so a root value can be coerced or
@@ -91,11 +97,14 @@ export function installValidation(app: App) {
     Object.defineProperty(validate, 'schemaEnv', { get: () => compile().schemaEnv });
     return validate;
   });
+  app.decorate('compileDeclaredValidators', () => {
+    const all = [...pending];
+    for (const compile of all) compile();
+    return all.length;
+  });
 }
 
-/** Compiles every request schema declared so far (it throws on the first one Ajv refuses). */
-export function compileDeclaredValidators(): number {
-  const all = [...pending.keys()];
-  for (const compile of all) compile();
-  return all.length;
+/** Compiles every request schema the app declared so far (it throws on the first one Ajv refuses). */
+export function compileDeclaredValidators(app: App): number {
+  return app.compileDeclaredValidators();
 }
