@@ -200,6 +200,15 @@ export interface InstallmentBalancesTable {
   charges_posted: Numeric;
   principal_paid: Numeric;
   last_paid_on: DateStr | null;
+  /** the installment's, copied when its first entry is written (migration 058) */
+  due_date: DateStr;
+  amount: Numeric;
+  /** follows the installment's (a trigger on its update) */
+  tolerance_days: number;
+  /** its payment entries in date order: dates, what each paid of the amount, of the punitory (with VAT) */
+  paid_on: Generated<DateStr[]>;
+  paid_principal: Generated<Numeric[]>;
+  paid_punitory: Generated<Numeric[]>;
 }
 
 /** A credit's kept outstanding and the due date of its oldest open installment (migration 052). */

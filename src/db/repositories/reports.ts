@@ -62,7 +62,8 @@ export interface SummaryRow {
  * As of the business's today (nothing is dated after it) the balances are the ones kept as the
  * ledger is written (migration 052): a credit with no open installment due by today owes its kept
  * outstanding, nothing of it overdue; only the others have their installments worked out (inst),
- * from their kept balances. A past D sums the ledger (lb). Both give the same figures to the cent
+ * from their kept rows alone (migration 058 keeps there what the punitory and the charge read).
+ * A past D sums the ledger (lb). Both give the same figures to the cent
  * (test/http/routes/reports/summary-kept.test.ts).
  */
 export async function summaryFigures(db: Executor, q: SummaryQuery): Promise<SummaryRow> {
@@ -101,32 +102,77 @@ async function summaryStatement(db: Executor, q: SummaryQuery, from: 'kept' | 'l
   const d = sql`${q.asOf}::date`;
   const branch = sql`${q.branchId}::uuid`;
   const tz = sql`${q.timezone}::text`;
-  // an installment's balance as of D: its entries' sum (lb), plus what moves with the calendar
-  const bal = sql`coalesce(lb.bal, 0) + CASE
+  // an installment's balance as of D: its entries' sum, plus what moves with the calendar. i: the
+  // installment's due date, amount and tolerance; lb: its sums (bal, punitory_posted,
+  // charges_posted, principal_paid); its payment entries (paid: their dates, what each paid of the
+  // amount and of the punitory with its VAT, in date order, and what was paid before a day)
+  const balOf = (
+    i: { due: RawBuilder<unknown>; amount: RawBuilder<unknown>; tolerance: RawBuilder<unknown> },
+    lb: string,
+    balance: string,
+    paid: {
+      punitory: RawBuilder<unknown>;
+      paidBefore: (day: RawBuilder<unknown>) => RawBuilder<unknown>;
+    },
+  ) => {
+    const k = (c: string) => sql.ref(`${lb}.${c}`);
+    return sql`coalesce(${k(balance)}, 0) + CASE
       -- overdue, its amount not all paid: add the punitory accrued since the last posting, what
-      -- posting every day would have posted by D (cumulative as of D − posted); the subquery only
-      -- runs for these installments, and reads their payments by the ledger_installment index
-      WHEN i.due_date < ${d} AND lb.principal_paid < i.amount AND cr.daily_punitory_rate > 0 THEN (
-        SELECT punitory_with_vat(punitory_cumulative(i.amount, i.due_date, ${d}, cr.stop_date,
-                 cr.daily_punitory_rate, cr.punitory_mode, greatest(cr.grace_days, i.tolerance_days), cr.max_punitory_days,
-                 cr.punitory_cap_pct,
-                 array_agg(p.effective_date ORDER BY p.effective_date, p.created_at),
-                 array_agg(p.amount - p.punitory_part - p.charge_part ORDER BY p.effective_date, p.created_at),
-                 -- the punitory paid before its VAT (compound grows on that: lending/engine/state.ts netPunitoryPaid)
-                 array_agg(p.punitory_part / (1 + cr.vat_rate) ORDER BY p.effective_date, p.created_at)), cr.vat_rate)
-          FROM ledger p
-         WHERE p.business_id = ${bid} AND p.installment_id = i.id AND p.type = 'payment' AND p.effective_date <= ${d}
-      ) - lb.punitory_posted
+      -- posting every day would have posted by D (cumulative as of D − posted); only for these
+      WHEN ${i.due} < ${d} AND ${k('principal_paid')} < ${i.amount} AND cr.daily_punitory_rate > 0 THEN
+        ${paid.punitory} - ${k('punitory_posted')}
       ELSE 0 END + CASE
       -- its charge day has come: the collection charge the rule gives (src/domain/fees.ts
       -- collectionChargeOwed) less what is posted, as a read adds it before the next posting
-      WHEN i.due_date + cr.charge_after_days <= ${d} THEN CASE
-          WHEN (cr.stop_date IS NULL OR i.due_date + cr.charge_after_days <= cr.stop_date) AND cr.charge_total > 0
-            AND (SELECT coalesce(sum(p.amount - p.punitory_part - p.charge_part), 0) FROM ledger p
-                  WHERE p.business_id = ${bid} AND p.installment_id = i.id AND p.type = 'payment'
-                    AND p.effective_date < i.due_date + cr.charge_after_days) < i.amount
-          THEN cr.charge_total ELSE 0 END - coalesce(lb.charges_posted, 0)
+      WHEN ${i.due} + cr.charge_after_days <= ${d} THEN CASE
+          WHEN (cr.stop_date IS NULL OR ${i.due} + cr.charge_after_days <= cr.stop_date) AND cr.charge_total > 0
+            AND ${paid.paidBefore(sql`${i.due} + cr.charge_after_days`)} < ${i.amount}
+          THEN cr.charge_total ELSE 0 END - coalesce(${k('charges_posted')}, 0)
       ELSE 0 END`;
+  };
+  const punitoryOf = (
+    i: { due: RawBuilder<unknown>; amount: RawBuilder<unknown>; tolerance: RawBuilder<unknown> },
+    paidOn: RawBuilder<unknown>,
+    principal: RawBuilder<unknown>,
+    punitoryNet: RawBuilder<unknown>,
+  ) =>
+    sql`punitory_with_vat(punitory_cumulative(${i.amount}, ${i.due}, ${d}, cr.stop_date,
+                 cr.daily_punitory_rate, cr.punitory_mode, greatest(cr.grace_days, ${i.tolerance}), cr.max_punitory_days,
+                 cr.punitory_cap_pct, ${paidOn}, ${principal}, ${punitoryNet}), cr.vat_rate)`;
+  // from the installments and the ledger: the subqueries only run for the installments that need
+  // them, and read their payments by the ledger_installment_payments index (migration 057)
+  const ledgerInst = { due: sql`i.due_date`, amount: sql`i.amount`, tolerance: sql`i.tolerance_days` };
+  const bal = balOf(ledgerInst, 'lb', 'bal', {
+    punitory: sql`(
+        SELECT ${punitoryOf(
+          ledgerInst,
+          sql`array_agg(p.effective_date ORDER BY p.effective_date, p.created_at)`,
+          sql`array_agg(p.amount - p.punitory_part - p.charge_part ORDER BY p.effective_date, p.created_at)`,
+          // the punitory paid before its VAT (compound grows on that: lending/engine/state.ts netPunitoryPaid)
+          sql`array_agg(p.punitory_part / (1 + cr.vat_rate) ORDER BY p.effective_date, p.created_at)`,
+        )}
+          FROM ledger p
+         WHERE p.business_id = ${bid} AND p.installment_id = i.id AND p.type = 'payment' AND p.effective_date <= ${d})`,
+    paidBefore: (day) => sql`(SELECT coalesce(sum(p.amount - p.punitory_part - p.charge_part), 0) FROM ledger p
+                  WHERE p.business_id = ${bid} AND p.installment_id = i.id AND p.type = 'payment'
+                    AND p.effective_date < ${day})`,
+  });
+  // from the kept row alone (migration 058): the same figures from the same payments, kept in it
+  const keptInst = { due: sql`b.due_date`, amount: sql`b.amount`, tolerance: sql`b.tolerance_days` };
+  const keptBal = balOf(keptInst, 'b', 'balance', {
+    punitory: punitoryOf(
+      keptInst,
+      sql`b.paid_on`,
+      sql`b.paid_principal`,
+      // the punitory paid before its VAT, as above (most overdue installments have no payment:
+      // their empty arrays are passed as they are, with no subquery)
+      sql`CASE WHEN cardinality(b.paid_punitory) = 0 THEN b.paid_punitory ELSE (
+        SELECT array_agg(u.q / (1 + cr.vat_rate) ORDER BY u.o) FROM unnest(b.paid_punitory) WITH ORDINALITY u(q, o)) END`,
+    ),
+    paidBefore: (day) =>
+      sql`CASE WHEN cardinality(b.paid_on) = 0 THEN 0 ELSE (
+        SELECT coalesce(sum(u.p), 0) FROM unnest(b.paid_on, b.paid_principal) u(d, p) WHERE u.d < ${day}) END`,
+  });
   const overdueOf = sql`
     coalesce(sum(inst.bal) FILTER (WHERE inst.due_date < ${d} AND inst.bal > 0), 0) AS overdue,
     coalesce(${d} - min(inst.due_date) FILTER (WHERE inst.due_date < ${d} AND inst.bal > 0), 0) AS days_late`;
@@ -175,16 +221,11 @@ kc AS (
 ),
 -- materialized: bal is read four times per row by ic, and its subqueries must run once
 inst AS MATERIALIZED (
-  SELECT i.credit_id, i.due_date, coalesce(lb.bal, 0) AS kept, ${bal} AS bal
+  SELECT b.credit_id, b.due_date, b.balance AS kept, ${keptBal} AS bal
   FROM cr
   JOIN kc ON kc.id = cr.id AND kc.open
-  -- a range of installments_credit_due (migration 057)
-  JOIN installments i ON i.business_id = ${bid} AND i.credit_id = cr.id AND i.due_date >= kc.lo AND i.due_date < kc.hi
-  -- one primary key lookup per installment (LIMIT keeps the planner from hashing the whole table)
-  LEFT JOIN LATERAL (
-    SELECT b.balance AS bal, b.punitory_posted, b.charges_posted, b.principal_paid
-      FROM installment_balances b
-     WHERE b.business_id = ${bid} AND b.credit_id = cr.id AND b.installment_id = i.id LIMIT 1) lb ON true
+  -- a range of installment_balances_credit_due (migration 058): the kept rows hold all it reads
+  JOIN installment_balances b ON b.business_id = ${bid} AND b.credit_id = cr.id AND b.due_date >= kc.lo AND b.due_date < kc.hi
 ),
 -- per credit, what the calendar adds to its kept outstanding (the installments left out add nothing)
 ic AS (SELECT inst.credit_id, sum(inst.bal - inst.kept) AS added, ${overdueOf} FROM inst GROUP BY inst.credit_id),
