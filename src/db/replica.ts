@@ -129,7 +129,10 @@ export class ReadRouter {
   }
 
   private async primaryPosition(): Promise<bigint> {
-    const { rows } = await sql<{ lsn: string }>`SELECT pg_current_wal_insert_lsn()::text AS lsn`.execute(this.primary);
+    // flushed, not inserted: called after the write committed (synchronous_commit on, the default:
+    // its commit record is flushed), and the insert position can point past a page header the
+    // standby's replay only passes with the next record, which a quiet primary may never write
+    const { rows } = await sql<{ lsn: string }>`SELECT pg_current_wal_flush_lsn()::text AS lsn`.execute(this.primary);
     return lsn(rows[0]!.lsn);
   }
 

@@ -142,7 +142,9 @@ async function one<T>(c: pg.Client, text: string): Promise<T> {
 
 /** Waits until the standby has replayed everything the primary had written when called (5 s at most). */
 async function replayed(primary: pg.Client, standby: pg.Client): Promise<void> {
-  const { lsn } = await one<{ lsn: string }>(primary, 'SELECT pg_current_wal_insert_lsn()::text AS lsn');
+  // flushed, not inserted: the insert position can point past a page header that replay only
+  // passes with the next record (src/db/replica.ts primaryPosition)
+  const { lsn } = await one<{ lsn: string }>(primary, 'SELECT pg_current_wal_flush_lsn()::text AS lsn');
   for (let i = 0; i < 500; i++) {
     const { ok } = await one<{ ok: boolean }>(standby, `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS ok`);
     if (ok) return;
