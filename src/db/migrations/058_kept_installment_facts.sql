@@ -67,6 +67,8 @@ $$;
 -- date and amount from the kept rows instead of the installments
 CREATE OR REPLACE FUNCTION keep_balances() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- a ledger INSERT of no entry (a write that only moved a status) adds nothing, touches no credit
+  IF NOT EXISTS (SELECT FROM new_rows) THEN RETURN NULL; END IF;
   INSERT INTO installment_balances AS b (business_id, credit_id, installment_id, balance, punitory_posted,
                                          charges_posted, principal_paid, last_paid_on, due_date, amount,
                                          tolerance_days, paid_on, paid_principal, paid_punitory)
