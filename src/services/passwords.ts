@@ -16,8 +16,13 @@ export function hashPassword(password: string): Promise<string> {
   return hash(password, OPTIONS);
 }
 
+let verifications = 0;
+/** How many argon2 verifications this process has run: the cost every sign-in path must pay alike. */
+export const passwordVerifications = () => verifications;
+
 /** Whether the password is the one hashed; a malformed hash is simply no match. */
 export async function passwordMatches(stored: string, password: string): Promise<boolean> {
+  verifications++;
   try {
     return await verify(stored, password);
   } catch {
