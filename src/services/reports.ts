@@ -111,10 +111,12 @@ export function parseBound(s: string): Bound | null {
 // (computed: of the dataset's own row type, unknown here)
 
 /**
- * The installments export keeps the columns it has always had: the contract's fields and the
- * delinquency. What an installment owes (punitory_posted, punitory_accrued, paid, outstanding)
- * is a figure of the day it is read, computed from the ledger; the ledger export has its entries.
- * The insurance and the fees of each installment (docs/domain.md, "Fees and charges") close the row.
+ * The installments export: the contract's fields and the delinquency, then every part of the
+ * amount as the schedule stored it (principal, interest, vat, insurance, fees: they add up to
+ * the amount; vat holds the VAT of the interest, the insurance and the fees, docs/domain.md
+ * "Fees and charges"). What an installment owes (punitory_posted, punitory_accrued, paid,
+ * outstanding) is a figure of the day it is read, computed from the ledger; the ledger export has
+ * its entries.
  */
 const InstallmentColumns = Type.Pick(Installment, [
   'id',
@@ -127,6 +129,9 @@ const InstallmentColumns = Type.Pick(Installment, [
   'days_late',
   'created_at',
   'updated_at',
+  'principal',
+  'interest',
+  'vat',
   'insurance',
   'fees',
 ]);

@@ -77,6 +77,9 @@ const COLUMNS = {
     'days_late',
     'created_at',
     'updated_at',
+    'principal',
+    'interest',
+    'vat',
     'insurance',
     'fees',
   ],
@@ -231,6 +234,48 @@ test('every dataset: CSV headers, the contract column order, and values equal to
   assert.equal(created.old_data, '');
   assert.equal(JSON.parse(created.new_data!).dni, ana.dni, 'new_data is the JSON text of the row');
   assert.equal(created.actor, `api_key:${h.tenant.fullKeyId}`);
+});
+
+test('the installments export carries every part of an amount: principal, interest, vat, insurance and fees add up to it, as the API shows them', async (t) => {
+  const h = await build(t);
+  const c = await newClient(h, 'Ana');
+  // 1000 at 35 % flat in 2 installments, VAT 21 %, life insurance 1 % a month with VAT, an admin
+  // fee of 20 with VAT (docs/domain.md, "Fees and charges"):
+  // #1 principal 500, interest 175, insurance 1 % of 1000 = 10, fees 20; VAT 21 % of
+  //    175 + 10 + 20 = 43.05 → 748.05
+  // #2 principal 500, interest 175, insurance 1 % of 500 = 5, fees 20; VAT of 200 = 42 → 742
+  const plan = await ok(
+    h.post('/api/credit-configs', {
+      name: 'fees',
+      installments_count: 2,
+      interest_rate: 0.35,
+      vat_rate: 0.21,
+      fees: [
+        { type: 'insurance', rate: 0.01, vat: true },
+        { type: 'admin', amount: 20, vat: true },
+      ],
+    }),
+    201,
+  );
+  const d = await ok(h.post(`/api/clients/${c.id}/credits`, { credit_config_id: plan.id, amount: 1000 }), 201);
+  const rows = csvRecords((await csv(h, 'installments.csv')).body).filter((r) => r.credit_id === d.credit.id);
+  const parts = ['amount', 'principal', 'interest', 'vat', 'insurance', 'fees'] as const;
+  assert.deepEqual(
+    rows.map((r) => parts.map((k) => r[k])).sort(),
+    [
+      ['742.00', '500.00', '175.00', '42.00', '5.00', '20.00'],
+      ['748.05', '500.00', '175.00', '43.05', '10.00', '20.00'],
+    ],
+    'the parts of each installment, as money text',
+  );
+  for (const i of d.installments) {
+    const r = rows.find((x) => x.id === i.id)!;
+    assert.deepEqual(
+      parts.map((k) => Number(r[k])),
+      parts.map((k) => i[k]),
+      `installment ${i.number}: the export's parts are the API's`,
+    );
+  }
 });
 
 test('CSV quoting: commas, quotes and line breaks in names come back intact', async (t) => {
