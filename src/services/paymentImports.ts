@@ -23,7 +23,6 @@ import {
   type ImportKey,
   pendingLines,
   recordOutcomes,
-  renewLease,
   type LineOutcome,
   type NewImportLine,
 } from '../db/repositories/paymentImports.ts';
@@ -50,6 +49,11 @@ export const MAX_IMPORT_BYTES = 16 * 1024 * 1024;
 export const IMPORT_COLUMNS = ['credit', 'amount', 'paid_on', 'method', 'channel', 'external_reference'] as const;
 /** Lines decided in one transaction. */
 const BATCH = 500;
+/**
+ * A batch's payments are written this many to a statement, each sent as soon as they are decided:
+ * the database writes one chunk while the engine decides the next (payBatch).
+ */
+const WRITE_CHUNK = 100;
 /** How long a claim holds an import; renewed every batch. */
 const LEASE_MS = 60_000;
 
@@ -253,8 +257,9 @@ async function runImport(deps: ImportDeps, imp: PaymentImport, opts: { stop?: ()
   const { db, clock } = deps;
   const business = await getBusiness(db.kysely, imp.business_id);
   let decided = 0;
-  // the import's group of identical files once a committed batch decided it (repeatedLinePayments)
-  let group: string | undefined;
+  // the import's group of identical files once decided (repeatedLinePayments): as the claim read
+  // it, else once a committed batch of this run decided it; never read again after that
+  let group: string | undefined = imp.same_file_as ?? undefined;
   try {
     for (;;) {
       if (opts.stop?.()) return decided;
@@ -271,13 +276,13 @@ async function runImport(deps: ImportDeps, imp: PaymentImport, opts: { stop?: ()
         // a racing payment took a reference, a deadlock: each line alone
         deps.log.warn({ err, import_id: imp.id }, 'payment import batch failed as a whole; lines one by one');
         for (const line of lines) {
+          const leaseUntil = new Date(clock().getTime() + LEASE_MS);
           try {
-            group = await payBatch(db.kysely, ctx, imp.id, [line], group);
+            group = await payBatch(db.kysely, ctx, imp.id, [line], group, leaseUntil);
           } catch (e) {
-            await recordAlone(db.kysely, ctx, imp.id, line, e);
+            await recordAlone(db.kysely, ctx, imp.id, line, e, leaseUntil);
           }
         }
-        await renewLease(db.kysely, imp.business_id, imp.id, new Date(clock().getTime() + LEASE_MS));
       }
       decided += lines.length;
     }
@@ -298,7 +303,14 @@ async function finish(db: Kysely<DB>, imp: PaymentImport, status: 'done' | 'fail
 }
 
 /** A line that failed alone with something else than a refusal: a duplicate if its reference was taken, else rejected. */
-async function recordAlone(db: Kysely<DB>, ctx: ActorContext, importId: string, line: PaymentImportLine, err: unknown) {
+async function recordAlone(
+  db: Kysely<DB>,
+  ctx: ActorContext,
+  importId: string,
+  line: PaymentImportLine,
+  err: unknown,
+  leaseUntil: Date,
+) {
   const ref = paymentReference({ channel: line.channel, externalReference: line.external_reference });
   let outcome: LineOutcome;
   if (isReferenceTaken(err) && ref.externalReference !== null) {
@@ -315,7 +327,7 @@ async function recordAlone(db: Kysely<DB>, ctx: ActorContext, importId: string, 
     };
     void e;
   }
-  await withActor(db, ctx, (trx) => recordOutcomes(trx, ctx.businessId, importId, [outcome]));
+  await withActor(db, ctx, (trx) => recordOutcomes(trx, ctx.businessId, importId, [outcome], leaseUntil));
 }
 
 const duplicateOutcome = (line: number, paymentId: string | null): LineOutcome => ({
@@ -362,8 +374,9 @@ function checkLine(l: PaymentImportLine): AppError | null {
  * Pays a batch of lines in one transaction, in file order, and records their outcomes. The
  * batch's credits are locked and read together (two statements); each line is decided on its
  * credit's book in memory (a refused line leaves the book as it was), its payment set aside as if
- * written, so the credit's next line sees it; then every payment is written in one statement, its
- * events announced in file order, and the outcomes recorded. A line is refused before anything of
+ * written, so the credit's next line sees it; the payments are written WRITE_CHUNK to a statement,
+ * each chunk sent once decided so that the database writes it while the next lines are decided,
+ * their events announced in file order; then the outcomes are recorded with the lease renewed. A line is refused before anything of
  * it is staged for writing, so a bad line never undoes a good one. Returns the import's group of
  * identical files, `group` as given or as the batch decided it (committed: the return follows the
  * commit, so a batch that fails leaves its caller without a decision it undid).
@@ -374,7 +387,7 @@ async function payBatch(
   importId: string,
   lines: PaymentImportLine[],
   group: string | undefined,
-  leaseUntil?: Date,
+  leaseUntil: Date,
 ): Promise<string | undefined> {
   return withActor(db, ctx, async (trx) => {
     const outcomes: LineOutcome[] = [];
@@ -402,8 +415,22 @@ async function payBatch(
       ...[...books.values()].map((b) => b.credit.branch_id).filter((b): b is string => b !== null),
     ]);
     const acting = ctx.branchId && branches.has(ctx.branchId) ? ctx.branchId : null;
-    const written: SetAside[] = [];
+    // the payments decided so far and not yet sent; once WRITE_CHUNK of them, they are written
+    // while the next lines are decided (the statement runs in the database as the engine runs here)
+    let written: SetAside[] = [];
+    let writes: Promise<void> = Promise.resolve();
+    const send = async () => {
+      const chunk = written;
+      written = [];
+      // after the previous chunk: the events are announced in the order of the lines
+      writes = writes.then(() => flushBatch(trx as Transaction<DB>, ctx, chunk));
+      // a failure is thrown where the writes are awaited, below; meanwhile it is not unhandled
+      writes.catch(() => {});
+      // the statement on its way before the next lines keep this thread busy
+      await new Promise((r) => setImmediate(r));
+    };
     for (const line of lines) {
+      if (written.length >= WRITE_CHUNK) await send();
       const bad = checkLine(line);
       if (bad) {
         outcomes.push(rejected(line.line, bad));
@@ -447,7 +474,8 @@ async function payBatch(
         outcomes.push(rejected(line.line, err));
       }
     }
-    await flushBatch(trx as Transaction<DB>, ctx, written);
+    if (written.length) await send();
+    await writes;
     await recordOutcomes(trx, ctx.businessId, importId, outcomes, leaseUntil);
     return same?.group ?? group;
   });

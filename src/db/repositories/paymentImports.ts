@@ -257,16 +257,6 @@ export async function claimImport(
   return rows[0];
 }
 
-/** Extends the lease of an import this process holds. */
-export async function renewLease(db: Executor, businessId: string, id: string, leaseUntil: Date): Promise<void> {
-  await db
-    .updateTable('payment_imports')
-    .set({ lease_until: leaseUntil })
-    .where('business_id', '=', businessId)
-    .where('id', '=', id)
-    .execute();
-}
-
 /** The next pending lines of an import, in file order. */
 export function pendingLines(db: Executor, businessId: string, importId: string, limit: number) {
   return db
@@ -290,15 +280,15 @@ export interface LineOutcome {
 
 /**
  * Records the outcome of lines still pending and adds them to the import's counters, in one
- * statement (a step of the transaction that made their payments); with `leaseUntil`, the import's
- * lease is renewed by the same statement (no update of its own, no audit row of its own).
+ * statement (a step of the transaction that made their payments); the import's lease is renewed
+ * to `leaseUntil` by the same statement (no update of its own, no audit row of its own).
  */
 export async function recordOutcomes(
   trx: Executor,
   businessId: string,
   importId: string,
   outcomes: LineOutcome[],
-  leaseUntil?: Date,
+  leaseUntil: Date,
 ): Promise<void> {
   await trx.executeQuery(
     CompiledQuery.raw(
@@ -314,9 +304,9 @@ export async function recordOutcomes(
           SET accepted = accepted + (SELECT count(*) FROM u WHERE status = 'accepted'),
               rejected = rejected + (SELECT count(*) FROM u WHERE status = 'rejected'),
               duplicates = duplicates + (SELECT count(*) FROM u WHERE status = 'duplicate'),
-              lease_until = coalesce($4::timestamptz, lease_until)
+              lease_until = $4::timestamptz
         WHERE business_id = $1::uuid AND id = $2::uuid`,
-      [businessId, importId, JSON.stringify(outcomes), leaseUntil?.toISOString() ?? null],
+      [businessId, importId, JSON.stringify(outcomes), leaseUntil.toISOString()],
     ),
   );
 }

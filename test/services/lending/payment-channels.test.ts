@@ -229,6 +229,50 @@ test('an import as multipart; a file over the limit, a bad header and no file ar
   assert.equal(missing.statusCode, 404);
 });
 
+test('an import whose credit has lines in two of a batch’s write chunks: to the cent, as the same payments one by one', async (t) => {
+  const h = await build(t, { clock: settableClock('2024-04-15') });
+  const p = await plan(h, P35);
+  const a = await newCredit(h, p);
+  const twin = await newCredit(h, p);
+  const filler = await newCredit(h, p);
+  // a batch writes its payments 100 to a statement (src/services/paymentImports.ts WRITE_CHUNK):
+  // 99 cents on another credit, then the credit's first line close the first chunk; its next two
+  // lines are written by the second statement, decided on the book the first left in memory
+  const rows: [string, string][] = [
+    ['100.37', '2024-02-05'],
+    ['0.01', '2024-02-05'],
+    ['360.87', '2024-02-10'],
+  ];
+  const file = [
+    'credit,amount,paid_on,method,channel,external_reference',
+    ...Array.from({ length: 99 }, (_, k) => `${filler.credit.sequential_id},0.01,2024-02-01,transfer,Banco,F${k}`),
+    ...rows.map(([amount, on], k) => `${a.credit.sequential_id},${amount},${on},transfer,Banco,C${k}`),
+  ].join('\n');
+  const imp = await finished(h, json(await csvPost(h, file)).id);
+  assert.deepEqual([imp.status, imp.accepted, imp.rejected, imp.duplicates], ['done', 102, 0, 0]);
+  for (const [amount, on] of rows) await pay(h, twin.credit.id, { amount: Number(amount), paid_on: on });
+
+  const cents = (v: number) => Math.round(v * 100);
+  const paid = await payments(h, a.credit.id);
+  assert.deepEqual(
+    paid.map((x) => [cents(x.amount), x.paid_on]),
+    rows.map(([amount, on]) => [cents(Number(amount)), on]),
+  );
+  assert.equal((await payments(h, filler.credit.id)).length, 99, 'the 99 cents of the other credit were paid');
+  const shape = (list: any[]) => {
+    const numbers = [...new Set(list.filter((e) => e.type === 'installment').map((e) => e.installment_id))];
+    return list.map((e) => [
+      e.type,
+      e.origin,
+      cents(e.amount),
+      cents(e.punitory_part),
+      e.effective_date,
+      numbers.indexOf(e.installment_id) + 1,
+    ]);
+  };
+  assert.deepEqual(shape(await ledger(h, a.credit.id)), shape(await ledger(h, twin.credit.id)));
+});
+
 test('an import with several lines on one credit in one batch: to the cent, as the same payments one by one', async (t) => {
   const h = await build(t, { clock: settableClock('2024-04-15') });
   const p = await plan(h, P35);
