@@ -1,7 +1,6 @@
 import { DOCUMENT_STATEMENTS } from '../../src/db/repositories/documents.ts';
 import { CREDIT_CHANGES } from '../../src/db/repositories/creditChanges.ts';
-import { CREDIT_BOOK_AND_BRANCHES } from '../../src/db/repositories/creditBook.ts';
-import { LOCK_CREDIT_AS } from '../../src/db/repositories/credits.ts';
+import { LOCK_AND_BOOK } from '../../src/db/repositories/creditBook.ts';
 // The statements the app runs for each benched route, as pgbench script lines (variables :name),
 // copied from src/db/repositories (clients.getClient, book.*, audit.listAudit, credits.*, payments.* and the
 // payment use case in src/services/lending/payments.ts and store.ts). Keep them in step with the code: the ceiling is
@@ -76,8 +75,10 @@ SELECT t.total, a.*, ${ts('a.changed_at').replace('.MS', '.US')} AS changed_key
 };
 
 // ---- POST /api/credits/:id/payments: :cid the credit, :iid an installment it owes, :br its branch.
-// The use case's transaction (registerPayment): lock the credit, read its installments, ledger,
-// payments and watermark in one statement (creditBook), share-lock the branch, then one statement recording the payment (its
+// The use case's transaction (registerPayment): lock the credit and read, after the lock, its
+// installments, ledger, payments and watermark with the branch share-locked, in one statement
+// (creditBook.ts LOCK_AND_BOOK, migration 061; the app sends it with its BEGIN in one round trip,
+// pgbench sends BEGIN alone), then one statement recording the payment (its
 // payments row), the watermark, the payment slice, the installment's status (when it changes) and
 // the payment's event in the outbox.
 // The answer is built from what was read and written, with no read back. What it leaves out: the
@@ -108,15 +109,13 @@ export const PAYMENT_TRANSACTION = (timezone: string) => {
     // the stamp's format, without the colons pgbench would take for variables (:MI, :SS)
     .replace('HH24:MI:SS', "HH24' || chr(58) || 'MI' || chr(58) || 'SS");
   // the app's statements (src/services/lending/payments.ts registerPayment): the lock sets the
-  // audit actor, the book's statement share-locks the branch
-  const lock = LOCK_CREDIT_AS.replace(/\$(\d+)/g, (_, n: string) => [':bid', ':cid', "'bench'", "''"][Number(n) - 1]!);
-  const book = CREDIT_BOOK_AND_BRANCHES.trim().replace(
+  // audit actor, and reads the book after it with the branch share-locked (migration 061)
+  const lockAndBook = LOCK_AND_BOOK.trim().replace(
     /\$(\d+)/g,
-    (_, n: string) => [':bid', ':cid', 'ARRAY[:br::uuid]'][Number(n) - 1]!,
+    (_, n: string) => [':bid', ':cid', "'bench'", "''", 'ARRAY[:br::uuid]', 'false'][Number(n) - 1]!,
   );
   return `BEGIN;
-${lock.trim()};
-${book};
+${lockAndBook};
 ${write.trim()};
 END;`;
 };

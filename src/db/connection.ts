@@ -446,7 +446,7 @@ export interface ActorSettings {
 /**
  * withActor without its own statement for the actor: fn's first statement must set both settings
  * (set_config(..., true)) before anything is written, one round trip less (a payment's lock does:
- * src/db/repositories/credits.ts lockCreditAs). Then the writer's beforeCommit and the events, as
+ * src/db/repositories/creditBook.ts lockAndReadBook). Then the writer's beforeCommit and the events, as
  * withActor.
  */
 export async function withActorInFirstStatement<T>(

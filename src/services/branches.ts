@@ -14,7 +14,7 @@ import {
 import { conflict, notFound, unprocessable } from '../domain/errors.ts';
 import { cleanText } from '../domain/text.ts';
 import { branchesDocument } from '../db/repositories/documents.ts';
-import type { SharedBranch } from '../db/repositories/creditBook.ts';
+import type { BranchCandidates, SharedBranch } from '../db/repositories/creditBook.ts';
 import type { ActorContext, Database, JsonText } from './context.ts';
 import { presentBranch } from './present.ts';
 import { emit, emitEdit } from './events.ts';
@@ -108,18 +108,18 @@ export async function actingBranch(
 }
 
 /**
- * The branches chosenBranch may take for a payment on this credit, to be share-locked with the
- * credit's book in one statement (creditBookAndBranches) and chosen by pickBranch: the one named,
- * or when none is named the acting user's and the credit's (both locked: the second only matters
- * when the first is gone, and a share lock on it only delays its deletion until the commit).
+ * The branches chosenBranch may take for a payment on a credit, to be share-locked in the statement
+ * that locks the credit and reads its book (lockAndReadBook: the credit is not read yet, so its own
+ * branch is asked for by a flag) and chosen by pickBranch: the one named, or when none is named the
+ * acting user's and the credit's (both locked: the second only matters when the first is gone, and
+ * a share lock on it only delays its deletion until the commit).
  */
 export function branchCandidates(
   ctx: { branchId?: string | null },
-  credit: Credit,
   given: string | null | undefined,
-): string[] {
-  if (given !== undefined) return given === null ? [] : [given];
-  return [...new Set([ctx.branchId, credit.branch_id].filter((b): b is string => !!b))];
+): BranchCandidates {
+  if (given !== undefined) return { named: given === null ? [] : [given], creditsOwn: false };
+  return { named: ctx.branchId ? [ctx.branchId] : [], creditsOwn: true };
 }
 
 /** chosenBranch's choice among the candidates as read under their share lock (branchCandidates). */

@@ -1,40 +1,27 @@
 // A locked credit's book in one statement: its installments (by number), its ledger (in ledger
 // order), its payments (in the order they apply) and its punitory watermark, what a write on the
 // credit reads after taking the credit's lock (src/services/lending/store.ts). One round trip
-// instead of four. It cannot be the locking statement too: a statement reads with the snapshot it
-// started with, so rows committed while it waited for the lock would be missed.
+// instead of four. The reading is the SQL function lending_credit_book (migration 061), VOLATILE so
+// that it reads with a snapshot of its own: called from the locking statement (LOCK_AND_BOOK) it
+// reads after the lock, which a plain subquery of that statement would not (it would read with the
+// snapshot the statement started with, and miss what was committed while it waited for the lock).
 //
 // The rows come as JSON and are given back as the other repositories give them: numerics as their
 // exact text, dates as text, instants as Dates (to the millisecond, as both drivers parse them).
 import { CompiledQuery } from 'kysely';
-import type { Executor } from '../connection.ts';
+import type { ActorSettings, Executor } from '../connection.ts';
 import { preparedText } from '../prepared.ts';
-import type { Installment, LedgerEntry, Payment } from '../schema.ts';
+import type { Credit, Installment, LedgerEntry, Payment } from '../schema.ts';
 
 const ms = (col: string) => `floor(extract(epoch FROM ${col}) * 1000)`;
 
-/** $1 business, $2 credit. The text is exported for the bench's database-only ceiling (bench/lib/statements.ts). */
-export const CREDIT_BOOK = `
-WITH i AS (SELECT * FROM installments WHERE business_id = $1::uuid AND credit_id = $2::uuid)
-SELECT
-  (SELECT coalesce(jsonb_agg(to_jsonb(i) || jsonb_build_object('amount', i.amount::text, 'principal', i.principal::text,
-            'interest', i.interest::text, 'vat', i.vat::text, 'insurance', i.insurance::text,
-            'insurance_vat', i.insurance_vat::text, 'fees', i.fees::text, 'fees_vat', i.fees_vat::text, 'created_at', ${ms('i.created_at')},
-            'updated_at', ${ms('i.updated_at')}) ORDER BY i.number), '[]')
-     FROM i) AS installments,
-  (SELECT coalesce(jsonb_agg(to_jsonb(l) || jsonb_build_object('amount', l.amount::text,
-            'punitory_part', l.punitory_part::text, 'vat_part', l.vat_part::text,
-            'interest_part', l.interest_part::text, 'charge_part', l.charge_part::text,
-            'fees_part', l.fees_part::text, 'insurance_part', l.insurance_part::text, 'created_at', ${ms('l.created_at')})
-          ORDER BY l.created_at, l.effective_date, CASE l.type WHEN 'installment' THEN 0 WHEN 'punitory' THEN 1 ELSE 2 END,
-                   i.number, l.id), '[]')
-     FROM ledger l JOIN i ON i.id = l.installment_id
-    WHERE l.business_id = $1::uuid AND l.credit_id = $2::uuid) AS ledger,
-  (SELECT coalesce(jsonb_agg(to_jsonb(p) || jsonb_build_object('amount', p.amount::text,
-            'created_at', ${ms('p.created_at')}, 'reversed_at', ${ms('p.reversed_at')})
-          ORDER BY p.paid_on, p.created_at, p.id), '[]')
-     FROM payments p WHERE p.business_id = $1::uuid AND p.credit_id = $2::uuid) AS payments,
-  (SELECT posted_through FROM credit_accruals WHERE business_id = $1::uuid AND credit_id = $2::uuid) AS posted_through`;
+/** $1 business, $2 credit: the book alone (no branch), after a lock taken by an earlier statement. */
+const CREDIT_BOOK = preparedText(
+  'credit_book',
+  `SELECT book_installments AS installments, book_ledger AS ledger, book_payments AS payments,
+          book_posted_through AS posted_through
+     FROM lending_credit_book($1::uuid, $2::uuid, '{}'::uuid[])`,
+);
 
 export interface CreditBookRows {
   installments: Installment[];
@@ -54,8 +41,6 @@ interface RawBook {
   posted_through: string | null;
 }
 
-preparedText('credit_book', CREDIT_BOOK);
-
 export async function creditBook(db: Executor, businessId: string, creditId: string): Promise<CreditBookRows> {
   const { rows } = await db.executeQuery<RawBook>(CompiledQuery.raw(CREDIT_BOOK, [businessId, creditId]));
   return bookRows(rows[0]!);
@@ -69,33 +54,72 @@ export interface SharedBranch {
 }
 
 /**
- * $1 business, $2 credit, $3 branches (uuid[]): CREDIT_BOOK and the branches share-locked (in the
- * order of their ids, as shareBranches), a payment's second statement. Exported for the bench.
+ * $1 business, $2 credit, $3 actor, $4 impersonated by ('' for none), $5 branches (uuid[]), $6 the
+ * credit's own branch too (boolean): the credit locked (FOR UPDATE) with the audit trigger's
+ * settings for the transaction's writer set, then its book and the branches given (and the
+ * credit's, when $6) share-locked in the order of their ids, read after the lock (migration 061):
+ * a payment's first statement. Exported for the bench.
  */
-export const CREDIT_BOOK_AND_BRANCHES = preparedText(
-  'credit_book_and_branches',
-  `${CREDIT_BOOK},
-  (SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'deleted', b.deleted_at IS NOT NULL)), '[]')
-     FROM (SELECT id, name, deleted_at FROM branches WHERE business_id = $1::uuid AND id = ANY($3::uuid[])
-            ORDER BY id FOR SHARE) b) AS branches`,
+export const LOCK_AND_BOOK = preparedText(
+  'lock_and_book',
+  `SELECT c.*, b.book_installments, b.book_ledger, b.book_payments, b.book_posted_through, b.book_branches
+     FROM lending_lock_credit($1::uuid, $2::uuid, $3::text, $4::text) c
+    CROSS JOIN LATERAL lending_credit_book($1::uuid, c.id,
+                 CASE WHEN $6::boolean AND c.branch_id IS NOT NULL THEN $5::uuid[] || c.branch_id ELSE $5::uuid[] END) b`,
+  // a payment's first statement: with its BEGIN in one round trip on PostgreSQL
+  { foldsBegin: true },
 );
 
+/** The branches a write may take, before its credit is read: those named, and perhaps the credit's own. */
+export interface BranchCandidates {
+  named: string[];
+  /** the credit's branch too (read in the same statement as the credit) */
+  creditsOwn: boolean;
+}
+
 /**
- * creditBook, and in the same statement the branches given read with a share lock (shareBranch:
- * none is deleted until the transaction ends). One round trip for what a payment reads after
- * locking its credit.
+ * The credit locked with the writer's audit settings set, its book, and the branches it may take
+ * share-locked, in one statement (LOCK_AND_BOOK): one round trip for what a payment reads. Undefined
+ * when the business has no such credit (nothing locked, nothing set).
  */
-export async function creditBookAndBranches(
+export async function lockAndReadBook(
   db: Executor,
   businessId: string,
   creditId: string,
-  branchIds: string[],
-): Promise<CreditBookRows & { branches: SharedBranch[] }> {
-  const { rows } = await db.executeQuery<RawBook & { branches: SharedBranch[] }>(
-    CompiledQuery.raw(CREDIT_BOOK_AND_BRANCHES, [businessId, creditId, branchIds]),
+  as: ActorSettings,
+  branches: BranchCandidates,
+): Promise<{ credit: Credit; book: CreditBookRows; branches: SharedBranch[] } | undefined> {
+  const { rows } = await db.executeQuery<
+    Credit & {
+      book_installments: Raw[];
+      book_ledger: Raw[];
+      book_payments: Raw[];
+      book_posted_through: string | null;
+      book_branches: SharedBranch[];
+    }
+  >(
+    CompiledQuery.raw(LOCK_AND_BOOK, [
+      businessId,
+      creditId,
+      as.actor,
+      as.impersonatedBy,
+      branches.named,
+      branches.creditsOwn,
+    ]),
   );
-  const r = rows[0]!;
-  return { ...bookRows(r), branches: r.branches };
+  const r = rows[0];
+  if (!r) return undefined;
+  const { book_installments, book_ledger, book_payments, book_posted_through, book_branches, ...credit } = r;
+  return {
+    credit: credit as Credit,
+    book: bookRows({
+      installments: book_installments,
+      ledger: book_ledger,
+      payments: book_payments,
+      posted_through: book_posted_through,
+    }),
+    branches: book_branches,
+  };
 }
 
 /**

@@ -1,8 +1,7 @@
 // The credits table, scoped to one business: reads, the row lock every writer of a credit takes,
 // writes, the list, and the daily run's batches and automatic write-off.
-import { CompiledQuery, sql, type Insertable } from 'kysely';
-import type { ActorSettings, Executor } from '../connection.ts';
-import { preparedText } from '../prepared.ts';
+import { sql, type Insertable } from 'kysely';
+import type { Executor } from '../connection.ts';
 import type { InstantBound } from '../../domain/instants.ts';
 import { pageOf, updatedSince, type Page, type PageRequest } from './page.ts';
 import type { Credit, CreditConfig, CreditStatus, CreditsTable } from '../schema.ts';
@@ -30,36 +29,6 @@ export function lockCredit(db: Executor, businessId: string, id: string): Promis
     .where('id', '=', id)
     .forUpdate()
     .executeTakeFirst();
-}
-
-/**
- * $1 business, $2 credit, $3 actor, $4 impersonated by ('' for none). The text is exported for the
- * bench's database-only ceiling (bench/lib/statements.ts).
- */
-export const LOCK_CREDIT_AS = preparedText(
-  'lock_credit_as',
-  `SELECT c.* FROM credits c
-     CROSS JOIN (SELECT set_config('app.actor', $3::text, true) AS actor,
-                        set_config('app.impersonated_by', $4::text, true) AS impersonated_by) s
-    WHERE c.business_id = $1::uuid AND c.id = $2::uuid
-      FOR UPDATE OF c`,
-);
-
-/**
- * lockCredit, and in the same statement the audit trigger's settings for the transaction's writer
- * (a transaction of withActorInFirstStatement: one round trip for both). They are set whenever the
- * credit is found, which is when the caller goes on to write.
- */
-export async function lockCreditAs(
-  db: Executor,
-  businessId: string,
-  id: string,
-  as: ActorSettings,
-): Promise<Credit | undefined> {
-  const { rows } = await db.executeQuery<Credit>(
-    CompiledQuery.raw(LOCK_CREDIT_AS, [businessId, id, as.actor, as.impersonatedBy]),
-  );
-  return rows[0];
 }
 
 /**

@@ -76,12 +76,10 @@ export async function registerPayment(
   // meet the unique index (migration 033), and the one that loses answers the same
   await refuseKnownReference(db.kysely, ctx.businessId, ref);
   try {
-    // four statements and the commit: the lock (with the audit actor), the book (with the branches
-    // the payment may take, share-locked), the write, the events (docs/lending-engine.md)
+    // three statements and the commit: the lock (with the audit actor) and the book read after it
+    // (with the branches the payment may take, share-locked), the write, the commit (docs/lending-engine.md)
     return await withActorInFirstStatement(db.kysely, ctx, async (trx, as) => {
-      const { book: l, branches } = await loadLockedAs(trx, ctx, as, creditId, (credit) =>
-        branchCandidates(ctx, credit, input.branchId),
-      );
+      const { book: l, branches } = await loadLockedAs(trx, ctx, as, creditId, branchCandidates(ctx, input.branchId));
       const { created, paymentId, punitoryAtStorableMax } = await payOnBook(trx, ctx, l, branches, input);
       return {
         credit: l.credit,

@@ -86,9 +86,7 @@ export async function closePayoff(
   input: PayoffCloseInput,
 ): Promise<PayoffCloseResult> {
   return withActorInFirstStatement(db.kysely, ctx, async (trx, as) => {
-    const { book: l, branches } = await loadLockedAs(trx, ctx, as, creditId, (credit) =>
-      branchCandidates(ctx, credit, undefined),
-    );
+    const { book: l, branches } = await loadLockedAs(trx, ctx, as, creditId, branchCandidates(ctx, undefined));
     const why = STATUS_FORBIDS_CLOSE[l.credit.status];
     if (why) throw conflict(`close refused: ${why}`);
     const date = input.asOf ?? ctx.today;

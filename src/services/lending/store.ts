@@ -5,10 +5,16 @@
 import type { Transaction } from 'kysely';
 import type { ActorSettings, Executor } from '../../db/connection.ts';
 import type { Credit, DB, Installment, LedgerEntry, Payment } from '../../db/schema.ts';
-import { lockCredit, lockCreditAs, lockCredits } from '../../db/repositories/credits.ts';
+import { lockCredit, lockCredits } from '../../db/repositories/credits.ts';
 import { installmentsOfCredit } from '../../db/repositories/installments.ts';
 import { ledgerOfCredit } from '../../db/repositories/ledger.ts';
-import { creditBook, creditBookAndBranches, creditBooks, type SharedBranch } from '../../db/repositories/creditBook.ts';
+import {
+  creditBook,
+  creditBooks,
+  lockAndReadBook,
+  type BranchCandidates,
+  type SharedBranch,
+} from '../../db/repositories/creditBook.ts';
 import {
   applyCreditChanges,
   applyManyCreditChanges,
@@ -51,20 +57,21 @@ export async function loadLocked(trx: Transaction<DB>, ctx: LendingContext, cred
 }
 
 /**
- * loadLocked in a transaction of withActorInFirstStatement, two statements: the credit locked with
- * the writer's audit settings set, then its book with the branches `branchesOf` names share-locked.
+ * loadLocked in a transaction of withActorInFirstStatement, in one statement (lockAndReadBook): the
+ * credit locked with the writer's audit settings set, then, read after the lock, its book with the
+ * branches `branches` names share-locked.
  */
 export async function loadLockedAs(
   trx: Transaction<DB>,
   ctx: LendingContext,
   as: ActorSettings,
   creditId: string,
-  branchesOf: (credit: Credit) => string[],
+  branches: BranchCandidates,
 ): Promise<{ book: RowBook; branches: SharedBranch[] }> {
-  const credit = await lockCreditAs(trx, ctx.businessId, creditId, as);
-  if (!credit) throw notFound('credit');
-  const b = await creditBookAndBranches(trx, ctx.businessId, credit.id, branchesOf(credit));
-  return { book: openBook(credit, b.installments, b.ledger, b.payments, b.postedThrough), branches: b.branches };
+  const r = await lockAndReadBook(trx, ctx.businessId, creditId, as, branches);
+  if (!r) throw notFound('credit');
+  const b = r.book;
+  return { book: openBook(r.credit, b.installments, b.ledger, b.payments, b.postedThrough), branches: r.branches };
 }
 
 /**
