@@ -8687,7 +8687,11 @@ export interface operations {
                      *         "tna": 1.164123,
                      *         "tea": 2.037584,
                      *         "cft_tea": 1.208452
-                     *       }
+                     *       },
+                     *       "payment_id": "7c1e9a52-3f4b-4d6e-8a90-b1c2d3e4f5a6",
+                     *       "method": "transfer",
+                     *       "channel": "Banco Nación",
+                     *       "external_reference": "TRF-0001234"
                      *     }
                      */
                     "application/json": {
@@ -8721,6 +8725,14 @@ export interface operations {
                             fees: number;
                         };
                         cost: components["schemas"]["Cost"];
+                        /**
+                         * Format: uuid
+                         * @description the payment recorded: GET /api/credits/{id}/payments lists it, its receipt and reversal take it
+                         */
+                        payment_id: string;
+                        method: "cash" | "transfer" | "debit" | "card" | "collection_network" | "other";
+                        channel: string | null;
+                        external_reference: string | null;
                     };
                 };
             };

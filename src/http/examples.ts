@@ -395,12 +395,21 @@ export const waivers = [
 ];
 
 /** POST /api/credits/{id}/payments: only the entries the payment created. */
-export const paymentResult = {
+/** The credit after a write that pays (a payment, a payoff close). */
+export const writeResult = {
   credit,
   installments: paidInstallments,
   ledgerEntries: paymentEntries,
   balance: balanceAfterPayment,
   cost: COST,
+};
+
+export const paymentResult = {
+  ...writeResult,
+  payment_id: PAYMENT,
+  method: 'transfer' as const,
+  channel: 'Banco Nación',
+  external_reference: 'TRF-0001234',
 };
 
 /** GET /api/credits/{id} after the payment. */

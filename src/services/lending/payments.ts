@@ -53,8 +53,10 @@ export interface PaymentInput {
 export interface PaymentResult extends CreditDetailRows {
   /** only the entries this payment created: punitory posted, payment slices, corrections */
   created: LedgerEntry[];
-  /** the payment recorded */
+  /** the payment recorded, how it was paid (the default applied) and its channel and reference (trimmed; blank is none) */
   paymentId: string;
+  method: PaymentMethod;
+  reference: PaymentReference;
   /** some installment's punitory stopped at the storable maximum (the route logs it) */
   punitoryAtStorableMax: boolean;
 }
@@ -80,15 +82,8 @@ export async function registerPayment(
     // (with the branches the payment may take, share-locked), the write, the commit (docs/lending-engine.md)
     return await withActorInFirstStatement(db.kysely, ctx, async (trx, as) => {
       const { book: l, branches } = await loadLockedAs(trx, ctx, as, creditId, branchCandidates(ctx, input.branchId));
-      const { created, paymentId, punitoryAtStorableMax } = await payOnBook(trx, ctx, l, branches, input);
-      return {
-        credit: l.credit,
-        installments: l.installments,
-        ledgerEntries: l.ledger,
-        created,
-        paymentId,
-        punitoryAtStorableMax,
-      };
+      const paid = await payOnBook(trx, ctx, l, branches, input);
+      return { credit: l.credit, installments: l.installments, ledgerEntries: l.ledger, ...paid };
     });
   } catch (err) {
     if (isReferenceTaken(err)) {
@@ -145,12 +140,12 @@ async function payOnBook(
   l: RowBook,
   branches: SharedBranch[],
   input: PaymentInput,
-): Promise<{ created: LedgerEntry[]; paymentId: string; punitoryAtStorableMax: boolean }> {
+): Promise<Pick<PaymentResult, 'created' | 'paymentId' | 'method' | 'reference' | 'punitoryAtStorableMax'>> {
   const checked = checkPayment(ctx, l, input);
   const branchId = pickBranch(ctx, l.credit, input.branchId, branches);
   const paymentId = stagePayment(ctx, l, checked, branchId);
   const created = await flush(trx, ctx, l);
-  return { created, paymentId, punitoryAtStorableMax: l.atStorableMax };
+  return { created, paymentId, method: checked.method, reference: checked.ref, punitoryAtStorableMax: l.atStorableMax };
 }
 
 /** A payment checked against its credit (the refusals that need no query), ready to stage. */

@@ -14,6 +14,7 @@ import {
   Guarantor,
   OneOf,
   PAYMENT_METHODS,
+  PaymentChannelFields,
   Page,
   PageQuery,
   UpdatedSinceQuery,
@@ -129,7 +130,7 @@ const CreditDetail = Type.Object({
 });
 /** The credit read (and a disbursement's answer). */
 export const CreditRead = CreditDetail;
-const PaymentResult = Type.Object({
+const WriteResult = Type.Object({
   credit: ref(Credit),
   installments: Type.Array(ref(Installment)),
   ledgerEntries: Type.Array(ref(LedgerEntry), {
@@ -139,6 +140,15 @@ const PaymentResult = Type.Object({
   }),
   balance: CreditBalance,
   cost: ref(Cost),
+});
+/** A payment's answer: the credit after it, and the payment's id, method, channel and reference as recorded. */
+const PaymentResult = Type.Object({
+  ...WriteResult.properties,
+  payment_id: Type.String({
+    format: 'uuid',
+    description: 'the payment recorded: GET /api/credits/{id}/payments lists it, its receipt and reversal take it',
+  }),
+  ...PaymentChannelFields,
 });
 const PaymentParams = Type.Object({
   id: UuidParam(ex.ids.credit),
@@ -183,7 +193,7 @@ const PayoffCloseBody = example(
   { as_of: '2026-04-01', method: 'transfer' },
 );
 const PayoffCloseResult = Type.Object({
-  ...PaymentResult.properties,
+  ...WriteResult.properties,
   ledgerEntries: Type.Array(ref(LedgerEntry), {
     description:
       'only the entries the close created: punitory posted, the rebate (origin rebate) and the refund (origin correction, negative)',
@@ -404,7 +414,13 @@ export default async function creditRoutes(app: App) {
           return r;
         },
         // only the entries this payment created
-        (r) => presentDetail(r, req.auth, r.created),
+        (r) => ({
+          ...presentDetail(r, req.auth, r.created),
+          payment_id: r.paymentId,
+          method: r.method,
+          channel: r.reference.channel,
+          external_reference: r.reference.externalReference,
+        }),
       );
     },
   );
@@ -551,8 +567,8 @@ export default async function creditRoutes(app: App) {
         body: PayoffCloseBody,
         response: {
           201: documented(PayoffCloseResult, 'The credit, closed, with the entries the close wrote and the refund', {
-            ...ex.paymentResult,
-            credit: { ...ex.paymentResult.credit, status: 'closed' },
+            ...ex.writeResult,
+            credit: { ...ex.writeResult.credit, status: 'closed' },
             payment_id: ex.ids.payment,
             refund: 700,
           }),

@@ -25,10 +25,21 @@ test('method, channel and external_reference: defaults, limits, and one payment 
     [made.amount, made.method, made.channel, made.external_reference],
     [100, 'collection_network', 'rapipago', 'RP-0001'],
   );
+  // the answer returns them as recorded, with the payment's id
+  const answered = json(first);
+  assert.deepEqual(
+    [answered.payment_id, answered.method, answered.channel, answered.external_reference],
+    [made.id, 'collection_network', 'rapipago', 'RP-0001'],
+  );
   // a payment without them is cash, with neither channel nor reference
-  assert.equal((await h.post(`/api/credits/${b}/payments`, { amount: 10 })).statusCode, 201);
+  const cash = await h.post(`/api/credits/${b}/payments`, { amount: 10, channel: '  ' });
+  assert.equal(cash.statusCode, 201, cash.body);
   const plain = (await payments(h, b))[0];
   assert.deepEqual([plain.method, plain.channel ?? null, plain.external_reference ?? null], ['cash', null, null]);
+  assert.deepEqual(
+    [json(cash).payment_id, json(cash).method, json(cash).channel, json(cash).external_reference],
+    [plain.id, 'cash', null, null],
+  );
 
   // the same channel and reference on another credit of the business: 409, naming the first payment
   const dup = await h.post(`/api/credits/${b}/payments`, {
