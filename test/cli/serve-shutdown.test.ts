@@ -36,7 +36,6 @@ test('SIGTERM: /readyz 503 while the request in flight finishes, then exit 0', {
   const socket = await slowPost(port, key, body);
   const answer = responseOf(socket, 60_000);
   await sleep(300);
-  const t0 = Date.now();
   process.kill(server.proc.pid!, 'SIGTERM');
   await server.waitFor(/"msg":"shutting down"/);
 
@@ -55,8 +54,8 @@ test('SIGTERM: /readyz 503 while the request in flight finishes, then exit 0', {
   assert.match(res.body, /"first_name":"Ana"/);
 
   const code = await server.exited;
+  // exit 0 is the proof it finished before SHUTDOWN_TIMEOUT_MS (past it, the process exits 1)
   assert.equal(code, 0, server.output());
-  assert.ok(Date.now() - t0 < 20_000, `exited after ${Date.now() - t0} ms`);
   assert.match(server.output(), /"msg":"shut down"/);
 });
 
@@ -74,5 +73,7 @@ test('SIGTERM: a request that never finishes does not keep the process past SHUT
   // Fastify may end the unfinished request itself when it closes (exit 0), or the deadline ends
   // the process (exit 1, "shutdown deadline passed"): either way, not later than the deadline
   assert.ok(code === 0 || code === 1, `exit code ${code}`);
-  assert.ok(ms < 2000 + 5000, `exited after ${ms} ms`);
+  // a process kept alive by the request would run into the test's timeout; the bound catches a
+  // deadline not applied (it would wait for the socket's own timeouts) with room for a loaded machine
+  assert.ok(ms < 2000 + 15_000, `exited after ${ms} ms`);
 });
