@@ -229,83 +229,75 @@ test('an import as multipart; a file over the limit, a bad header and no file ar
   assert.equal(missing.statusCode, 404);
 });
 
-test('an import whose credit has lines in two of a batch’s write chunks: to the cent, as the same payments one by one', async (t) => {
-  const h = await build(t, { clock: settableClock('2024-04-15') });
+const cents = (v: number) => Math.round(v * 100);
+
+// a ledger as comparable rows: installments by their number, not their id
+const shape = (list: any[]) => {
+  const numbers = [...new Set(list.filter((e) => e.type === 'installment').map((e) => e.installment_id))];
+  return list.map((e) => [
+    e.type,
+    e.origin,
+    cents(e.amount),
+    cents(e.punitory_part),
+    e.effective_date,
+    numbers.indexOf(e.installment_id) + 1,
+  ]);
+};
+
+// installment 1 (450, due 01-31) paid in three lines: 5 days late on 02-05 (5 × 2.25 = 11.25 of
+// punitory first), a cent the same day (listed and replayed after it: decided after it), then
+// more on 02-10
+const THREE_LINES: [string, string][] = [
+  ['100.37', '2024-02-05'],
+  ['0.01', '2024-02-05'],
+  ['360.87', '2024-02-10'],
+];
+
+/**
+ * Imports THREE_LINES for one credit, after `filler` one-cent lines of another credit, and pays
+ * a twin credit the same payments one by one through the API; asserts the import's counts and
+ * that both credits' ledgers are the same. Returns the imported credit's payments and ledger.
+ */
+async function importBesideOneByOne(h: Harness, filler: number) {
   const p = await plan(h, P35);
   const a = await newCredit(h, p);
   const twin = await newCredit(h, p);
-  const filler = await newCredit(h, p);
-  // a batch writes its payments 100 to a statement (src/services/paymentImports.ts WRITE_CHUNK):
-  // 99 cents on another credit, then the credit's first line close the first chunk; its next two
-  // lines are written by the second statement, decided on the book the first left in memory
-  const rows: [string, string][] = [
-    ['100.37', '2024-02-05'],
-    ['0.01', '2024-02-05'],
-    ['360.87', '2024-02-10'],
-  ];
+  const other = filler > 0 ? await newCredit(h, p) : null;
   const file = [
     'credit,amount,paid_on,method,channel,external_reference',
-    ...Array.from({ length: 99 }, (_, k) => `${filler.credit.sequential_id},0.01,2024-02-01,transfer,Banco,F${k}`),
-    ...rows.map(([amount, on], k) => `${a.credit.sequential_id},${amount},${on},transfer,Banco,C${k}`),
+    ...Array.from({ length: filler }, (_, k) => `${other!.credit.sequential_id},0.01,2024-02-01,transfer,Banco,F${k}`),
+    ...THREE_LINES.map(([amount, on], k) => `${a.credit.sequential_id},${amount},${on},transfer,Banco,C${k}`),
   ].join('\n');
   const imp = await finished(h, json(await csvPost(h, file)).id);
-  assert.deepEqual([imp.status, imp.accepted, imp.rejected, imp.duplicates], ['done', 102, 0, 0]);
-  for (const [amount, on] of rows) await pay(h, twin.credit.id, { amount: Number(amount), paid_on: on });
+  assert.deepEqual([imp.status, imp.accepted, imp.rejected, imp.duplicates], ['done', filler + 3, 0, 0]);
+  for (const [amount, on] of THREE_LINES) await pay(h, twin.credit.id, { amount: Number(amount), paid_on: on });
 
-  const cents = (v: number) => Math.round(v * 100);
   const paid = await payments(h, a.credit.id);
   assert.deepEqual(
     paid.map((x) => [cents(x.amount), x.paid_on]),
-    rows.map(([amount, on]) => [cents(Number(amount)), on]),
+    THREE_LINES.map(([amount, on]) => [cents(Number(amount)), on]),
   );
-  assert.equal((await payments(h, filler.credit.id)).length, 99, 'the 99 cents of the other credit were paid');
-  const shape = (list: any[]) => {
-    const numbers = [...new Set(list.filter((e) => e.type === 'installment').map((e) => e.installment_id))];
-    return list.map((e) => [
-      e.type,
-      e.origin,
-      cents(e.amount),
-      cents(e.punitory_part),
-      e.effective_date,
-      numbers.indexOf(e.installment_id) + 1,
-    ]);
-  };
-  assert.deepEqual(shape(await ledger(h, a.credit.id)), shape(await ledger(h, twin.credit.id)));
+  if (other) assert.equal((await payments(h, other.credit.id)).length, filler, "the other credit's cents were paid");
+  const entries = await ledger(h, a.credit.id);
+  assert.deepEqual(
+    shape(entries),
+    shape(await ledger(h, twin.credit.id)),
+    'the import and one by one: the same ledger',
+  );
+  return { paid, entries };
+}
+
+test('an import whose credit has lines in two of a batch’s write chunks: to the cent, as the same payments one by one', async (t) => {
+  const h = await build(t, { clock: settableClock('2024-04-15') });
+  // a batch writes its payments 100 to a statement (src/services/paymentImports.ts WRITE_CHUNK):
+  // 99 cents on another credit, then the credit's first line close the first chunk; its next two
+  // lines are written by the second statement, decided on the book the first left in memory
+  await importBesideOneByOne(h, 99);
 });
 
 test('an import with several lines on one credit in one batch: to the cent, as the same payments one by one', async (t) => {
   const h = await build(t, { clock: settableClock('2024-04-15') });
-  const p = await plan(h, P35);
-  const a = await newCredit(h, p);
-  const twin = await newCredit(h, p);
-  const seq = a.credit.sequential_id;
-  // installment 1 (450, due 01-31) paid in three lines: 5 days late on 02-05 (5 × 2.25 = 11.25 of
-  // punitory first), a cent the same day (listed and replayed after it: decided after it), then
-  // more on 02-10
-  const rows: [string, string][] = [
-    ['100.37', '2024-02-05'],
-    ['0.01', '2024-02-05'],
-    ['360.87', '2024-02-10'],
-  ];
-  const file = [
-    'credit,amount,paid_on,method,channel,external_reference',
-    ...rows.map(([amount, on], k) => `${seq},${amount},${on},transfer,Banco,C${k}`),
-  ].join('\n');
-  const imp = await finished(h, json(await csvPost(h, file)).id);
-  assert.deepEqual([imp.status, imp.accepted, imp.rejected, imp.duplicates], ['done', 3, 0, 0]);
-  for (const [amount, on] of rows) await pay(h, twin.credit.id, { amount: Number(amount), paid_on: on });
-
-  const cents = (v: number) => Math.round(v * 100);
-  const paid = await payments(h, a.credit.id);
-  assert.deepEqual(
-    paid.map((x) => [cents(x.amount), x.paid_on]),
-    [
-      [10037, '2024-02-05'],
-      [1, '2024-02-05'],
-      [36087, '2024-02-10'],
-    ],
-  );
-  const entries = await ledger(h, a.credit.id);
+  const { paid, entries } = await importBesideOneByOne(h, 0);
   // each payment's slices add up to it, to the cent
   for (const x of paid) {
     const slices = entries.filter((e) => e.type === 'payment' && e.payment_id === x.id);
@@ -319,17 +311,4 @@ test('an import with several lines on one credit in one batch: to the cent, as t
   // the punitory of installment 1 posted up to the first line's date: 5 days × 2.25
   const punitory = entries.filter((e) => e.type === 'punitory');
   assert.deepEqual([cents(punitory[0].amount), punitory[0].effective_date], [1125, '2024-02-05']);
-  // and the book is the one the same payments made one by one through the API
-  const shape = (list: any[]) => {
-    const numbers = [...new Set(list.filter((e) => e.type === 'installment').map((e) => e.installment_id))];
-    return list.map((e) => [
-      e.type,
-      e.origin,
-      cents(e.amount),
-      cents(e.punitory_part),
-      e.effective_date,
-      numbers.indexOf(e.installment_id) + 1,
-    ]);
-  };
-  assert.deepEqual(shape(entries), shape(await ledger(h, twin.credit.id)));
 });
