@@ -44,7 +44,9 @@ export const SITUATIONS = ['1', '2', '3', '4', '5'] as const;
 export async function portfolioSummary(database: Database, ctx: Pick<ActorContext, 'actor'> | null, q: SummaryQuery) {
   const db = await readsOf(database, ctx);
   if (q.branchId && !(await getBranch(db, q.businessId, q.branchId))) throw notFound('branch');
-  const r = await summaryFigures(db, q);
+  // the figures worked out are stored for the next read of the day on the primary only: a
+  // replica's handle is read-only (docs/reports.md, "Per-credit figures kept for the day")
+  const r = await summaryFigures(db, q, { store: db === database.kysely });
   const situations = Object.fromEntries(
     r.situations.map((s) => [String(s.s), { clients: Number(s.clients), outstanding: amount(s.outstanding) }]),
   ) as Record<(typeof SITUATIONS)[number], { clients: number; outstanding: number }>;
