@@ -78,6 +78,31 @@ export async function summaryFigures(
     : summaryIn(db, q, 'ledger', false);
 }
 
+// The advisory lock class of a business's figures refresh (the second key is the business's hash).
+export const SUMMARY_FIGURES_LOCK = 727_462;
+
+/**
+ * The daily refresh of a business's kept per-credit figures (src/jobs/summaryFigures.ts): the
+ * summary as of its today, run to store what it works out, so that the first read of the day
+ * finds them. One process at a time per business (a try lock: another process already at it
+ * means there is nothing to do here); false when it was.
+ */
+export async function refreshSummaryFigures(
+  db: Kysely<DB>,
+  q: { businessId: string; timezone: string; today: string },
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const { got } = (
+      await sql<{
+        got: boolean;
+      }>`SELECT pg_try_advisory_xact_lock(${SUMMARY_FIGURES_LOCK}, hashtext(${q.businessId})) AS got`.execute(trx)
+    ).rows[0]!;
+    if (!got) return false;
+    await summaryIn(trx, { ...q, asOf: q.today, branchId: null }, 'kept', true);
+    return true;
+  });
+}
+
 /** The summary summed from the ledger whatever the date (how a past date is read). */
 export function summaryFromLedger(db: Executor, q: SummaryQuery): Promise<SummaryRow> {
   return summaryIn(db, q, 'ledger', false);
@@ -352,10 +377,12 @@ col AS (
   SELECT coalesce(sum(l.amount) FILTER (WHERE l.effective_date = ${d}), 0) AS day,
     coalesce(sum(l.amount), 0) AS month
   FROM ledger l
-  JOIN credits c ON c.business_id = l.business_id AND c.id = l.credit_id
   WHERE l.business_id = ${bid} AND l.type = 'payment'
     AND l.effective_date BETWEEN make_date(extract(year FROM ${d})::int, extract(month FROM ${d})::int, 1) AND ${d}
-    AND (${branch} IS NULL OR coalesce(l.branch_id, c.branch_id) = ${branch})
+    -- the credit's branch only when a branch is asked for (the whole business needs no credit:
+    -- every entry has one; joining them all cost a hash of every credit of the book)
+    AND (${branch} IS NULL OR coalesce(l.branch_id,
+          (SELECT c.branch_id FROM credits c WHERE c.business_id = l.business_id AND c.id = l.credit_id)) = ${branch})
     -- cash only: a refinance settlement moves a balance to the new credit and a rebate forgives
     -- interest; a reversal takes back what its payment brought, on the payment's own date
     AND l.origin IN ('payment', 'reversal', 'correction')

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { build, settableClock, type Harness } from '../../../helpers/app.ts';
 import { cli, newBranch, newClient, newPlan, ok } from './helpers.ts';
 import { summaryFigures, summaryFromLedger } from '../../../../src/db/repositories/reports.ts';
+import { refreshDailySummaryFigures } from '../../../../src/services/reports.ts';
 
 const paymentIdOf = (receipt: any): string => receipt.ledgerEntries.at(-1).payment_id;
 
@@ -396,4 +397,30 @@ test('a read that does not store (a replica) writes nothing and gives the same f
     h.db.kysely,
   );
   assert.equal(n.rows[0]!.n, '0', 'nothing stored');
+});
+
+test('the daily refresh stores the figures of each business once its day starts, once a day', async (t) => {
+  const clock = settableClock('2025-01-01');
+  const h = await build(t, { clock });
+  await buildBook(h, clock);
+  const bid = h.tenant.businessId;
+  const valid = async (today: string) =>
+    Number(
+      (
+        await sql<{ n: string }>`SELECT count(*)::text AS n FROM credit_balances
+           WHERE business_id = ${bid} AND fig_on = ${today}::date AND fig_ver = ver`.execute(h.db.kysely)
+      ).rows[0]!.n,
+    );
+  const lastDay = new Map<string, string>();
+  clock.set('2025-04-09');
+  assert.equal(await valid('2025-04-09'), 0, 'fixture: nothing stored yet');
+  assert.ok((await refreshDailySummaryFigures(h.db, clock(), lastDay)) >= 1, 'the business refreshed');
+  const stored = await valid('2025-04-09');
+  assert.ok(stored > 0, 'the open credits have their figures for the day');
+  assert.equal(await refreshDailySummaryFigures(h.db, clock(), lastDay), 0, 'the same day: nothing to refresh');
+  const q = { businessId: bid, asOf: '2025-04-09', branchId: null, timezone: 'UTC', today: '2025-04-09' };
+  assert.deepEqual(await summaryFigures(h.db.kysely, q), await summaryFromLedger(h.db.kysely, q));
+  clock.set('2025-04-10');
+  assert.ok((await refreshDailySummaryFigures(h.db, clock(), lastDay)) >= 1, 'the next day: refreshed again');
+  assert.equal(await valid('2025-04-10'), stored, 'the same open credits, now for the new day');
 });
