@@ -69,7 +69,11 @@ export interface SummaryRow {
 export async function summaryFigures(
   db: Executor,
   q: SummaryQuery,
-  /** store the per-credit figures worked out (migration 062): only on the primary, never on a replica */
+  /**
+   * store the per-credit figures worked out (migration 062): only on the primary, never on a
+   * replica; in its own READ COMMITTED transaction (db not a transaction) or the caller's, which
+   * must be READ COMMITTED too (the rows are locked SKIP LOCKED and checked against their ver)
+   */
   opts: { store?: boolean } = {},
 ): Promise<SummaryRow> {
   const today = q.today ?? todayIn(q.timezone);
