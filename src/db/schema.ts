@@ -217,6 +217,13 @@ export interface CreditBalancesTable {
   credit_id: string;
   outstanding: Numeric;
   open_from: DateStr | null;
+  /** bumped by every change of the credit: its kept figures are valid while fig_ver = ver (migration 062) */
+  ver: Generated<number>;
+  fig_on: DateStr | null;
+  fig_ver: number | null;
+  fig_added: Numeric | null;
+  fig_overdue: Numeric | null;
+  fig_days_late: number | null;
 }
 
 export type InstallmentStatus = 'pending' | 'partial' | 'paid';

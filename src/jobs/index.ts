@@ -15,6 +15,7 @@ import { startStatistics } from './statistics.ts';
 import { startWebhookDelivery } from './webhooks.ts';
 import { startMailDelivery } from './mail.ts';
 import { startPaymentImports } from './paymentImports.ts';
+import { startSummaryFigures } from './summaryFigures.ts';
 import type { JobRun, Metrics } from '../metrics.ts';
 
 export interface JobDeps {
@@ -53,6 +54,7 @@ export const JOBS: readonly Job[] = [
   { name: 'webhooks', start: (deps, onRun) => startWebhookDelivery(deps, onRun) },
   { name: 'mail', start: (deps, onRun) => startMailDelivery(deps, onRun) },
   { name: 'payment_imports', start: (deps, onRun) => startPaymentImports(deps, onRun) },
+  { name: 'summary_figures', start: ({ db, clock, log }, onRun) => startSummaryFigures(db, clock, log, onRun) },
 ];
 
 /** Starts one job, its runs counted in the metrics; the function returned stops it. */

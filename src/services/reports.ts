@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { readsOf, type ActorContext, type Database } from './context.ts';
 import { getBranch } from '../db/repositories/branches.ts';
-import { collectionRows, type CollectionsGroup } from '../db/repositories/reports.ts';
+import { collectionRows, refreshSummaryFigures, type CollectionsGroup } from '../db/repositories/reports.ts';
 import {
   countRows,
   exportBatches,
@@ -29,7 +29,7 @@ import {
   Payment,
 } from '../domain/records.ts';
 import { notFound } from '../domain/errors.ts';
-import { isValidDate, money, toMoneyNumber } from '../domain/index.ts';
+import { isValidDate, money, todayIn, toMoneyNumber } from '../domain/index.ts';
 import { installmentDelinquency, paymentKind, recordBuilder, type Computed } from './present.ts';
 
 export { DATASETS, type Dataset, type Bound } from '../db/repositories/reports.ts';
@@ -40,11 +40,35 @@ const both = (a: string, r: string) => ({ amount: amount(a), ratio: ratio(r) });
 
 export const SITUATIONS = ['1', '2', '3', '4', '5'] as const;
 
+/**
+ * The kept per-credit figures of every business whose day changed since this process last
+ * refreshed it (lastDay: business id → day, kept by the caller): the summary as of its today, run
+ * on the primary to store them (docs/reports.md, "Per-credit figures kept for the day"). Returns
+ * the businesses refreshed. A business another process is refreshing is left to it.
+ */
+export async function refreshDailySummaryFigures(
+  db: Database,
+  now: Date,
+  lastDay: Map<string, string>,
+): Promise<number> {
+  const businesses = await db.kysely.selectFrom('businesses').select(['id', 'timezone']).execute();
+  let n = 0;
+  for (const b of businesses) {
+    const today = todayIn(b.timezone, now);
+    if (lastDay.get(b.id) === today) continue;
+    if (await refreshSummaryFigures(db.kysely, { businessId: b.id, timezone: b.timezone, today })) n++;
+    lastDay.set(b.id, today);
+  }
+  return n;
+}
+
 /** The portfolio figures as of a date; a branch that is not the business's is 404. */
 export async function portfolioSummary(database: Database, ctx: Pick<ActorContext, 'actor'> | null, q: SummaryQuery) {
   const db = await readsOf(database, ctx);
   if (q.branchId && !(await getBranch(db, q.businessId, q.branchId))) throw notFound('branch');
-  const r = await summaryFigures(db, q);
+  // the figures worked out are stored for the next read of the day on the primary only: a
+  // replica's handle is read-only (docs/reports.md, "Per-credit figures kept for the day")
+  const r = await summaryFigures(db, q, { store: db === database.kysely });
   const situations = Object.fromEntries(
     r.situations.map((s) => [String(s.s), { clients: Number(s.clients), outstanding: amount(s.outstanding) }]),
   ) as Record<(typeof SITUATIONS)[number], { clients: number; outstanding: number }>;

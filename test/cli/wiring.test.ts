@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
 
-test('the server starts the accrual schedule, the file sweep, the statistics, the idempotency sweep, the webhook and mail deliveries and the payment imports', async () => {
+test('the server starts the accrual schedule, the file sweep, the statistics, the idempotency sweep, the webhook and mail deliveries, the payment imports and the refresh of the summary figures', async () => {
   const { serve } = await import('../../src/server.ts');
   const { JOBS } = await import('../../src/jobs/index.ts');
   assert.equal(typeof serve, 'function');
@@ -22,6 +22,7 @@ test('the server starts the accrual schedule, the file sweep, the statistics, th
       'webhooks',
       'mail',
       'payment_imports',
+      'summary_figures',
     ],
   );
 });

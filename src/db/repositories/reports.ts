@@ -66,17 +66,53 @@ export interface SummaryRow {
  * A past D sums the ledger (lb). Both give the same figures to the cent
  * (test/http/routes/reports/summary-kept.test.ts).
  */
-export async function summaryFigures(db: Executor, q: SummaryQuery): Promise<SummaryRow> {
+export async function summaryFigures(
+  db: Executor,
+  q: SummaryQuery,
+  /**
+   * store the per-credit figures worked out (migration 062): only on the primary, never on a
+   * replica; in its own READ COMMITTED transaction (db not a transaction) or the caller's, which
+   * must be READ COMMITTED too (the rows are locked SKIP LOCKED and checked against their ver)
+   */
+  opts: { store?: boolean } = {},
+): Promise<SummaryRow> {
   const today = q.today ?? todayIn(q.timezone);
-  return summaryIn(db, q, compareDates(q.asOf, today) >= 0 ? 'kept' : 'ledger');
+  return compareDates(q.asOf, today) >= 0
+    ? summaryIn(db, q, 'kept', opts.store ?? false)
+    : summaryIn(db, q, 'ledger', false);
+}
+
+// The advisory lock class of a business's figures refresh (the second key is the business's hash).
+export const SUMMARY_FIGURES_LOCK = 727_462;
+
+/**
+ * The daily refresh of a business's kept per-credit figures (src/jobs/summaryFigures.ts): the
+ * summary as of its today, run to store what it works out, so that the first read of the day
+ * finds them. One process at a time per business (a try lock: another process already at it
+ * means there is nothing to do here); false when it was.
+ */
+export async function refreshSummaryFigures(
+  db: Kysely<DB>,
+  q: { businessId: string; timezone: string; today: string },
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const { got } = (
+      await sql<{
+        got: boolean;
+      }>`SELECT pg_try_advisory_xact_lock(${SUMMARY_FIGURES_LOCK}, hashtext(${q.businessId})) AS got`.execute(trx)
+    ).rows[0]!;
+    if (!got) return false;
+    await summaryIn(trx, { ...q, asOf: q.today, branchId: null }, 'kept', true);
+    return true;
+  });
 }
 
 /** The summary summed from the ledger whatever the date (how a past date is read). */
 export function summaryFromLedger(db: Executor, q: SummaryQuery): Promise<SummaryRow> {
-  return summaryIn(db, q, 'ledger');
+  return summaryIn(db, q, 'ledger', false);
 }
 
-async function summaryIn(db: Executor, q: SummaryQuery, from: 'kept' | 'ledger'): Promise<SummaryRow> {
+async function summaryIn(db: Executor, q: SummaryQuery, from: 'kept' | 'ledger', store: boolean): Promise<SummaryRow> {
   // without JIT: the statement's cost estimate is large enough on a big book for PostgreSQL to
   // compile it first, which took 2.5 of its 4.2 s on 30,000 credits (SET LOCAL: per transaction,
   // so a transaction-mode pooler is fine). work_mem: the default 4 MB made the credits (cr, read
@@ -87,15 +123,20 @@ async function summaryIn(db: Executor, q: SummaryQuery, from: 'kept' | 'ledger')
     sql`SELECT set_config('jit', 'off', true), set_config('work_mem', '16MB', true)`.execute(trx);
   if (db.isTransaction) {
     await settings(db);
-    return summaryStatement(db, q, from);
+    return summaryStatement(db, q, from, store);
   }
   return db.transaction().execute(async (trx) => {
     await settings(trx);
-    return summaryStatement(trx, q, from);
+    return summaryStatement(trx, q, from, store);
   });
 }
 
-async function summaryStatement(db: Executor, q: SummaryQuery, from: 'kept' | 'ledger'): Promise<SummaryRow> {
+async function summaryStatement(
+  db: Executor,
+  q: SummaryQuery,
+  from: 'kept' | 'ledger',
+  store: boolean,
+): Promise<SummaryRow> {
   // the parameters are written where they are used (not in a CTE): the planner sees them and
   // picks hash joins for a whole book instead of index loops sized for a handful of rows
   const bid = sql`${q.businessId}::uuid`;
@@ -210,9 +251,12 @@ kc AS (
   -- out: from its oldest open installment (before it, each is settled: its kept balance is what
   -- it owes and it is not overdue) to D (one due on D or later is not overdue, owes no punitory
   -- and its charge day, at least a day after it, has not come: its kept balance is what it owes);
-  -- all of them when the credit has no kept row or a charge day that does not follow the due date
+  -- all of them when the credit has no kept row or a charge day that does not follow the due date.
+  -- kept: an open credit whose figures of D were stored since its last change (migration 062)
   SELECT cr.id, cr.client_id, cr.branch_id, cr.st, coalesce(k.outstanding, 0) AS outstanding,
     (k.credit_id IS NULL OR k.open_from <= ${d} OR cr.charge_after_days < 1) AS open,
+    coalesce(k.fig_on = ${d} AND k.fig_ver = k.ver, false) AS kept, k.ver,
+    k.fig_added, k.fig_overdue, k.fig_days_late,
     CASE WHEN k.credit_id IS NULL OR cr.charge_after_days < 1 THEN '-infinity'::date ELSE k.open_from END AS lo,
     CASE WHEN cr.charge_after_days < 1 THEN 'infinity'::date ELSE ${d} END AS hi
   FROM cr
@@ -223,17 +267,44 @@ kc AS (
 inst AS MATERIALIZED (
   SELECT b.credit_id, b.due_date, b.balance AS kept, ${keptBal} AS bal
   FROM cr
-  JOIN kc ON kc.id = cr.id AND kc.open
+  JOIN kc ON kc.id = cr.id AND kc.open AND NOT kc.kept
   -- a range of installment_balances_credit_due (migration 058): the kept rows hold all it reads
   JOIN installment_balances b ON b.business_id = ${bid} AND b.credit_id = cr.id AND b.due_date >= kc.lo AND b.due_date < kc.hi
 ),
 -- per credit, what the calendar adds to its kept outstanding (the installments left out add nothing)
 ic AS (SELECT inst.credit_id, sum(inst.bal - inst.kept) AS added, ${overdueOf} FROM inst GROUP BY inst.credit_id),
-cb AS (
-  SELECT kc.id, kc.client_id, kc.branch_id, kc.st, kc.outstanding + coalesce(ic.added, 0) AS outstanding,
-    coalesce(ic.overdue, 0) AS overdue, coalesce(ic.days_late, 0) AS days_late
+-- the figures of each open credit: kept, or worked out now
+fig AS (
+  SELECT kc.id, kc.ver, kc.kept,
+    CASE WHEN kc.kept THEN kc.fig_added ELSE coalesce(ic.added, 0) END AS added,
+    CASE WHEN kc.kept THEN kc.fig_overdue ELSE coalesce(ic.overdue, 0) END AS overdue,
+    CASE WHEN kc.kept THEN kc.fig_days_late ELSE coalesce(ic.days_late, 0) END AS days_late
   FROM kc
   LEFT JOIN ic ON ic.credit_id = kc.id
+  WHERE kc.open
+),${
+          store
+            ? sql`
+-- the figures worked out now, stored for the next read of D: only where the credit's row is still
+-- the one read (its ver unchanged; a write committed since bumped it) and not held by a writer
+-- (SKIP LOCKED: a read never waits for a payment, nor holds one up beyond its own statement)
+stored AS (
+  UPDATE credit_balances k
+     SET fig_on = ${d}, fig_ver = s.ver, fig_added = s.added, fig_overdue = s.overdue, fig_days_late = s.days_late
+    FROM (SELECT x.credit_id, fig.ver, fig.added, fig.overdue, fig.days_late
+            FROM fig
+            JOIN credit_balances x ON x.business_id = ${bid} AND x.credit_id = fig.id AND x.ver = fig.ver
+           WHERE NOT fig.kept
+             FOR UPDATE OF x SKIP LOCKED) s
+   WHERE k.business_id = ${bid} AND k.credit_id = s.credit_id
+),`
+            : sql``
+        }
+cb AS (
+  SELECT kc.id, kc.client_id, kc.branch_id, kc.st, kc.outstanding + coalesce(fig.added, 0) AS outstanding,
+    coalesce(fig.overdue, 0) AS overdue, coalesce(fig.days_late, 0) AS days_late
+  FROM kc
+  LEFT JOIN fig ON fig.id = kc.id
 ),`;
   const r = await sql<SummaryRow>`
 WITH cr AS (
@@ -310,10 +381,12 @@ col AS (
   SELECT coalesce(sum(l.amount) FILTER (WHERE l.effective_date = ${d}), 0) AS day,
     coalesce(sum(l.amount), 0) AS month
   FROM ledger l
-  JOIN credits c ON c.business_id = l.business_id AND c.id = l.credit_id
   WHERE l.business_id = ${bid} AND l.type = 'payment'
     AND l.effective_date BETWEEN make_date(extract(year FROM ${d})::int, extract(month FROM ${d})::int, 1) AND ${d}
-    AND (${branch} IS NULL OR coalesce(l.branch_id, c.branch_id) = ${branch})
+    -- the credit's branch only when a branch is asked for (the whole business needs no credit:
+    -- every entry has one; joining them all cost a hash of every credit of the book)
+    AND (${branch} IS NULL OR coalesce(l.branch_id,
+          (SELECT c.branch_id FROM credits c WHERE c.business_id = l.business_id AND c.id = l.credit_id)) = ${branch})
     -- cash only: a refinance settlement moves a balance to the new credit and a rebate forgives
     -- interest; a reversal takes back what its payment brought, on the payment's own date
     AND l.origin IN ('payment', 'reversal', 'correction')

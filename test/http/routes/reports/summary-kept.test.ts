@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { build, settableClock, type Harness } from '../../../helpers/app.ts';
 import { cli, newBranch, newClient, newPlan, ok } from './helpers.ts';
 import { summaryFigures, summaryFromLedger } from '../../../../src/db/repositories/reports.ts';
+import { refreshDailySummaryFigures } from '../../../../src/services/reports.ts';
 
 const paymentIdOf = (receipt: any): string => receipt.ledgerEntries.at(-1).payment_id;
 
@@ -257,4 +258,169 @@ test('summary as of today from the kept balances equals the ledger statement to 
   const one = await ok(h.get(`/api/credits/${c1.credit.id}`), 200);
   assert.ok(one.installments[1].status !== 'paid', 'fixture: c1 #2 unpaid');
   assert.ok(r5.credit.id, 'fixture: the refinancing credit');
+});
+
+// Migration 062: a read as of today stores each open credit's figures for the day, and the next
+// read of that day uses them while nothing about the credit changed. A stale figure would show
+// exactly on the first read after a write, so every write below sits between two reads, each
+// compared with the ledger statement to the cent.
+test('per-credit figures kept for the day: after every kind of write, the next read equals the ledger statement', async (t) => {
+  const clock = settableClock('2025-01-01');
+  const h = await build(t, { clock });
+  const { norte, sur, c1, c2, c3, c8, c9, c11 } = await buildBook(h, clock);
+  assert.ok(c11.credit.id, 'fixture');
+  const bid = h.tenant.businessId;
+  const plain = await newPlan(h, { installments_count: 2, days_until_first_payment: 30, cut_type: 'fixed' });
+
+  const valid = async (today: string, creditId?: string) =>
+    Number(
+      (
+        await sql<{ n: string }>`
+          SELECT count(*)::text AS n FROM credit_balances
+           WHERE business_id = ${bid} AND fig_on = ${today}::date AND fig_ver = ver
+             AND (${creditId ?? null}::uuid IS NULL OR credit_id = ${creditId ?? null}::uuid)`.execute(h.db.kysely)
+      ).rows[0]!.n,
+    );
+  let reads = 0;
+  // two reads as of today for the business and each branch (the first stores what it worked out,
+  // the second reads it), each equal to the ledger's; then through the API
+  const check = async (label: string) => {
+    const today = clock().toISOString().slice(0, 10);
+    for (const branchId of [null, norte.id, sur.id]) {
+      const q = { businessId: bid, asOf: today, branchId, timezone: 'UTC', today };
+      const ledger = await summaryFromLedger(h.db.kysely, q);
+      for (let i = 0; i < 2; i++) {
+        assert.deepEqual(
+          await summaryFigures(h.db.kysely, q, { store: true }),
+          ledger,
+          `${label}: read ${i + 1}, branch ${branchId}`,
+        );
+        reads++;
+      }
+    }
+    const s = await ok(h.get('/api/reports/summary'), 200);
+    const ledger = await summaryFromLedger(h.db.kysely, {
+      businessId: bid,
+      asOf: today,
+      branchId: null,
+      timezone: 'UTC',
+    });
+    assert.equal(s.outstanding, Number(ledger.outstanding), label);
+    assert.equal(s.overdue, Number(ledger.overdue), label);
+    assert.equal(s.par.par1.amount, Number(ledger.par1), label);
+    assert.ok((await valid(today)) > 0, `${label}: the reads stored the open credits' figures for ${today}`);
+  };
+  const pay = (c: any, amount: number) => ok(h.post(`/api/credits/${c.credit.id}/payments`, { amount }));
+  // a write made a credit's stored figures invalid (its ver moved past the one they were computed at)
+  const staled = async (label: string, creditId: string) =>
+    assert.equal(
+      await valid(clock().toISOString().slice(0, 10), creditId),
+      0,
+      `${label}: the credit's figures are no longer valid`,
+    );
+
+  clock.set('2025-04-09');
+  await check('first reads of the day');
+  for (const c of [c1, c2, c3, c8, c9, c11])
+    assert.equal(await valid('2025-04-09', c.credit.id), 1, 'fixture: an open credit with figures kept');
+
+  // a partial payment of an overdue credit, then its reversal
+  const p = await pay(c2, 40);
+  await staled('payment', c2.credit.id);
+  await check('after a payment');
+  await ok(h.post(`/api/credits/${c2.credit.id}/payments/${paymentIdOf(p)}/reverse`, { reason: 'bounced' }), 200);
+  await staled('reversal', c2.credit.id);
+  await check('after a reversal');
+  // a payoff of everything due (its charges and punitory): the credit no longer owes anything overdue
+  const due1 = await ok(h.get(`/api/credits/${c1.credit.id}/payoff`), 200);
+  await pay(c1, due1.breakdown.due + due1.breakdown.punitory + due1.breakdown.charges);
+  await staled('payment of everything due', c1.credit.id);
+  await check('after everything due was paid');
+  // a write-off stops punitory and charges at its date
+  await ok(h.post(`/api/credits/${c3.credit.id}/write-off`, { reason: 'lost' }), 200);
+  await staled('write-off', c3.credit.id);
+  await check('after a write-off');
+  // a refinance closes one open credit and opens another
+  await ok(h.post(`/api/credits/${c9.credit.id}/refinance`, { credit_config_id: plain.id }));
+  await check('after a refinance');
+  // a new credit, backdated: overdue from its first read, no figures kept before
+  const cl = await newClient(h, 'Kept late');
+  const late = await ok(
+    h.post(`/api/clients/${cl.id}/credits`, { credit_config_id: plain.id, amount: 300, start_date: '2025-01-15' }),
+  );
+  await check('after a new credit');
+  assert.equal(await valid('2025-04-09', late.credit.id), 1, 'the new overdue credit got its figures');
+  // a day passing: nothing is written, every figure of yesterday is stale
+  clock.set('2025-04-10');
+  assert.equal(await valid('2025-04-10'), 0, 'no figure is valid for a day no read worked out');
+  await check('the next day');
+  // the month close: the punitory posted (an accrual run, entries on many credits at once)
+  clock.set('2025-05-01');
+  await check('the first of the month');
+  const { at } = (
+    await sql<{ at: string }>`SELECT max(created_at)::text AS at FROM ledger WHERE business_id = ${bid}`.execute(
+      h.db.kysely,
+    )
+  ).rows[0]!;
+  await accrue(h);
+  const posted = await sql<{ id: string }>`
+    SELECT DISTINCT credit_id::text AS id FROM ledger WHERE business_id = ${bid} AND created_at > ${at}::timestamptz`.execute(
+    h.db.kysely,
+  );
+  assert.ok(posted.rows.length > 0, 'fixture: the month close posted punitory');
+  for (const c of posted.rows) await staled('accrual', c.id);
+  await check('after punitory was posted');
+  clock.set('2025-05-20');
+  await check('weeks later');
+  // a payment on a credit of the new day after its figures were kept
+  await pay(c8, 25);
+  await staled('payment on a later day', c8.credit.id);
+  await check('after a payment on a later day');
+  assert.ok(reads >= 60, 'the reads compared');
+});
+
+test('a read that does not store (a replica) writes nothing and gives the same figures', async (t) => {
+  const clock = settableClock('2025-01-01');
+  const h = await build(t, { clock });
+  await buildBook(h, clock);
+  const bid = h.tenant.businessId;
+  clock.set('2025-04-09');
+  const q = { businessId: bid, asOf: '2025-04-09', branchId: null, timezone: 'UTC', today: '2025-04-09' };
+  const r = await h.db.kysely.transaction().execute(async (trx) => {
+    await sql`SET TRANSACTION READ ONLY`.execute(trx);
+    return summaryFigures(trx, q);
+  });
+  assert.deepEqual(r, await summaryFromLedger(h.db.kysely, q));
+  const n = await sql<{
+    n: string;
+  }>`SELECT count(*)::text AS n FROM credit_balances WHERE business_id = ${bid} AND fig_on IS NOT NULL`.execute(
+    h.db.kysely,
+  );
+  assert.equal(n.rows[0]!.n, '0', 'nothing stored');
+});
+
+test('the daily refresh stores the figures of each business once its day starts, once a day', async (t) => {
+  const clock = settableClock('2025-01-01');
+  const h = await build(t, { clock });
+  await buildBook(h, clock);
+  const bid = h.tenant.businessId;
+  const valid = async (today: string) =>
+    Number(
+      (
+        await sql<{ n: string }>`SELECT count(*)::text AS n FROM credit_balances
+           WHERE business_id = ${bid} AND fig_on = ${today}::date AND fig_ver = ver`.execute(h.db.kysely)
+      ).rows[0]!.n,
+    );
+  const lastDay = new Map<string, string>();
+  clock.set('2025-04-09');
+  assert.equal(await valid('2025-04-09'), 0, 'fixture: nothing stored yet');
+  assert.ok((await refreshDailySummaryFigures(h.db, clock(), lastDay)) >= 1, 'the business refreshed');
+  const stored = await valid('2025-04-09');
+  assert.ok(stored > 0, 'the open credits have their figures for the day');
+  assert.equal(await refreshDailySummaryFigures(h.db, clock(), lastDay), 0, 'the same day: nothing to refresh');
+  const q = { businessId: bid, asOf: '2025-04-09', branchId: null, timezone: 'UTC', today: '2025-04-09' };
+  assert.deepEqual(await summaryFigures(h.db.kysely, q), await summaryFromLedger(h.db.kysely, q));
+  clock.set('2025-04-10');
+  assert.ok((await refreshDailySummaryFigures(h.db, clock(), lastDay)) >= 1, 'the next day: refreshed again');
+  assert.equal(await valid('2025-04-10'), stored, 'the same open credits, now for the new day');
 });
