@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { readsOf, type ActorContext, type Database } from './context.ts';
 import { getBranch } from '../db/repositories/branches.ts';
+import { listBusinesses } from '../db/repositories/businesses.ts';
 import { collectionRows, refreshSummaryFigures, type CollectionsGroup } from '../db/repositories/reports.ts';
 import {
   countRows,
@@ -51,7 +52,7 @@ export async function refreshDailySummaryFigures(
   now: Date,
   lastDay: Map<string, string>,
 ): Promise<number> {
-  const businesses = await db.kysely.selectFrom('businesses').select(['id', 'timezone']).execute();
+  const businesses = await listBusinesses(db.kysely);
   let n = 0;
   for (const b of businesses) {
     const today = todayIn(b.timezone, now);
