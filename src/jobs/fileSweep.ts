@@ -6,7 +6,7 @@ import type { Database } from '../db/connection.ts';
 import type { FileStorage } from '../storage/storage.ts';
 import { sweepOrphanFiles } from '../services/files.ts';
 import type { JobRun } from '../metrics.ts';
-import { startHourly } from './hourly.ts';
+import { startPeriodic } from './periodic.ts';
 
 /** Starts the sweep: a first run now (firstRun settles when it is done), then hourly. */
 export function startFileSweep(
@@ -15,7 +15,7 @@ export function startFileSweep(
   log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>,
   onRun?: (run: JobRun) => void,
 ) {
-  return startHourly(
+  return startPeriodic(
     {
       name: 'file sweep',
       message: 'file sweep removed orphan bytes',

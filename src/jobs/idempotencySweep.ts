@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/connection.ts';
 import { sweepIdempotencyKeys } from '../services/idempotency.ts';
 import type { JobRun } from '../metrics.ts';
-import { startHourly } from './hourly.ts';
+import { startPeriodic } from './periodic.ts';
 
 /** Starts the sweep: a first run now (firstRun settles when it is done), then hourly. */
 export function startIdempotencySweep(
@@ -15,7 +15,7 @@ export function startIdempotencySweep(
   log: Pick<FastifyBaseLogger, 'info' | 'error'>,
   onRun?: (run: JobRun) => void,
 ) {
-  return startHourly(
+  return startPeriodic(
     {
       name: 'idempotency sweep',
       message: 'idempotency sweep deleted expired keys',

@@ -9,7 +9,7 @@ import type { Database } from '../db/connection.ts';
 import type { Clock } from '../domain/index.ts';
 import type { JobRun } from '../metrics.ts';
 import { sessionPolicy, sweepSessions } from '../services/sessions.ts';
-import { startHourly } from './hourly.ts';
+import { startPeriodic } from './periodic.ts';
 
 export function startSessionSweep(
   db: Database,
@@ -18,7 +18,7 @@ export function startSessionSweep(
   log: Pick<FastifyBaseLogger, 'info' | 'error'>,
   onRun?: (run: JobRun) => void,
 ) {
-  return startHourly(
+  return startPeriodic(
     {
       name: 'session sweep',
       message: 'session sweep deleted ended sessions, spent links and old sign-in counters',

@@ -10,40 +10,26 @@ import type { Database } from '../db/connection.ts';
 import type { Clock } from '../domain/index.ts';
 import type { JobRun } from '../metrics.ts';
 import { refreshDailySummaryFigures } from '../services/reports.ts';
-
-const EVERY_MS = 5 * 60 * 1000;
+import { startPeriodic } from './periodic.ts';
 
 export function startSummaryFigures(
   db: Database,
   clock: Clock,
-  log: Pick<FastifyBaseLogger, 'error'>,
-  onRun: (run: JobRun) => void = () => {},
+  log: Pick<FastifyBaseLogger, 'info' | 'error'>,
+  onRun?: (run: JobRun) => void,
 ): () => void {
   const lastDay = new Map<string, string>();
-  let running = false;
-  let stopped = false;
-  const run = () => {
-    if (running || stopped) return;
-    running = true;
-    const started = Date.now();
-    refreshDailySummaryFigures(db, clock(), lastDay)
-      .then(
-        (entries) => onRun({ ms: Date.now() - started, ok: true, entries }),
-        (err: unknown) => {
-          if (stopped) return;
-          log.error({ err }, 'summary figures refresh failed');
-          onRun({ ms: Date.now() - started, ok: false });
-        },
-      )
-      .finally(() => {
-        running = false;
-      });
-  };
-  run();
-  const timer = setInterval(run, EVERY_MS);
-  timer.unref();
-  return () => {
-    stopped = true;
-    clearInterval(timer);
-  };
+  return startPeriodic(
+    {
+      name: 'summary figures refresh',
+      message: "summary figures stored for the businesses' new day",
+      everyMs: 5 * 60 * 1000,
+      work: async () => {
+        const businesses = await refreshDailySummaryFigures(db, clock(), lastDay);
+        return { entries: businesses, fields: { businesses } };
+      },
+    },
+    log,
+    onRun,
+  ).stop;
 }

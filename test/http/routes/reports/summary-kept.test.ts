@@ -149,6 +149,22 @@ async function buildBook(h: Harness, clock: ReturnType<typeof settableClock>) {
 }
 
 /** The business's kept rows, and the same sums worked out from its whole ledger (as migration 052 fills them). */
+/** The API's summary (as of the business's today: the kept path) agrees with the ledger statement. */
+async function apiAgreesWithLedger(h: Harness, today: string, label: string) {
+  const s = await ok(h.get('/api/reports/summary'), 200);
+  const ledger = await summaryFromLedger(h.db.kysely, {
+    businessId: h.tenant.businessId,
+    asOf: today,
+    branchId: null,
+    timezone: 'UTC',
+  });
+  assert.equal(s.as_of, today, label);
+  assert.equal(s.outstanding, Number(ledger.outstanding), label);
+  assert.equal(s.overdue, Number(ledger.overdue), label);
+  assert.equal(s.par.par1.amount, Number(ledger.par1), label);
+  assert.equal(s.par.par30.amount, Number(ledger.par30), label);
+}
+
 async function keptAndRecomputed(h: Harness) {
   const bid = h.tenant.businessId;
   // the payment arrays as text, in date order (entries of one date in any order: sorted by their values)
@@ -210,17 +226,7 @@ test('summary as of today from the kept balances equals the ledger statement to 
       assert.deepEqual(kept, ledger, `${today} branch ${branchId}`);
     }
     // and through the API (the kept path: as_of is the business's today)
-    const s = await ok(h.get('/api/reports/summary'), 200);
-    const ledger = await summaryFromLedger(h.db.kysely, {
-      businessId: bid,
-      asOf: today,
-      branchId: null,
-      timezone: 'UTC',
-    });
-    assert.equal(s.as_of, today);
-    assert.equal(s.outstanding, Number(ledger.outstanding), today);
-    assert.equal(s.overdue, Number(ledger.overdue), today);
-    assert.deepEqual(s.par.par30.amount, Number(ledger.par30), today);
+    await apiAgreesWithLedger(h, today, today);
     // credits read from their kept outstanding without working out their installments
     const skipped = await sql<{ n: string }>`
       SELECT count(*)::text AS n FROM credit_balances k JOIN credits c ON c.business_id = k.business_id AND c.id = k.credit_id
@@ -298,16 +304,7 @@ test('per-credit figures kept for the day: after every kind of write, the next r
         reads++;
       }
     }
-    const s = await ok(h.get('/api/reports/summary'), 200);
-    const ledger = await summaryFromLedger(h.db.kysely, {
-      businessId: bid,
-      asOf: today,
-      branchId: null,
-      timezone: 'UTC',
-    });
-    assert.equal(s.outstanding, Number(ledger.outstanding), label);
-    assert.equal(s.overdue, Number(ledger.overdue), label);
-    assert.equal(s.par.par1.amount, Number(ledger.par1), label);
+    await apiAgreesWithLedger(h, today, label);
     assert.ok((await valid(today)) > 0, `${label}: the reads stored the open credits' figures for ${today}`);
   };
   const pay = (c: any, amount: number) => ok(h.post(`/api/credits/${c.credit.id}/payments`, { amount }));

@@ -1,38 +1,41 @@
-// The skeleton of the hourly sweeps (files, idempotency keys, sessions): a first run when the
-// server starts, then one every hour; a run never overlaps the previous one (a tick during a run
-// gets that run); each run is reported to onRun (the metrics) and, when it did something, logged.
-// A failure is logged and reported, and the next hour tries again.
+// The skeleton of the periodic jobs (the hourly sweeps of files, idempotency keys and sessions, the
+// planner's statistics, the summary's figures): a first run when the server starts, then one every
+// interval; a run never overlaps the previous one (a tick during a run gets that run); each run is
+// reported to onRun (the metrics) and, when it did something, logged. A failure is logged and
+// reported, and the next tick tries again.
 import type { FastifyBaseLogger } from 'fastify';
 import type { JobRun } from '../metrics.ts';
 
-const EVERY_MS = 60 * 60 * 1000;
+export const HOUR_MS = 60 * 60 * 1000;
 
-/** What one run did: how many entries it removed, and the fields of the line logged when it removed any. */
-export interface SweepResult {
+/** What one run did: how many entries it handled, and the fields of the line logged when there were any. */
+export interface RunResult {
   entries: number;
   fields: Record<string, unknown>;
 }
 
-export interface HourlySweep {
-  /** names the sweep in the failure's log line */
+export interface PeriodicJob {
+  /** names the job in the failure's log line */
   name: string;
-  /** the line logged after a run that removed something */
+  /** the line logged after a run that did something (entries > 0) */
   message: string;
-  work: () => Promise<SweepResult>;
+  /** between two runs' starts; an hour when not given */
+  everyMs?: number;
+  work: () => Promise<RunResult>;
 }
 
-export interface Sweep {
+export interface Periodic {
   /** settles when the first run (started at once) is done */
   firstRun: Promise<void>;
   stop(): void;
 }
 
-/** Starts the sweep's work now and hourly. */
-export function startHourly(
-  { name, message, work }: HourlySweep,
+/** Starts the job's work now and every interval. */
+export function startPeriodic(
+  { name, message, everyMs = HOUR_MS, work }: PeriodicJob,
   log: Pick<FastifyBaseLogger, 'info' | 'error'>,
   onRun: (run: JobRun) => void = () => {},
-): Sweep {
+): Periodic {
   let running: Promise<void> | null = null;
   let stopped = false;
   const run = (): Promise<void> => {
@@ -55,7 +58,7 @@ export function startHourly(
     return running;
   };
   const firstRun = run();
-  const timer = setInterval(run, EVERY_MS);
+  const timer = setInterval(run, everyMs);
   timer.unref();
   return {
     firstRun,
