@@ -2235,7 +2235,7 @@ export interface components {
                 amount?: number;
                 /** @description VAT at the plan's vat_rate on the fee */
                 vat: boolean;
-                /** @description origination only. true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
+                /** @description origination only. true: added (with its VAT) to the principal the schedule is built on; false (default, answered when omitted): deducted from the cash handed over (the credit's disbursed) */
                 financed?: boolean;
                 /** @description collection only: days late that charge it */
                 after_days?: number;
@@ -6730,7 +6730,7 @@ export interface operations {
                         amount?: number;
                         /** @description VAT at the plan's vat_rate on the fee */
                         vat: boolean;
-                        /** @description origination only. true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
+                        /** @description origination only. true: added (with its VAT) to the principal the schedule is built on; false (default, answered when omitted): deducted from the cash handed over (the credit's disbursed) */
                         financed?: boolean;
                         /** @description collection only: days late that charge it */
                         after_days?: number;
@@ -6978,7 +6978,7 @@ export interface operations {
                         amount?: number;
                         /** @description VAT at the plan's vat_rate on the fee */
                         vat: boolean;
-                        /** @description origination only. true: added (with its VAT) to the principal the schedule is built on; false (default): deducted from the cash handed over (the credit's disbursed) */
+                        /** @description origination only. true: added (with its VAT) to the principal the schedule is built on; false (default, answered when omitted): deducted from the cash handed over (the credit's disbursed) */
                         financed?: boolean;
                         /** @description collection only: days late that charge it */
                         after_days?: number;
@@ -7680,9 +7680,9 @@ export interface operations {
                             written_off: number;
                             inactive: number;
                         };
-                        /** @description cash lent: the amounts of credits that are not refinancings */
+                        /** @description cash lent: the disbursed of credits that are not refinancings (their amounts less deducted fees) */
                         disbursed: number;
-                        /** @description the amounts of credits that refinance another (the balance moved, and any new money on top) */
+                        /** @description the disbursed of credits that refinance another (the balance moved, and any new money on top; a deducted fee is not in it) */
                         disbursed_refinanced: number;
                         /** @description decimal amount, at most 2 decimals */
                         outstanding: number;

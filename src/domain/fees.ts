@@ -73,6 +73,11 @@ export function feesProblem(fees: readonly PlanFee[]): { path: string; message: 
   return null;
 }
 
+/** The fees as stored and shown: an origination fee sent without `financed` is `financed: false`, the default (DOMAIN.md). */
+export function withFeeDefaults(fees: readonly PlanFee[]): PlanFee[] {
+  return fees.map((f) => (f.type === 'origination' && f.financed === undefined ? { ...f, financed: false } : f));
+}
+
 export interface Origination {
   fee: Decimal;
   vat: Decimal;

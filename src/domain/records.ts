@@ -476,7 +476,7 @@ export const PlanFee = Type.Object(
       Type.Boolean({
         description:
           'origination only. true: added (with its VAT) to the principal the schedule is built on; false ' +
-          "(default): deducted from the cash handed over (the credit's disbursed)",
+          "(default, answered when omitted): deducted from the cash handed over (the credit's disbursed)",
       }),
     ),
     after_days: Type.Optional(

@@ -24,7 +24,7 @@ import {
 import { plannedSchedule } from './lending/grant.ts';
 import { holidaySet } from './holidays.ts';
 import { notFound, unprocessable } from '../domain/errors.ts';
-import type { PlanFee } from '../domain/fees.ts';
+import { withFeeDefaults, type PlanFee } from '../domain/fees.ts';
 import { cleanText } from '../domain/text.ts';
 import { plansDocument } from '../db/repositories/documents.ts';
 import type { ActorContext, Database, JsonText } from './context.ts';
@@ -40,7 +40,7 @@ function feesColumn<T extends { fees?: PlanFee[] }>(input: T): Omit<T, 'fees'> &
   if (fees === undefined) return rest;
   const problem = feesProblem(fees);
   if (problem) throw unprocessable(`fees: ${problem.detail}`, [{ path: problem.path, message: problem.message }]);
-  return { ...rest, fees: JSON.stringify(fees) };
+  return { ...rest, fees: JSON.stringify(withFeeDefaults(fees)) };
 }
 
 /** The plans, oldest first (GET /api/credit-configs), as JSON text built by the database. */

@@ -349,7 +349,7 @@ cnt AS (
     count(*) FILTER (WHERE st = 'written_off') AS written_off,
     count(*) FILTER (WHERE st = 'inactive') AS inactive,
     coalesce(sum(disbursed) FILTER (WHERE st <> 'inactive' AND refinanced_from_id IS NULL), 0) AS disbursed,
-    coalesce(sum(amount) FILTER (WHERE st <> 'inactive' AND refinanced_from_id IS NOT NULL), 0) AS disbursed_refinanced
+    coalesce(sum(disbursed) FILTER (WHERE st <> 'inactive' AND refinanced_from_id IS NOT NULL), 0) AS disbursed_refinanced
   FROM cr
 ),
 cl AS (

@@ -14,7 +14,8 @@ test("a deducted origination fee with VAT: the schedule is the amount's, disburs
     vat_rate: 0.21,
     fees: [{ type: 'origination', rate: 0.05, vat: true }],
   });
-  assert.deepEqual(p.fees, [{ type: 'origination', rate: 0.05, vat: true }]);
+  // financed omitted answers its default, false
+  assert.deepEqual(p.fees, [{ type: 'origination', rate: 0.05, vat: true, financed: false }]);
   const c = await client(h);
   // fee 1000 × 5 % = 50, its VAT 50 × 21 % = 10.50: disbursed 1000 − 60.50 = 939.50; the schedule
   // is built on 1000: 333.33, 333.33, 333.34

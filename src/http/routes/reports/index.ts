@@ -50,9 +50,12 @@ const Summary = Type.Object(
       written_off: Type.Integer(),
       inactive: Type.Integer(),
     }),
-    disbursed: Type.Number({ description: 'cash lent: the amounts of credits that are not refinancings' }),
+    disbursed: Type.Number({
+      description: 'cash lent: the disbursed of credits that are not refinancings (their amounts less deducted fees)',
+    }),
     disbursed_refinanced: Type.Number({
-      description: 'the amounts of credits that refinance another (the balance moved, and any new money on top)',
+      description:
+        'the disbursed of credits that refinance another (the balance moved, and any new money on top; a deducted fee is not in it)',
     }),
     outstanding: Money,
     written_off_outstanding: Money,

@@ -103,6 +103,29 @@ test('a financed origination fee is added to the principal: disbursed is the amo
   assert.equal(d.cost.cft_tea, 0.621442);
 });
 
+test('an origination fee sent without financed answers financed: false, its default, on create, edit, read and list', async (t) => {
+  const h = await build(t);
+  const created = await h.post('/api/credit-configs', {
+    name: 'deducted',
+    fees: [
+      { type: 'origination', rate: 0.05, vat: true },
+      { type: 'admin', amount: 10, vat: false },
+    ],
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  const p = json(created);
+  // only the origination fee takes financed: the admin fee answers without it
+  assert.deepEqual(p.fees, [
+    { type: 'origination', rate: 0.05, vat: true, financed: false },
+    { type: 'admin', amount: 10, vat: false },
+  ]);
+  assert.deepEqual(json(await h.get(`/api/credit-configs/${p.id}`)).fees, p.fees);
+  assert.deepEqual(json(await h.get('/api/credit-configs'))[0].fees, p.fees);
+  const edit = await h.put(`/api/credit-configs/${p.id}`, { fees: [{ type: 'origination', amount: 30, vat: false }] });
+  assert.equal(edit.statusCode, 200, edit.body);
+  assert.deepEqual(json(edit).fees, [{ type: 'origination', amount: 30, vat: false, financed: false }]);
+});
+
 test('a fixed origination fee without VAT, and insurance with VAT on a plan with flat interest', async (t) => {
   const h = await build(t, { clock: settableClock('2024-01-01') });
   const p = await plan(h, {

@@ -233,3 +233,23 @@ test('summary input: bad dates are 400, a future as_of is 400, another tenant br
   assert.equal((await cli(h, 'report', 'summary', '--business', h.tenant.businessId, '--branch', theirs.id)).code, 2);
   assert.equal((await cli(h, 'report', 'summary', '--business', h.tenant.businessId, '--as-of', '2024-13-01')).code, 2);
 });
+
+test('a refinance into a plan that deducts an origination fee: disbursed_refinanced counts what the new credit disbursed, the balance moved, not its fee', async (t) => {
+  const h = await build(t);
+  const plain = await newPlan(h, { installments_count: 1, days_until_first_payment: 30 });
+  const withFee = await newPlan(h, {
+    installments_count: 1,
+    days_until_first_payment: 30,
+    fees: [{ type: 'origination', rate: 0.05, vat: false }],
+  });
+  const c = await newClient(h, 'Ana');
+  const old = await ok(h.post(`/api/clients/${c.id}/credits`, { credit_config_id: plain.id, amount: 1000 }));
+  const r = await ok(h.post(`/api/credits/${old.credit.id}/refinance`, { credit_config_id: withFee.id }));
+  // the balance 1000 is settled: the least amount whose 5 % fee leaves 1000 handed over is
+  // 1052.63 (fee 52.63; 1052.62 would leave 999.99)
+  assert.deepEqual([r.credit.amount, r.credit.disbursed], [1052.63, 1000]);
+  const s = await ok(h.get('/api/reports/summary'), 200);
+  // cash lent: the first credit; moved by the refinance: the 1000 the new credit disbursed
+  assert.equal(s.disbursed, 1000);
+  assert.equal(s.disbursed_refinanced, 1000);
+});
