@@ -400,7 +400,15 @@ async function payBatch(
     const bare = lines.filter((l) => l.external_reference === '').map((l) => l.line);
     const same = bare.length ? await repeatedLinePayments(trx, ctx.businessId, importId, bare, group) : undefined;
     const repeated = same?.payments ?? new Map<number, string>();
-    const uuids = [...new Set(lines.map((l) => l.credit).filter(isUuid))];
+    // a uuid in either case, as the API's paths take it; the database writes them lowercase
+    const uuids = [
+      ...new Set(
+        lines
+          .map((l) => l.credit)
+          .filter(isUuid)
+          .map((u) => u.toLowerCase()),
+      ),
+    ];
     const sequentials = [...new Set(lines.filter((l) => SEQUENTIAL.test(l.credit)).map((l) => Number(l.credit)))];
     // the credits the lines name, resolved, locked and read together (no credit is read twice)
     const books = await loadLockedMany(trx as Transaction<DB>, ctx, { ids: uuids, sequentials });
@@ -447,7 +455,9 @@ async function payBatch(
         outcomes.push(repeatedOutcome(line.line, earlier));
         continue;
       }
-      const creditId = creditOf.get(SEQUENTIAL.test(line.credit) ? String(Number(line.credit)) : line.credit);
+      const creditId = creditOf.get(
+        SEQUENTIAL.test(line.credit) ? String(Number(line.credit)) : line.credit.toLowerCase(),
+      );
       const l = creditId === undefined ? undefined : books.get(creditId);
       if (!l) {
         outcomes.push(rejected(line.line, notFound('credit')));

@@ -124,6 +124,28 @@ test('a multipart import (field file), a CSV with a BOM, CRLF, quotes and its co
   ]);
 });
 
+test('a credit named by its uuid in upper case is paid, as the API takes it in a path', async (t) => {
+  const { h, a } = await book(t);
+  const upper = a.id.toUpperCase();
+  assert.equal(
+    (await h.get(`/api/credits/${upper}`)).statusCode,
+    200,
+    'the API reads the credit by its uuid in upper case',
+  );
+  const res = await asCsv(h, `${HEADER}\n${upper},30,2024-02-08,cash,bank,U-1\n`);
+  assert.equal(res.statusCode, 202, res.body);
+  const done = await finished(h, json(res).id);
+  assert.deepEqual([done.accepted, done.rejected], [1, 0]);
+  const [line] = json(await h.get(`/api/payment-imports/${json(res).id}/lines`)).items;
+  // the line keeps the credit as the file wrote it, and names the payment made
+  assert.equal(line.credit, upper);
+  const paid = await payments(h, a.id);
+  assert.deepEqual(
+    paid.map((p) => [p.id, p.amount, p.external_reference]),
+    [[line.payment_id, 30, 'U-1']],
+  );
+});
+
 test('what an import refuses as a whole: a read key, another type, a header without amount, too many lines', async (t) => {
   const { h, a } = await book(t);
   const ok = `${HEADER}\n${a.sequential_id},1,2024-02-08,cash,,\n`;
