@@ -51,6 +51,7 @@ for (const [i, t] of targets.entries()) {
   console.log(`\n=== test suite on ${t.name} (${selected.length} files) ===`);
   const tap = join(outDir, `${i}.tap`);
   const timesFile = join(outDir, `${i}.times.json`);
+  const started = Date.now();
   const r = spawnSync(
     process.execPath,
     [
@@ -77,7 +78,8 @@ for (const [i, t] of targets.entries()) {
   if (r.status !== 0) failed = true;
   const text = readFileSync(tap, 'utf8');
   for (const f of tapFailures(text)) failures.push(`[${t.name}] ${f}`);
-  if (existsSync(timesFile)) printSlowest(JSON.parse(readFileSync(timesFile, 'utf8')), t.name);
+  const wallS = (Date.now() - started) / 1000;
+  if (existsSync(timesFile)) printSlowest(JSON.parse(readFileSync(timesFile, 'utf8')), t.name, wallS);
   for (const k of Object.keys(totals)) {
     const m = new RegExp(`^# ${k} (\\d+)$`, 'm').exec(text);
     if (m) totals[k] += Number(m[1]);
@@ -90,12 +92,17 @@ if (totals.pass + totals.fail === 0) failed = true;
 console.log(`\n${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
 process.exit(failed ? 1 : 0);
 
-/** The slowest test files of a run (each file's time; two files run at once), to see where CI's time goes. */
-function printSlowest(files, name) {
+/**
+ * The slowest test files of a run (each file's tests' time, without its process's start; two files
+ * run at once) and the run's wall time, to see where CI's time goes.
+ */
+function printSlowest(files, name, wallS) {
   if (!files.length) return;
   const total = files.reduce((sum, [, ms]) => sum + ms, 0);
   files.sort((a, b) => b[1] - a[1]);
-  console.log(`\n=== slowest files on ${name} (all files: ${(total / 1000).toFixed(0)} s) ===`);
+  console.log(
+    `\n=== slowest files on ${name} (the run: ${wallS.toFixed(0)} s; all files' tests: ${(total / 1000).toFixed(0)} s) ===`,
+  );
   for (const [file, ms] of files.slice(0, 25)) console.log(`${(ms / 1000).toFixed(1).padStart(7)} s  ${file}`);
 }
 

@@ -194,7 +194,11 @@ export async function testCertificate(cuit: string, days = 365): Promise<TestCer
   const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const cert = new pkijs.Certificate();
   cert.version = 2;
-  cert.serialNumber = new asn1js.Integer({ valueHex: randomBytes(8) });
+  // a positive serial in minimal DER: random bytes as they come are negative half the time, and
+  // now and then start with a redundant 00 or FF byte, which OpenSSL refuses to parse
+  const serial = randomBytes(8);
+  serial[0] = (serial[0]! & 0x7f) | 0x01;
+  cert.serialNumber = new asn1js.Integer({ valueHex: serial });
   for (const name of [cert.subject, cert.issuer]) {
     name.typesAndValues.push(
       new pkijs.AttributeTypeAndValue({ type: '2.5.4.3', value: new asn1js.Utf8String({ value: 'lending-tests' }) }),
