@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Report } from 'c8';
+import { bundleTests } from './test-bundles.mjs';
 
 const files = readdirSync('test', { recursive: true })
   .map(String)
@@ -22,6 +23,8 @@ const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o
 // (incremental, quick when nothing changed)
 const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
+// the test processes load JavaScript: each test file bundled, the service from dist/ (scripts/test-bundles.mjs)
+const bundles = await bundleTests(selected);
 
 // spec to the terminal (test-reporter.mjs), TAP to a file whose totals make the closing line, and
 // the raw V8 coverage of every process (the test files' and the ones they spawn) to one directory
@@ -38,10 +41,6 @@ if (process.env.TEST_DATABASE_URL) targets.push({ name: 'PostgreSQL', env: { TES
 // runtime: the coverage table of the first run is the one that counts, and collecting it costs time)
 const coverageOn = process.env.TEST_COVERAGE !== '0';
 const reporter = new URL('./test-reporter.mjs', import.meta.url).href;
-// Node 24 strips the types itself (the sources use only erasable syntax: tsconfig's
-// erasableSyntaxOnly), which costs each test process about 1.5 s of CPU less than tsx's loader
-// hooks; Node 20 has no type stripping and loads the tests through tsx
-const loader = process.features.typescript ? [] : ['--import', 'tsx'];
 const totals = { pass: 0, fail: 0, skipped: 0 };
 /** the failures of each run, shown again at the very end, where a CI log's tail shows them */
 const failures = [];
@@ -55,7 +54,6 @@ for (const [i, t] of targets.entries()) {
   const r = spawnSync(
     process.execPath,
     [
-      ...loader,
       '--enable-source-maps',
       '--test',
       '--test-concurrency=2',
@@ -63,7 +61,7 @@ for (const [i, t] of targets.entries()) {
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
       `--test-reporter-destination=${tap}`,
-      ...selected,
+      ...bundles,
     ],
     {
       stdio: 'inherit',
@@ -133,7 +131,8 @@ function tapFailures(text) {
       .filter(Boolean)
       .slice(0, 8)
       .join('\n    ');
-    out.push(`${m[2]} (${location.replace(process.cwd() + '/', '')})\n    ${lines8.slice(0, 1500)}`);
+    const where = location.replace(`${process.cwd()}/`, '').replace(/^dist\/bundles\/(.*)\.mjs/, '$1.ts');
+    out.push(`${m[2]} (${where})\n    ${lines8.slice(0, 1500)}`);
   }
   return out;
 }
@@ -145,8 +144,12 @@ async function printCoverage(dir, runs) {
     tempDirectory: dir,
     reportsDirectory: join(outDir, 'report'),
     reporter: ['text'],
-    include: ['src/**'],
-    extension: ['.ts'],
+    // the service runs from dist/ (compiled with inline source maps, in the test processes and
+    // in the commands they spawn): its scripts are let in, and their coverage lands on the src/
+    // lines they map to; the test bundles' and the console's scripts are not the service
+    include: ['src/**', 'dist/**'],
+    exclude: ['dist/bundles/**', 'dist/console/**'],
+    extension: ['.ts', '.js'],
     all: true,
     src: [process.cwd()],
     excludeNodeModules: true,
