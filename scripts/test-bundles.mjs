@@ -14,10 +14,12 @@ import { build } from 'esbuild';
 const ROOT = process.cwd();
 const SRC = join(ROOT, 'src');
 const DIST = join(ROOT, 'dist');
-export const BUNDLES = join(DIST, 'bundles');
+const BUNDLES = join(DIST, 'bundles');
 
 /** dist/bundles/test/<file>.mjs for test/<file>.ts */
-export const bundleOf = (file) => join(BUNDLES, relative(ROOT, file).replace(/\.ts$/, '.mjs'));
+const bundleOf = (file) => join(BUNDLES, relative(ROOT, file).replace(/\.ts$/, '.mjs'));
+/** test/<file>.ts where a path or a location (`…:line:column`) names a bundle: reports name the source */
+export const sourceOf = (where) => where.replace(`${ROOT}/`, '').replace(/^dist\/bundles\/(.*)\.mjs/, '$1.ts');
 
 const plugin = {
   name: 'lending-tests',

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { spec } from 'node:test/reporters';
+import { sourceOf } from './test-bundles.mjs';
 
 export default async function* specWithTimes(source) {
   // each file's time: the sum of its top-level tests (Node 20's TAP does not name files)
@@ -13,9 +14,7 @@ export default async function* specWithTimes(source) {
     for await (const e of source) {
       if ((e.type === 'test:pass' || e.type === 'test:fail') && e.data.nesting === 0 && e.data.file) {
         // a bundle (scripts/test-bundles.mjs) is named by its source file
-        const file = relative(process.cwd(), e.data.file)
-          .replace(/^dist\/bundles\//, '')
-          .replace(/\.mjs$/, '.ts');
+        const file = sourceOf(relative(process.cwd(), e.data.file));
         times.set(file, (times.get(file) ?? 0) + (e.data.details?.duration_ms ?? 0));
       }
       yield e;

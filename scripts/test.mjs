@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Report } from 'c8';
-import { bundleTests } from './test-bundles.mjs';
+import { bundleTests, sourceOf } from './test-bundles.mjs';
 
 const files = readdirSync('test', { recursive: true })
   .map(String)
@@ -131,8 +131,7 @@ function tapFailures(text) {
       .filter(Boolean)
       .slice(0, 8)
       .join('\n    ');
-    const where = location.replace(`${process.cwd()}/`, '').replace(/^dist\/bundles\/(.*)\.mjs/, '$1.ts');
-    out.push(`${m[2]} (${where})\n    ${lines8.slice(0, 1500)}`);
+    out.push(`${m[2]} (${sourceOf(location)})\n    ${lines8.slice(0, 1500)}`);
   }
   return out;
 }

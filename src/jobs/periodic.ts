@@ -6,7 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { JobRun } from '../metrics.ts';
 
-export const HOUR_MS = 60 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
 
 /** What one run did: how many entries it handled, and the fields of the line logged when there were any. */
 export interface RunResult {

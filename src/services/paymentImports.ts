@@ -356,6 +356,11 @@ const rejected = (line: number, err: AppError): LineOutcome => ({
 
 const AMOUNT = /^\d{1,12}(\.\d{1,2})?$/;
 const SEQUENTIAL = /^\d{1,15}$/;
+/**
+ * How a line's credit is looked up: a sequential id without leading zeros, a uuid in lower case
+ * (the API's paths take either case; the database writes them lower case).
+ */
+const creditKey = (credit: string): string => (SEQUENTIAL.test(credit) ? String(Number(credit)) : credit.toLowerCase());
 
 /** A line's fields checked as the route's schema checks a body: the 400s of the API. */
 function checkLine(l: PaymentImportLine): AppError | null {
@@ -400,16 +405,9 @@ async function payBatch(
     const bare = lines.filter((l) => l.external_reference === '').map((l) => l.line);
     const same = bare.length ? await repeatedLinePayments(trx, ctx.businessId, importId, bare, group) : undefined;
     const repeated = same?.payments ?? new Map<number, string>();
-    // a uuid in either case, as the API's paths take it; the database writes them lowercase
-    const uuids = [
-      ...new Set(
-        lines
-          .map((l) => l.credit)
-          .filter(isUuid)
-          .map((u) => u.toLowerCase()),
-      ),
-    ];
-    const sequentials = [...new Set(lines.filter((l) => SEQUENTIAL.test(l.credit)).map((l) => Number(l.credit)))];
+    const keys = [...new Set(lines.map((l) => creditKey(l.credit)))];
+    const uuids = keys.filter(isUuid);
+    const sequentials = keys.filter((k) => SEQUENTIAL.test(k)).map(Number);
     // the credits the lines name, resolved, locked and read together (no credit is read twice)
     const books = await loadLockedMany(trx as Transaction<DB>, ctx, { ids: uuids, sequentials });
     const creditOf = new Map<string, string>();
@@ -455,9 +453,7 @@ async function payBatch(
         outcomes.push(repeatedOutcome(line.line, earlier));
         continue;
       }
-      const creditId = creditOf.get(
-        SEQUENTIAL.test(line.credit) ? String(Number(line.credit)) : line.credit.toLowerCase(),
-      );
+      const creditId = creditOf.get(creditKey(line.credit));
       const l = creditId === undefined ? undefined : books.get(creditId);
       if (!l) {
         outcomes.push(rejected(line.line, notFound('credit')));
