@@ -149,10 +149,13 @@ export function toAppError(err: unknown): AppError {
 
 /** The Error body; requestId is the response's X-Request-Id, quoted so a reported failure can be found in the logs. */
 export function errorBody(err: AppError, requestId?: string) {
+  // validation errors always carry details (API.md, conventions): a refusal of the whole body
+  // (malformed JSON, a malformed request or multipart upload) points at its root, "/"
+  const details = err.details ?? (err.code === 'validation_failed' ? [{ path: '/', message: err.message }] : undefined);
   return {
     error: err.message,
     code: err.code,
-    ...(err.details ? { details: err.details } : {}),
+    ...(details ? { details } : {}),
     ...(requestId ? { request_id: requestId } : {}),
   };
 }

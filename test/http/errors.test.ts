@@ -62,11 +62,13 @@ test('malformed JSON, non-JSON content types and non-object bodies are refused',
     '\uFEFF{"dni":"1"}x',
     '{"dni":1e}',
   ]) {
-    assertErrorBody(
-      await raw(h, 'POST', '/api/clients', payload),
-      400,
-      'validation_failed',
-      `malformed ${JSON.stringify(payload)}`,
+    const res = await raw(h, 'POST', '/api/clients', payload);
+    assertErrorBody(res, 400, 'validation_failed', `malformed ${JSON.stringify(payload)}`);
+    // validation errors add details (API.md, conventions): a body that is not JSON points at its root
+    assert.deepEqual(
+      json(res).details?.map((d: { path: string }) => d.path),
+      ['/'],
+      `details of malformed ${JSON.stringify(payload)}: ${res.body}`,
     );
   }
   for (const payload of ['[]', '[{"dni":"1"}]', '"dni"', '5', 'true', 'null']) {
