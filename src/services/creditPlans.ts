@@ -22,6 +22,7 @@ import {
   type Decimal,
 } from '../domain/index.ts';
 import { plannedSchedule } from './lending/grant.ts';
+import { positiveAmount } from './lending/engine/book.ts';
 import { holidaySet } from './holidays.ts';
 import { notFound, unprocessable } from '../domain/errors.ts';
 import { withFeeDefaults, type PlanFee } from '../domain/fees.ts';
@@ -125,7 +126,8 @@ export async function simulate(
   const plan = await existingPlan(db, ctx, id);
   const startDate = input.startDate ?? ctx.today;
   // the schedule credit creation would give, due dates moved by the business-day rule included
-  const amount = money(input.amount);
+  // an amount of 0 or less is refused as granting refuses it, before any fee is worked out on it
+  const amount = positiveAmount(input.amount);
   const origination = originationOf(plan.fees, amount, money(plan.vat_rate));
   const principal = financedPrincipal(amount, origination);
   const disbursed = disbursedOf(amount, origination);

@@ -308,3 +308,19 @@ test('plans are listed in creation order and only for their business; a read key
   assert.equal(u.statusCode, 403);
   assert.equal(json(await h.get(`/api/credit-configs/${ids[0]}`)).name, 'uno');
 });
+
+test('simulate refuses an amount of 0 or less as granting does: 422 on /amount, no talk of fees (docs/api.md "Simulate a schedule")', async (t) => {
+  const h = await build(t);
+  const plan = json(await h.post('/api/credit-configs', { name: 'sin comisiones', installments_count: 3 }));
+  for (const amount of [0, -5]) {
+    const res = await h.post(`/api/credit-configs/${plan.id}/simulate`, { amount });
+    assert.equal(res.statusCode, 422, `simulate ${amount}: ${res.body}`);
+    const body = json(res);
+    assert.equal(body.code, 'unprocessable', `simulate ${amount}: ${res.body}`);
+    assert.deepEqual(body.details, [{ path: '/amount', message: 'must be > 0' }], `simulate ${amount}: ${res.body}`);
+    assert.doesNotMatch(body.error, /fee/, `a plan without fees refuses the amount, not a fee: ${res.body}`);
+  }
+  const ok = await h.post(`/api/credit-configs/${plan.id}/simulate`, { amount: 0.03 });
+  assert.equal(ok.statusCode, 200, ok.body);
+  assert.equal(json(ok).total, 0.03);
+});
