@@ -19,21 +19,29 @@ test('lending --version and -v print the package version', async (t) => {
   assert.match((await run(['--help'], env)).stdout, /-v, --version/);
 });
 
-test('businesses create: Buenos Aires with a note when no --timezone is given, the one given otherwise', {
+test('businesses create: UTC (DOMAIN.md) with a note when no --timezone is given, the one given otherwise', {
   timeout: 300_000,
 }, async (t) => {
   const env = baseEnv(modeEnv(t));
   const r = await run(['businesses', 'create', '--name', `Sin zona ${Date.now()}`, '--json'], env);
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(JSON.parse(r.stdout).timezone, 'America/Argentina/Buenos_Aires');
-  assert.match(r.stderr, /note: no --timezone given: .*America\/Argentina\/Buenos_Aires/);
+  assert.equal(JSON.parse(r.stdout).timezone, 'UTC');
+  assert.match(r.stderr, /note: no --timezone given: .*UTC/);
 
   const given = await run(
-    ['businesses', 'create', '--name', `Con zona ${Date.now()}`, '--timezone', 'UTC', '--json'],
+    [
+      'businesses',
+      'create',
+      '--name',
+      `Con zona ${Date.now()}`,
+      '--timezone',
+      'America/Argentina/Buenos_Aires',
+      '--json',
+    ],
     env,
   );
   assert.equal(given.code, 0, given.stderr);
-  assert.equal(JSON.parse(given.stdout).timezone, 'UTC');
+  assert.equal(JSON.parse(given.stdout).timezone, 'America/Argentina/Buenos_Aires');
   assert.equal(given.stderr, '');
 });
 

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { record, table, type CliContext } from '../context.ts';
 import { checkBusiness, createBusiness, listBusinesses } from '../../services/businesses.ts';
 
-/** The time zone of a business created without --timezone: the service's clients are in Argentina. */
-export const DEFAULT_TIMEZONE = 'America/Argentina/Buenos_Aires';
+/** The time zone of a business created without --timezone: UTC, as DOMAIN.md decides ("timezone (IANA, default UTC)"). */
+export const DEFAULT_TIMEZONE = 'UTC';
 
 export function registerBusinesses(b: Command, ctx: CliContext) {
   b.command('create')
