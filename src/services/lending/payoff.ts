@@ -34,6 +34,9 @@ export async function payoffQuote(db: Database, ctx: LendingContext, creditId: s
       throw unprocessable(`as_of ${date} is before the credit's start date ${credit.start_date}`, [
         { path: '/as_of', message: 'before start_date' },
       ]);
+    // closed, refinanced or cancelled: nothing settles it, so nothing is broken down either (a
+    // cancelled credit's installments are void, a closed one's history is not a debt)
+    if (!ACCRUING.has(credit.status)) return nothingOwed(date);
     const [installments, ledger, payments] = await Promise.all([
       installmentsOfCredit(trx, ctx.businessId, credit.id),
       ledgerOfCredit(trx, ctx.businessId, credit.id),
@@ -46,9 +49,29 @@ export async function payoffQuote(db: Database, ctx: LendingContext, creditId: s
       payments,
       null,
     );
-    if (!ACCRUING.has(credit.status)) return { ...payoffOf(ctx, l, date), amount: ZERO, refundable: ZERO };
     return payoffOf(ctx, l, date);
   });
+}
+
+/** The quote of a credit that no longer accrues: 0, and every figure of it 0. */
+function nothingOwed(asOf: string): Payoff {
+  return {
+    asOf,
+    amount: ZERO,
+    refundable: ZERO,
+    breakdown: {
+      due: ZERO,
+      punitory: ZERO,
+      charges: ZERO,
+      principal: ZERO,
+      interest: ZERO,
+      vat: ZERO,
+      insurance: ZERO,
+      fees: ZERO,
+      rebate: ZERO,
+    },
+    rebates: [],
+  };
 }
 
 export interface PayoffCloseInput {

@@ -330,3 +330,31 @@ test('prepayments beyond what settles the credit: the quote is 0 and says what i
   const early = await payoff(h, d.credit.id, '2026-11-17');
   assert.deepEqual([early.amount, early.refundable], [0, 790]);
 });
+
+test('a credit that no longer accrues quotes 0, and so does every figure of its breakdown', async (t) => {
+  const clock = settableClock('2026-03-01');
+  const h = await build(t, { clock });
+  const p = await plan(h, { installments_count: 2, daily_punitory_rate: 0.01, days_until_first_payment: 10 });
+  const c = await client(h);
+  // cancelled the day it was granted (500 due 03-11 and 04-11); read on 05-20, when both dates
+  // have passed: it owes nothing, so its quote breaks down into nothing (it once said 1000 due
+  // and 545 of punitory beside an amount of 0)
+  const cancelled = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2026-03-01' });
+  assert.equal((await h.post(`/api/credits/${cancelled.credit.id}/cancel`)).statusCode, 200);
+  // closed on 03-20 (9 days late on #1: 45 of punitory); quoted as of 03-15, before it closed
+  const closed = await credit(h, c.id, { credit_config_id: p.id, amount: 1000, start_date: '2026-03-01' });
+  clock.set('2026-03-20');
+  const paid = await pay(h, closed.credit.id, { amount: 1045 });
+  assert.equal(paid.credit.status, 'closed');
+  clock.set('2026-05-20');
+  const zero = { due: 0, punitory: 0, charges: 0, principal: 0, interest: 0, vat: 0, insurance: 0, fees: 0, rebate: 0 };
+  for (const [id, asOf] of [
+    [cancelled.credit.id, undefined],
+    [cancelled.credit.id, '2026-04-30'],
+    [closed.credit.id, '2026-03-15'],
+    [closed.credit.id, undefined],
+  ] as const) {
+    const q = await payoff(h, id, asOf);
+    assert.deepEqual([q.amount, q.refundable, q.breakdown], [0, 0, zero], `${id} as of ${asOf ?? 'today'}`);
+  }
+});
