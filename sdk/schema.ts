@@ -1959,7 +1959,7 @@ export interface components {
             /** @description what went wrong, in a sentence a person can act on */
             error: string;
             /** @description stable machine code; the HTTP status goes with it. The list is open: a later 1.x may add codes, which a client treats as its status's general case */
-            code: ("validation_failed" | "unauthorized" | "forbidden" | "not_found" | "not_acceptable" | "request_timeout" | "conflict" | "approval_required" | "duplicate_payment" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "invalid_amount" | "invalid_interest_rate" | "invalid_installments_count" | "invalid_days_until_first_payment" | "invalid_cut_type" | "invalid_payment_day" | "invalid_start_date" | "amount_too_small" | "schedule_out_of_range" | "rate_limited" | "headers_too_large" | "internal" | "upstream_error" | "unavailable" | "not_configured") | string;
+            code: ("validation_failed" | "unauthorized" | "forbidden" | "not_found" | "not_acceptable" | "request_timeout" | "conflict" | "approval_required" | "duplicate_payment" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "headers_too_large" | "internal" | "upstream_error" | "unavailable" | "not_configured") | string;
             details?: {
                 path: string;
                 message: string;
@@ -3225,7 +3225,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description unprocessable, or the code of the rule that refused it (invalid_amount, amount_too_small, schedule_out_of_range, ...): a valid request that breaks a business rule */
+        /** @description unprocessable: a valid request that breaks a business rule (the message says which) */
         Unprocessable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12315,7 +12315,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description unprocessable, or the code of the rule that refused it (invalid_amount, amount_too_small, schedule_out_of_range, ...): a valid request that breaks a business rule */
+            /** @description unprocessable: a valid request that breaks a business rule (the message says which) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -17,17 +17,8 @@ export const ERROR_STATUS = {
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  // a valid request that breaks a business rule; the rule's own name is DomainError.rule
   unprocessable: 422,
-  // rules of the domain that refuse a valid request: 422 with a code of their own
-  invalid_amount: 422,
-  invalid_interest_rate: 422,
-  invalid_installments_count: 422,
-  invalid_days_until_first_payment: 422,
-  invalid_cut_type: 422,
-  invalid_payment_day: 422,
-  invalid_start_date: 422,
-  amount_too_small: 422,
-  schedule_out_of_range: 422,
   rate_limited: 429,
   headers_too_large: 431,
   internal: 500,
@@ -46,10 +37,18 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** The codes of the pure rules (src/domain): all 422. */
-export type DomainCode = {
-  [K in ErrorCode]: (typeof ERROR_STATUS)[K] extends 422 ? K : never;
-}[ErrorCode];
+/** The rules of the domain that refuse a valid request (src/domain), each answered 422 `unprocessable`. */
+export type DomainRule =
+  | 'unprocessable'
+  | 'invalid_amount'
+  | 'invalid_interest_rate'
+  | 'invalid_installments_count'
+  | 'invalid_days_until_first_payment'
+  | 'invalid_cut_type'
+  | 'invalid_payment_day'
+  | 'invalid_start_date'
+  | 'amount_too_small'
+  | 'schedule_out_of_range';
 
 /** A refusal with a stable code; its status comes from ERROR_STATUS. */
 export class AppError extends Error {
@@ -76,11 +75,17 @@ export class AppError extends Error {
   }
 }
 
-/** A pure rule of the domain refused its input (422); the code reaches the response as is. */
+/**
+ * A pure rule of the domain refused its input: 422 `unprocessable`, as API.md's conventions give
+ * every broken business rule; which rule is `rule` (for the code and its tests), the answer's
+ * message says it to the caller.
+ */
 export class DomainError extends AppError {
-  constructor(code: DomainCode, message: string) {
-    super(code, message);
+  readonly rule: DomainRule;
+  constructor(rule: DomainRule, message: string) {
+    super('unprocessable', message);
     this.name = 'DomainError';
+    this.rule = rule;
   }
 }
 

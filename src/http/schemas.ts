@@ -201,7 +201,7 @@ const ERROR_RESPONSES: Record<number, { description: string; example: Static<typ
   },
   422: {
     description:
-      'unprocessable, or the code of the rule that refused it (invalid_amount, amount_too_small, schedule_out_of_range, ...): a valid request that breaks a business rule',
+      'unprocessable: a valid request that breaks a business rule (the message says which)',
     example: {
       error: 'amount 90000.00 is more than the outstanding balance 75800.00 as of 2026-03-20',
       code: 'unprocessable',

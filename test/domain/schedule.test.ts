@@ -92,7 +92,7 @@ test('refuses what cannot be booked', () => {
       f();
     } catch (e) {
       assert.ok(e instanceof DomainError, 'holds: e instanceof DomainError');
-      return e.code;
+      return e.rule;
     }
     return null;
   };
@@ -318,7 +318,7 @@ test('refuses a negative part, an unknown method, a negative VAT rate, an amount
       f();
     } catch (e) {
       assert.ok(e instanceof DomainError, 'holds: e instanceof DomainError');
-      return e.code;
+      return e.rule;
     }
     return null;
   };
@@ -377,7 +377,7 @@ test('property: parts in cents, none negative, adding up to each amount; princip
       if (r.amortization === 'flat' && flatRefused(r)) {
         assert.throws(
           () => build(r),
-          (e) => e instanceof DomainError && e.code === 'amount_too_small',
+          (e) => e instanceof DomainError && e.rule === 'amount_too_small',
         );
         return;
       }

@@ -324,3 +324,21 @@ test('simulate refuses an amount of 0 or less as granting does: 422 on /amount, 
   assert.equal(ok.statusCode, 200, ok.body);
   assert.equal(json(ok).total, 0.03);
 });
+
+test('a schedule rule that refuses the terms answers 422 unprocessable, the one code of a broken rule (API.md conventions)', async (t) => {
+  const h = await build(t);
+  const plan = json(
+    await h.post('/api/credit-configs', { name: 'doce cuotas', installments_count: 12, interest_rate: 0 }),
+  );
+  // 0.06 over 12: 0.005 each rounds to 0.01, leaving −0.05 on the last (the rule amount_too_small)
+  const sim = await h.post(`/api/credit-configs/${plan.id}/simulate`, { amount: 0.06 });
+  assert.equal(sim.statusCode, 422, sim.body);
+  assert.equal(json(sim).code, 'unprocessable', sim.body);
+  assert.match(json(sim).error, /too small/, sim.body);
+  const client = json(await h.post('/api/clients', { first_name: 'Ana', last_name: 'Paz', dni: '30111222' }));
+  const grant = await h.post(`/api/clients/${client.id}/credits`, { credit_config_id: plan.id, amount: 0.06 });
+  assert.equal(grant.statusCode, 422, grant.body);
+  assert.equal(json(grant).code, 'unprocessable', grant.body);
+  const credits = json(await h.get(`/api/clients/${client.id}/credits`));
+  assert.equal((credits.items ?? credits).length, 0, 'the refused grant wrote no credit');
+});
