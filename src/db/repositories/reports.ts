@@ -56,13 +56,15 @@ export interface SummaryRow {
  * lb   each installment's balance from the ledger entries effective on or before D,
  * inst the installments of the credits still owing (active or written off) with that balance and
  *      the punitory accrued since the last posting as of D (punitory_cumulative, migration 004),
- * cb   per credit: outstanding, overdue amount, days late of its oldest overdue installment,
- * then totals, PAR buckets, the clients' debtor situations, branches and collections.
+ * cb   every credit of cr: outstanding, overdue amount, days late of its oldest overdue installment,
+ * g    per branch and status (the counts, disbursed, totals, PAR and branches are summed from it),
+ * cl   per client (the debtor situations), then the collections and the clients' count.
  *
  * As of the business's today (nothing is dated after it) the balances are the ones kept as the
  * ledger is written (migration 052): a credit with no open installment due by today owes its kept
- * outstanding, nothing of it overdue; only the others have their installments worked out (inst),
- * from their kept rows alone (migration 058 keeps there what the punitory and the charge read).
+ * outstanding, nothing of it overdue; only the others have their installments worked out (in cb,
+ * unless their figures of D are kept: migration 062), from their kept rows alone (migration 058
+ * keeps there what the punitory and the charge read).
  * A past D sums the ledger (lb). Both give the same figures to the cent
  * (test/http/routes/reports/summary-kept.test.ts).
  */
@@ -115,12 +117,12 @@ export function summaryFromLedger(db: Executor, q: SummaryQuery): Promise<Summar
 async function summaryIn(db: Executor, q: SummaryQuery, from: 'kept' | 'ledger', store: boolean): Promise<SummaryRow> {
   // without JIT: the statement's cost estimate is large enough on a big book for PostgreSQL to
   // compile it first, which took 2.5 of its 4.2 s on 30,000 credits (SET LOCAL: per transaction,
-  // so a transaction-mode pooler is fine). work_mem: the default 4 MB made the credits (cr, read
-  // three times) and the per-credit aggregates spill to temporary files on 30,000 credits, about a
-  // quarter of the statement's CPU time; 16 MB holds them (docs/benchmarks.md)
+  // so a transaction-mode pooler is fine). work_mem: the default 4 MB made the credits and the
+  // per-credit aggregates spill to temporary files (a quarter of the statement's CPU on 30,000
+  // credits); 64 MB holds a 300,000-credit book's (docs/benchmarks.md)
   // (set_config(…, true) is SET LOCAL: both in one round trip)
   const settings = (trx: Executor) =>
-    sql`SELECT set_config('jit', 'off', true), set_config('work_mem', '16MB', true)`.execute(trx);
+    sql`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)`.execute(trx);
   if (db.isTransaction) {
     await settings(db);
     return summaryStatement(db, q, from, store);
@@ -218,6 +220,16 @@ async function summaryStatement(
     coalesce(sum(inst.bal) FILTER (WHERE inst.due_date < ${d} AND inst.bal > 0), 0) AS overdue,
     coalesce(${d} - min(inst.due_date) FILTER (WHERE inst.due_date < ${d} AND inst.bal > 0), 0) AS days_late`;
   const perCredit = sql`coalesce(sum(inst.bal), 0) AS outstanding, ${overdueOf}`;
+  // the collection charge (docs/domain.md "Fees and charges"; migration 055): its total with VAT,
+  // or after_days; looked up only for a credit whose fees have one (most have none: no call a row)
+  const chargeOf = (field: 'total' | 'after_days') =>
+    sql`CASE WHEN c.fees @> '[{"type": "collection"}]'::jsonb
+      THEN (SELECT x.${sql.ref(field)} FROM collection_charge(c.fees, c.vat_rate) x) END`;
+  // what the punitory and the charge of a credit's installments read of it (c: the credit)
+  const ruleColumns = sql`
+    c.amount, c.daily_punitory_rate, c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct, c.vat_rate,
+    (c.written_off_at AT TIME ZONE ${tz})::date AS stop_date,
+    ${chargeOf('total')} AS charge_total, ${chargeOf('after_days')} AS charge_after_days`;
   const balances =
     from === 'ledger'
       ? sql`
@@ -237,51 +249,48 @@ inst AS (
   LEFT JOIN lb ON lb.installment_id = i.id
   WHERE cr.st IN ('active', 'written_off')
 ),
+-- every credit of cr, with what it owes (0 but for active and written-off credits)
 cb AS (
-  SELECT cr.id, cr.client_id, cr.branch_id, cr.st, ${perCredit}
+  SELECT cr.id, cr.client_id, cr.branch_id, cr.st, cr.disbursed, cr.refinanced_from_id, ${perCredit}
   FROM cr
   LEFT JOIN inst ON inst.credit_id = cr.id
-  WHERE cr.st IN ('active', 'written_off')
-  GROUP BY cr.id, cr.client_id, cr.branch_id, cr.st
+  GROUP BY cr.id, cr.client_id, cr.branch_id, cr.st, cr.disbursed, cr.refinanced_from_id
 ),`
       : sql`
-kc AS (
-  -- the kept outstanding; open: an installment due by D may be overdue or owe what is not posted
-  -- yet (no kept row: worked out as well). [lo, hi): the due dates of its installments to work
-  -- out: from its oldest open installment (before it, each is settled: its kept balance is what
-  -- it owes and it is not overdue) to D (one due on D or later is not overdue, owes no punitory
-  -- and its charge day, at least a day after it, has not come: its kept balance is what it owes);
-  -- all of them when the credit has no kept row or a charge day that does not follow the due date.
-  -- kept: an open credit whose figures of D were stored since its last change (migration 062)
-  SELECT cr.id, cr.client_id, cr.branch_id, cr.st, coalesce(k.outstanding, 0) AS outstanding,
-    (k.credit_id IS NULL OR k.open_from <= ${d} OR cr.charge_after_days < 1) AS open,
-    coalesce(k.fig_on = ${d} AND k.fig_ver = k.ver, false) AS kept, k.ver,
-    k.fig_added, k.fig_overdue, k.fig_days_late,
-    CASE WHEN k.credit_id IS NULL OR cr.charge_after_days < 1 THEN '-infinity'::date ELSE k.open_from END AS lo,
-    CASE WHEN cr.charge_after_days < 1 THEN 'infinity'::date ELSE ${d} END AS hi
-  FROM cr
-  LEFT JOIN credit_balances k ON k.business_id = ${bid} AND k.credit_id = cr.id
-  WHERE cr.st IN ('active', 'written_off')
-),
--- materialized: bal is read four times per row by ic, and its subqueries must run once
-inst AS MATERIALIZED (
-  SELECT b.credit_id, b.due_date, b.balance AS kept, ${keptBal} AS bal
-  FROM cr
-  JOIN kc ON kc.id = cr.id AND kc.open AND NOT kc.kept
-  -- a range of installment_balances_credit_due (migration 058): the kept rows hold all it reads
-  JOIN installment_balances b ON b.business_id = ${bid} AND b.credit_id = cr.id AND b.due_date >= kc.lo AND b.due_date < kc.hi
-),
--- per credit, what the calendar adds to its kept outstanding (the installments left out add nothing)
-ic AS (SELECT inst.credit_id, sum(inst.bal - inst.kept) AS added, ${overdueOf} FROM inst GROUP BY inst.credit_id),
--- the figures of each open credit: kept, or worked out now
-fig AS (
-  SELECT kc.id, kc.ver, kc.kept,
-    CASE WHEN kc.kept THEN kc.fig_added ELSE coalesce(ic.added, 0) END AS added,
-    CASE WHEN kc.kept THEN kc.fig_overdue ELSE coalesce(ic.overdue, 0) END AS overdue,
-    CASE WHEN kc.kept THEN kc.fig_days_late ELSE coalesce(ic.days_late, 0) END AS days_late
-  FROM kc
-  LEFT JOIN ic ON ic.credit_id = kc.id
-  WHERE kc.open
+-- every credit as of D with what it owes (0 but for active and written-off credits), in one pass
+-- over the credits and their kept rows (migrations 052, 062): the kept outstanding, plus for an
+-- open credit what the calendar adds, kept for D or worked out now (w)
+cb AS (
+  SELECT o.id, o.client_id, o.branch_id, o.st, o.disbursed, o.refinanced_from_id, o.ver, o.w IS NOT NULL AS worked,
+    CASE WHEN o.st NOT IN ('active', 'written_off') THEN 0
+         ELSE o.outstanding + CASE WHEN NOT o.open THEN 0 WHEN o.kept THEN o.fig_added ELSE coalesce(o.w[1], 0) END
+    END AS outstanding,
+    CASE WHEN o.st NOT IN ('active', 'written_off') OR NOT o.open THEN 0
+         WHEN o.kept THEN o.fig_overdue ELSE coalesce(o.w[2], 0) END AS overdue,
+    CASE WHEN o.st NOT IN ('active', 'written_off') OR NOT o.open THEN 0
+         WHEN o.kept THEN o.fig_days_late ELSE coalesce(o.w[3], 0)::int END AS days_late,
+    o.w
+  FROM (
+    SELECT cr.*,
+      -- worked out only for an open credit whose figures of D are not kept: its installments due
+      -- from lo to hi (a range of installment_balances_credit_due, migration 058; the kept rows
+      -- hold all it reads), and the terms of the credit they read; {added, overdue, days late}
+      CASE WHEN cr.st IN ('active', 'written_off') AND cr.open AND NOT cr.kept THEN (
+        SELECT ARRAY[coalesce(sum(inst.bal - inst.kept), 0),
+          coalesce(sum(inst.bal) FILTER (WHERE inst.due_date < ${d} AND inst.bal > 0), 0),
+          coalesce(${d} - min(inst.due_date) FILTER (WHERE inst.due_date < ${d} AND inst.bal > 0), 0)]
+        FROM (
+          SELECT b.due_date, b.balance AS kept, ${keptBal} AS bal
+          FROM (SELECT cr.id, cr.lo, cr.hi, ${ruleColumns}
+                  FROM credits c WHERE c.business_id = ${bid} AND c.id = cr.id) cr
+          JOIN installment_balances b ON b.business_id = ${bid} AND b.credit_id = cr.id
+           AND b.due_date >= cr.lo AND b.due_date < cr.hi
+          -- bal is read three times above: computed once (not flattened into them)
+          OFFSET 0) inst)
+      END AS w
+    FROM cr
+    -- w is read three times above: computed once
+    OFFSET 0) o
 ),${
           store
             ? sql`
@@ -291,29 +300,38 @@ fig AS (
 stored AS (
   UPDATE credit_balances k
      SET fig_on = ${d}, fig_ver = s.ver, fig_added = s.added, fig_overdue = s.overdue, fig_days_late = s.days_late
-    FROM (SELECT x.credit_id, fig.ver, fig.added, fig.overdue, fig.days_late
-            FROM fig
-            JOIN credit_balances x ON x.business_id = ${bid} AND x.credit_id = fig.id AND x.ver = fig.ver
-           WHERE NOT fig.kept
+    FROM (SELECT x.credit_id, cb.ver, coalesce(cb.w[1], 0) AS added, cb.overdue, cb.days_late
+            FROM cb
+            JOIN credit_balances x ON x.business_id = ${bid} AND x.credit_id = cb.id AND x.ver = cb.ver
+           WHERE cb.worked
              FOR UPDATE OF x SKIP LOCKED) s
    WHERE k.business_id = ${bid} AND k.credit_id = s.credit_id
 ),`
             : sql``
-        }
-cb AS (
-  SELECT kc.id, kc.client_id, kc.branch_id, kc.st, kc.outstanding + coalesce(fig.added, 0) AS outstanding,
-    coalesce(fig.overdue, 0) AS overdue, coalesce(fig.days_late, 0) AS days_late
-  FROM kc
-  LEFT JOIN fig ON fig.id = kc.id
-),`;
+        }`;
+  // as of today, each credit's kept row is read with it (migrations 052, 062): the kept
+  // outstanding; open: an installment due by D may be overdue or owe what is not posted yet (no
+  // kept row: worked out as well). [lo, hi): the due dates of its installments to work out: from
+  // its oldest open installment (before it, each is settled: its kept balance is what it owes and
+  // it is not overdue) to D (one due on D or later is not overdue, owes no punitory and its charge
+  // day, at least a day after it, has not come: its kept balance is what it owes); all of them when
+  // the credit has no kept row or a charge day that does not follow the due date. kept: an open
+  // credit whose figures of D were stored since its last change (migration 062)
+  const keptColumns =
+    from === 'kept'
+      ? sql`,
+    coalesce(k.outstanding, 0) AS outstanding,
+    coalesce(k.credit_id IS NULL OR k.open_from <= ${d} OR ${chargeOf('after_days')} < 1, false) AS open,
+    coalesce(k.fig_on = ${d} AND k.fig_ver = k.ver, false) AS kept, k.ver,
+    k.fig_added, k.fig_overdue, k.fig_days_late,
+    CASE WHEN k.credit_id IS NULL OR ${chargeOf('after_days')} < 1 THEN '-infinity'::date ELSE k.open_from END AS lo,
+    CASE WHEN ${chargeOf('after_days')} < 1 THEN 'infinity'::date ELSE ${d} END AS hi`
+      : sql``;
+  const keptJoin =
+    from === 'kept' ? sql`LEFT JOIN credit_balances k ON k.business_id = c.business_id AND k.credit_id = c.id` : sql``;
   const r = await sql<SummaryRow>`
 WITH cr AS (
-  SELECT c.id, c.client_id, c.branch_id, c.amount, c.disbursed,
-    c.daily_punitory_rate, c.punitory_mode, c.grace_days, c.max_punitory_days, c.punitory_cap_pct, c.vat_rate,
-    c.refinanced_from_id,
-    (c.written_off_at AT TIME ZONE ${tz})::date AS stop_date,
-    -- the collection charge (docs/domain.md "Fees and charges"; migration 055): its total with VAT, and after_days
-    f.total AS charge_total, f.after_days AS charge_after_days,
+  SELECT c.id, c.client_id, c.branch_id, c.disbursed, c.refinanced_from_id,${from === 'ledger' ? sql`${ruleColumns},` : sql``}
     CASE
       -- a cancelled credit is void from its start: never part of any figure but the count
       WHEN c.status = 'inactive' THEN 'inactive'
@@ -321,40 +339,54 @@ WITH cr AS (
       -- closed / refinanced from the effective date of the payment (or the waiver) that settled it;
       -- nothing is dated after the business's today, so only a past D looks it up (one index
       -- search per closed credit: seconds on a large book)
-      WHEN c.status IN ('closed', 'refinanced') AND ${d} < (now() AT TIME ZONE ${tz})::date AND coalesce(
+      WHEN c.status IN ('closed', 'refinanced') AND ${d} < (SELECT (now() AT TIME ZONE ${tz})::date) AND coalesce(
         (SELECT max(l.effective_date) FROM ledger l
           WHERE l.business_id = c.business_id AND l.credit_id = c.id AND l.type IN ('payment', 'waiver')), c.start_date) > ${d} THEN 'active'
       ELSE c.status
-    END AS st
+    END AS st${keptColumns}
   FROM credits c
-  LEFT JOIN LATERAL collection_charge(c.fees, c.vat_rate) f ON true
+  ${keptJoin}
   WHERE c.business_id = ${bid} AND c.start_date <= ${d} AND (${branch} IS NULL OR c.branch_id = ${branch})
 ),
 ${balances}
-act AS (SELECT * FROM cb WHERE st = 'active'),
+-- one pass over the credits for every figure but the clients': per branch and status (a few dozen
+-- rows), from which the totals, the counts and the branches are summed
+g AS (
+  SELECT cb.branch_id, cb.st, count(*) AS n,
+    coalesce(sum(cb.disbursed) FILTER (WHERE cb.refinanced_from_id IS NULL), 0) AS disbursed,
+    coalesce(sum(cb.disbursed) FILTER (WHERE cb.refinanced_from_id IS NOT NULL), 0) AS disbursed_refinanced,
+    sum(cb.outstanding) AS outstanding,
+    sum(cb.overdue) AS overdue,
+    coalesce(sum(cb.outstanding) FILTER (WHERE cb.days_late >= 1), 0) AS par1,
+    coalesce(sum(cb.outstanding) FILTER (WHERE cb.days_late >= 30), 0) AS par30,
+    coalesce(sum(cb.outstanding) FILTER (WHERE cb.days_late >= 60), 0) AS par60,
+    coalesce(sum(cb.outstanding) FILTER (WHERE cb.days_late >= 90), 0) AS par90
+  FROM cb
+  GROUP BY cb.branch_id, cb.st
+),
 tot AS (
   SELECT coalesce(sum(outstanding), 0) AS outstanding,
     coalesce(sum(overdue), 0) AS overdue,
-    coalesce(sum(outstanding) FILTER (WHERE days_late >= 1), 0) AS par1,
-    coalesce(sum(outstanding) FILTER (WHERE days_late >= 30), 0) AS par30,
-    coalesce(sum(outstanding) FILTER (WHERE days_late >= 60), 0) AS par60,
-    coalesce(sum(outstanding) FILTER (WHERE days_late >= 90), 0) AS par90
-  FROM act
+    coalesce(sum(par1), 0) AS par1,
+    coalesce(sum(par30), 0) AS par30,
+    coalesce(sum(par60), 0) AS par60,
+    coalesce(sum(par90), 0) AS par90
+  FROM g WHERE st = 'active'
 ),
-wo AS (SELECT coalesce(sum(outstanding), 0) AS outstanding FROM cb WHERE st = 'written_off'),
+wo AS (SELECT coalesce(sum(outstanding), 0) AS outstanding FROM g WHERE st = 'written_off'),
 cnt AS (
-  SELECT count(*) FILTER (WHERE st = 'active') AS active,
-    count(*) FILTER (WHERE st = 'refinanced') AS refinanced,
-    count(*) FILTER (WHERE st = 'closed') AS closed,
-    count(*) FILTER (WHERE st = 'written_off') AS written_off,
-    count(*) FILTER (WHERE st = 'inactive') AS inactive,
-    coalesce(sum(disbursed) FILTER (WHERE st <> 'inactive' AND refinanced_from_id IS NULL), 0) AS disbursed,
-    coalesce(sum(disbursed) FILTER (WHERE st <> 'inactive' AND refinanced_from_id IS NOT NULL), 0) AS disbursed_refinanced
-  FROM cr
+  SELECT coalesce(sum(n) FILTER (WHERE st = 'active'), 0)::bigint AS active,
+    coalesce(sum(n) FILTER (WHERE st = 'refinanced'), 0)::bigint AS refinanced,
+    coalesce(sum(n) FILTER (WHERE st = 'closed'), 0)::bigint AS closed,
+    coalesce(sum(n) FILTER (WHERE st = 'written_off'), 0)::bigint AS written_off,
+    coalesce(sum(n) FILTER (WHERE st = 'inactive'), 0)::bigint AS inactive,
+    coalesce(sum(disbursed) FILTER (WHERE st <> 'inactive'), 0) AS disbursed,
+    coalesce(sum(disbursed_refinanced) FILTER (WHERE st <> 'inactive'), 0) AS disbursed_refinanced
+  FROM g
 ),
 cl AS (
   SELECT client_id, sum(outstanding) AS outstanding, max(days_late) AS worst
-  FROM act GROUP BY client_id HAVING sum(outstanding) > 0
+  FROM cb WHERE st = 'active' GROUP BY client_id HAVING sum(outstanding) > 0
 ),
 sit AS (
   SELECT CASE WHEN worst <= 31 THEN 1 WHEN worst <= 90 THEN 2 WHEN worst <= 180 THEN 3 WHEN worst <= 365 THEN 4 ELSE 5 END AS s,
@@ -363,19 +395,18 @@ sit AS (
 ),
 br AS (
   SELECT b.id AS branch_id, b.name,
-    coalesce(sum(a.outstanding), 0) AS outstanding,
-    coalesce(sum(a.overdue), 0) AS overdue,
-    coalesce(sum(a.outstanding) FILTER (WHERE a.days_late >= 30), 0) AS par30
+    coalesce(a.outstanding, 0) AS outstanding,
+    coalesce(a.overdue, 0) AS overdue,
+    coalesce(a.par30, 0) AS par30
   FROM branches b
-  LEFT JOIN act a ON a.branch_id = b.id
+  LEFT JOIN g a ON a.branch_id = b.id AND a.st = 'active'
   WHERE b.business_id = ${bid} AND (${branch} IS NULL OR b.id = ${branch})
-  GROUP BY b.id, b.name, b.deleted_at
-  -- a deleted branch shows while it still has a book, or when asked for by id
-  HAVING b.deleted_at IS NULL OR ${branch} IS NOT NULL OR coalesce(sum(a.outstanding), 0) <> 0
+    -- a deleted branch shows while it still has a book, or when asked for by id
+    AND (b.deleted_at IS NULL OR ${branch} IS NOT NULL OR coalesce(a.outstanding, 0) <> 0)
   UNION ALL
   -- credits with no branch, so that the branches add up to the totals
-  SELECT NULL, NULL, sum(outstanding), sum(overdue), coalesce(sum(outstanding) FILTER (WHERE days_late >= 30), 0)
-  FROM act WHERE branch_id IS NULL HAVING count(*) > 0
+  SELECT NULL, NULL, a.outstanding, a.overdue, a.par30
+  FROM g a WHERE a.branch_id IS NULL AND a.st = 'active'
 ),
 col AS (
   SELECT coalesce(sum(l.amount) FILTER (WHERE l.effective_date = ${d}), 0) AS day,
@@ -391,12 +422,17 @@ col AS (
     -- interest; a reversal takes back what its payment brought, on the payment's own date
     AND l.origin IN ('payment', 'reversal', 'correction')
 ),
+-- the clients: for the whole business every client created by D (an index range), plus those
+-- created later with a credit that counts (a credit backdated before its client existed); for a
+-- branch, the clients of its credits. The second count looks the credits up only for the clients
+-- the first leaves out (none, as of today, for the whole business)
 ncl AS (
-  SELECT count(*) AS n
-  FROM clients k
-  WHERE k.business_id = ${bid}
-    AND (k.id IN (SELECT client_id FROM cr WHERE st <> 'inactive')
-         OR (${branch} IS NULL AND (k.created_at AT TIME ZONE ${tz})::date <= ${d}))
+  SELECT (SELECT count(*) FROM clients k
+           WHERE ${branch} IS NULL AND k.business_id = ${bid} AND k.created_at < ((${d} + 1)::timestamp AT TIME ZONE ${tz}))
+       + (SELECT count(*) FROM clients k
+           WHERE k.business_id = ${bid}
+             AND NOT (${branch} IS NULL AND k.created_at < ((${d} + 1)::timestamp AT TIME ZONE ${tz}))
+             AND k.id IN (SELECT client_id FROM cb WHERE st <> 'inactive')) AS n
 )
 SELECT (SELECT n FROM ncl) AS clients,
   cnt.active, cnt.refinanced, cnt.closed, cnt.written_off, cnt.inactive, cnt.disbursed, cnt.disbursed_refinanced,
