@@ -12,7 +12,15 @@ import { conflict, notFound, unprocessable } from '../../domain/errors.ts';
 import { branchCandidates, pickBranch } from '../branches.ts';
 import { presentGuarantor } from '../guarantors.ts';
 import type { Database } from '../context.ts';
-import { activePayments, openBook, payoffOf, settle, stagePayoffClose, type Payoff } from './engine/book.ts';
+import {
+  activePayments,
+  openBook,
+  payoffOf,
+  settle,
+  stagePayoffClose,
+  zeroBreakdown,
+  type Payoff,
+} from './engine/book.ts';
 import { ACCRUING } from './engine/state.ts';
 import { flush, loadLockedAs, type CreditDetailRows, type LendingContext } from './store.ts';
 
@@ -55,23 +63,7 @@ export async function payoffQuote(db: Database, ctx: LendingContext, creditId: s
 
 /** The quote of a credit that no longer accrues: 0, and every figure of it 0. */
 function nothingOwed(asOf: string): Payoff {
-  return {
-    asOf,
-    amount: ZERO,
-    refundable: ZERO,
-    breakdown: {
-      due: ZERO,
-      punitory: ZERO,
-      charges: ZERO,
-      principal: ZERO,
-      interest: ZERO,
-      vat: ZERO,
-      insurance: ZERO,
-      fees: ZERO,
-      rebate: ZERO,
-    },
-    rebates: [],
-  };
+  return { asOf, amount: ZERO, refundable: ZERO, breakdown: zeroBreakdown(), rebates: [] };
 }
 
 export interface PayoffCloseInput {

@@ -543,6 +543,21 @@ export function payoffOf(ctx: Acting, l: Book, asOf: string): Payoff {
   return payoffOfStates(l.credit, statesOf(l), creditTerms(l.credit), stopDate(l.credit, ctx.timezone), asOf);
 }
 
+/** A payoff breakdown with every figure 0 (what a credit that no longer accrues owes). */
+export function zeroBreakdown(): Payoff['breakdown'] {
+  return {
+    due: ZERO,
+    punitory: ZERO,
+    charges: ZERO,
+    principal: ZERO,
+    interest: ZERO,
+    vat: ZERO,
+    insurance: ZERO,
+    fees: ZERO,
+    rebate: ZERO,
+  };
+}
+
 /**
  * The payoff from installments' states (as written, or as a replay rebuilds them). Installments due
  * later owe their principal and the interest and VAT accrued in the current period; what is paid
@@ -556,17 +571,7 @@ export function payoffOfStates(
   stop: string | null,
   asOf: string,
 ): Payoff {
-  const b = {
-    due: ZERO,
-    punitory: ZERO,
-    charges: ZERO,
-    principal: ZERO,
-    interest: ZERO,
-    vat: ZERO,
-    insurance: ZERO,
-    fees: ZERO,
-    rebate: ZERO,
-  };
+  const b = zeroBreakdown();
   const rebates: PaymentSlice[] = [];
   let prevDue = credit.start_date;
   // of installments due later: what they owe in all, less what is paid of them (may be negative)
