@@ -155,21 +155,25 @@ export interface Computed<R> {
   of(row: R, today: string): object;
 }
 
-type DelinquencySource = Pick<InstallmentRow, 'due_date' | 'status' | 'paid_date'>;
+type DelinquencySource = Pick<InstallmentRow, 'due_date' | 'status' | 'paid_date'> & {
+  /** its credit's status (an export reads it with the installment) */
+  credit_status?: CreditRow['status'];
+};
 
-/** An installment's overdue and days_late as of the business's today. */
+/** An installment's overdue and days_late as of the business's today (a cancelled credit's: never late). */
 export const installmentDelinquency: Computed<DelinquencySource> = {
   fields: Delinquency,
-  columns: ['due_date', 'status', 'paid_date'],
-  of: (i, today) => delinquency({ dueDate: i.due_date, status: i.status, paidDate: i.paid_date }, today),
+  columns: ['due_date', 'status', 'paid_date', 'credit_status'],
+  of: (i, today) =>
+    delinquency(
+      { dueDate: i.due_date, status: i.status, paidDate: i.paid_date, cancelled: i.credit_status === 'inactive' },
+      today,
+    ),
 };
 
 /** The same of an installment of a credit in this status: a cancelled credit's are never late. */
 export const installmentDelinquencyOf = (i: DelinquencySource, today: string, creditStatus: CreditRow['status']) =>
-  delinquency(
-    { dueDate: i.due_date, status: i.status, paidDate: i.paid_date, cancelled: creditStatus === 'inactive' },
-    today,
-  );
+  installmentDelinquency.of({ ...i, credit_status: creditStatus }, today);
 
 export function fileUrl(clientId: string, fileName: string) {
   return `/api/files/${clientId}/${encodeURIComponent(fileName)}`;
