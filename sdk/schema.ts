@@ -476,7 +476,7 @@ export interface paths {
         };
         /**
          * The audit log, newest first
-         * @description The entries of users, api_keys and impersonations are shown only to admins and full keys: for any other reader they are left out of the items and the total alike. Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page at the same cost at any depth, with no entry skipped or repeated while entries are written. With a cursor, offset must be 0 (omitted); the response offset then counts the entries before the page.
+         * @description The entries of users, api_keys and impersonations are shown only to admins and full keys: for any other reader they are left out of the items and the total alike. Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page at the same cost at any depth, with no entry skipped or repeated while entries are written. The cursor carries the filters of the page that gave it: send it alone, or with those same filters (other filters are 400). With a cursor, offset must be 0 (omitted); the response offset then counts the entries before the page.
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -817,7 +817,7 @@ export interface paths {
         };
         /**
          * The business's payment imports, newest first, with their status and counts; status narrows
-         * @description Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page, with no import skipped or repeated while new ones arrive. With a cursor, offset must be 0 (omitted); the response offset then counts the imports before the page.
+         * @description Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page, with no import skipped or repeated while new ones arrive. The cursor carries the status of the page that gave it: send it alone, or with that same status (another status is 400). With a cursor, offset must be 0 (omitted); the response offset then counts the imports before the page.
          */
         get: operations["listPaymentImports"];
         put?: never;
@@ -7476,7 +7476,7 @@ export interface operations {
                 record_id?: string;
                 limit?: number;
                 offset?: number;
-                /** @description next_cursor of the previous page, as it came */
+                /** @description next_cursor of the previous page, as it came; it continues with its own filters (table_name, action and record_id may be left out, or given the same) */
                 cursor?: string;
             };
             header?: {
@@ -7541,7 +7541,7 @@ export interface operations {
                      *       "total": 214,
                      *       "limit": 1,
                      *       "offset": 0,
-                     *       "next_cursor": "WyJhMSIsIlU4VmRkVFhIQ1h6WkZjNVkiLCIyMDI2LTAxLTE1VDEzOjAyOjAyLjExNFoiXQ"
+                     *       "next_cursor": "WyJhMiIsIk5kaWUtckZLWThjMGxKbngiLCIyMDI2LTAxLTE1VDEzOjAyOjAyLjExNDAwMFoiLCIzZjFkMmM0Yi01YTZlLTRmNzAtOGE5Yi0wYzFkMmUzZjRhNWIiLDEsW251bGwsbnVsbCxudWxsXV0"
                      *     }
                      */
                     "application/json": {
@@ -10621,7 +10621,7 @@ export interface operations {
                 status?: "running" | "done" | "failed";
                 limit?: number;
                 offset?: number;
-                /** @description next_cursor of the previous page, as it came */
+                /** @description next_cursor of the previous page, as it came; it continues with its own status (status may be left out, or given the same) */
                 cursor?: string;
             };
             header?: {
@@ -10662,7 +10662,7 @@ export interface operations {
                      *       "total": 12,
                      *       "limit": 1,
                      *       "offset": 0,
-                     *       "next_cursor": "WyJpMSIsIkRjUzN3a1JkN2VkTkxHQ2MiLCIyMDI2LTAzLTIwVDEzOjAyOjAwLjEyMzQ1NloiLCI1YjBmNmMxZS04YThlLTRjMzktOWE0My0zZjRkMGYxZjZhMTAiLDFd"
+                     *       "next_cursor": "WyJpMiIsInFRc241WnZPaXBBSTJqeHciLCIyMDI2LTAzLTIwVDEzOjAyOjAwLjEyMzQ1NloiLCI1YjBmNmMxZS04YThlLTRjMzktOWE0My0zZjRkMGYxZjZhMTAiLDEsW251bGxdXQ"
                      *     }
                      */
                     "application/json": {

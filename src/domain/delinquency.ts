@@ -7,6 +7,11 @@ export interface DelinquencyInput {
   status: InstallmentStatus;
   /** The day the installment became paid (the effective date of the payment that covered it). */
   paidDate: string | null;
+  /**
+   * Its credit was cancelled (`inactive`): the installments stay as history, never late
+   * (docs/domain.md, "Cancel").
+   */
+  cancelled?: boolean;
 }
 
 export interface Delinquency {
@@ -16,6 +21,7 @@ export interface Delinquency {
 
 /** Computed for `today` (the business's date) on every read (docs/domain.md, "Delinquency"). */
 export function delinquency(inst: DelinquencyInput, today: string): Delinquency {
+  if (inst.cancelled) return { overdue: false, days_late: 0 };
   if (inst.status === 'paid') {
     // Paid: how late it was when it became paid; 0 if on time or if the day is unknown.
     const late = inst.paidDate === null ? 0 : Math.max(0, daysBetween(inst.dueDate, inst.paidDate));

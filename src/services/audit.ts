@@ -2,8 +2,9 @@
 // newest first, by offset or by cursor (docs/api.md, "Sync with updated_since").
 //
 // A cursor is the place of the last entry a page showed (its changed_at to the microsecond and
-// its id), the number of entries that came before the next page, and a fingerprint of the
-// business and filters it was made for. The next page is the entries after that place in
+// its id), the number of entries that came before the next page, and the filters it was made for
+// with a fingerprint of them and the business (src/services/cursors.ts): `?cursor=` alone
+// continues the same filtered listing, and other filters are refused. The next page is the entries after that place in
 // (changed_at, id) order, read straight from the filter's index: the same cost at any depth, and
 // no entry is skipped or repeated when entries are written meanwhile (new entries are newer than
 // any place already shown, so they never appear inside the pages still to come).
@@ -12,7 +13,9 @@ import type { PageRequest } from '../db/repositories/page.ts';
 import { invalid } from '../domain/errors.ts';
 import { AuditLogEntry } from '../domain/records.ts';
 import { readsOf, type ActorContext, type Database } from './context.ts';
-import { cursorScope, decodeCursor, encodeCursor } from './cursors.ts';
+import { decodeCursor, encodeCursor, type CursorList } from './cursors.ts';
+import { isUuid } from '../domain/uuid.ts';
+import { Value } from 'typebox/value';
 import type { Role } from '../domain/access.ts';
 
 export type { AuditFilters };
@@ -30,7 +33,10 @@ export function hiddenTablesFor(reader: { scope: 'read' | 'full' | null; role: R
 }
 
 export interface AuditRequest extends AuditFilters, PageRequest {
-  /** next_cursor of a previous page: the page starts after it (offset must then be 0) */
+  /**
+   * next_cursor of a previous page: the page starts after it (offset must then be 0), with the
+   * cursor's filters (the request's, if any, must be the same)
+   */
   cursor?: string;
 }
 
@@ -57,25 +63,20 @@ export async function listAudit(
   req: AuditRequest,
   hiddenTables: string[],
 ): Promise<AuditPage> {
-  const filters: AuditFilters = {
-    ...(hiddenTables.length > 0 ? { hiddenTables } : {}),
-    ...(req.tableName !== undefined ? { tableName: req.tableName } : {}),
-    ...(req.action !== undefined ? { action: req.action } : {}),
-    ...(req.recordId !== undefined ? { recordId: req.recordId.toLowerCase() } : {}),
-  };
-  const scope = scopeOf(ctx.businessId, filters);
+  let filters = visible(hiddenTables, {
+    tableName: req.tableName,
+    action: req.action,
+    recordId: req.recordId?.toLowerCase(),
+  });
   let position = req.offset;
   let after: AuditKey | undefined;
   if (req.cursor !== undefined) {
     if (req.offset !== 0) {
       throw invalid('/offset', 'give a cursor or an offset, not both: the cursor already says where the page starts');
     }
-    const c = decodeCursor(
-      req.cursor,
-      VERSION,
-      scope,
-      '(another business, or other filters): send the filters of the page that gave it',
-    );
+    const c = decodeCursor(AUDIT_CURSORS, ctx.businessId, req.cursor, filterValues(filters));
+    const [tableName, action, recordId] = c.filters;
+    filters = visible(hiddenTables, { tableName, action: action as AuditFilters['action'], recordId });
     after = { changedAt: c.after.at, id: c.after.id };
     position = c.position;
   }
@@ -97,11 +98,32 @@ export async function listAudit(
   };
 }
 
-const VERSION = 'a1';
+/** The filters of a request, and the tables its reader may not see. */
+function visible(hiddenTables: string[], f: Omit<AuditFilters, 'hiddenTables'>): AuditFilters {
+  return {
+    ...(hiddenTables.length > 0 ? { hiddenTables } : {}),
+    ...(f.tableName !== undefined ? { tableName: f.tableName } : {}),
+    ...(f.action !== undefined ? { action: f.action } : {}),
+    ...(f.recordId !== undefined ? { recordId: f.recordId } : {}),
+  };
+}
 
-const scopeOf = (businessId: string, f: AuditFilters) =>
-  cursorScope('audit', businessId, [f.tableName, f.action, f.recordId]);
+/** The filters a cursor carries, in order (the hidden tables are the reader's, not the cursor's). */
+const filterValues = (f: AuditFilters) => [f.tableName, f.action, f.recordId];
+
+const AUDIT_CURSORS: CursorList = {
+  list: 'audit',
+  version: 'a2',
+  legacy: 'a1',
+  // as GET /api/logs takes table_name, action and record_id (a record id lower-cased)
+  accepts: [
+    (t) => t.length >= 1 && t.length <= 63,
+    (a) => Value.Check(AuditLogEntry.properties.action, a),
+    (r) => isUuid(r) && r === r.toLowerCase(),
+  ],
+  otherListing: '(another business, or other filters): send it alone, or with the filters of the page that gave it',
+};
 
 /** The cursor of the page after this entry, `position` entries in (the benches jump to a depth with it). */
 export const auditCursor = (businessId: string, f: AuditFilters, key: AuditKey, position: number) =>
-  encodeCursor(VERSION, scopeOf(businessId, f), { at: key.changedAt, id: key.id }, position);
+  encodeCursor(AUDIT_CURSORS, businessId, filterValues(f), { at: key.changedAt, id: key.id }, position);

@@ -28,13 +28,14 @@ import {
 } from '../db/repositories/paymentImports.ts';
 import { paymentByReference, paymentsByReferences, referenceKey } from '../db/repositories/payments.ts';
 import { CsvError, parse } from 'csv-parse/sync';
+import { Value } from 'typebox/value';
 import { isValidDate } from '../domain/dates.ts';
 import { AppError, invalid, notFound } from '../domain/errors.ts';
 import { PAYMENT_METHODS, PaymentImport as PaymentImportRecord } from '../domain/records.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { actorContext, type ActorContext, type Clock, type Database } from './context.ts';
 import { emit } from './events.ts';
-import { cursorScope, decodeCursor, encodeCursor } from './cursors.ts';
+import { decodeCursor, encodeCursor, type CursorList } from './cursors.ts';
 import { flushBatch, loadLockedMany, setAside, type SetAside } from './lending/store.ts';
 import { nothingStaged } from './lending/engine/book.ts';
 import { usableBranches } from './branches.ts';
@@ -172,23 +173,19 @@ export async function readImports(
   ctx: ActorContext,
   q: { status?: PaymentImport['status']; limit: number; offset: number; cursor?: string },
 ): Promise<ImportsPage> {
-  const scope = cursorScope('payment_imports', ctx.businessId, [q.status]);
+  let status = q.status;
   let position = q.offset;
   let after: ImportKey | undefined;
   if (q.cursor !== undefined) {
     if (q.offset !== 0)
       throw invalid('/offset', 'give a cursor or an offset, not both: the cursor already says where the page starts');
-    const c = decodeCursor(
-      q.cursor,
-      CURSOR_VERSION,
-      scope,
-      '(another business, or another status): send the status of the page that gave it',
-    );
+    const c = decodeCursor(IMPORT_CURSORS, ctx.businessId, q.cursor, [status]);
+    status = c.filters[0] as PaymentImport['status'] | undefined;
     after = { createdAt: c.after.at, id: c.after.id };
     position = c.position;
   }
   const page = await listImports(db.kysely, ctx.businessId, {
-    ...(q.status ? { status: q.status } : {}),
+    ...(status ? { status } : {}),
     limit: q.limit,
     offset: after ? 0 : position,
     ...(after ? { after } : {}),
@@ -202,8 +199,9 @@ export async function readImports(
     next_cursor:
       page.more && last
         ? encodeCursor(
-            CURSOR_VERSION,
-            scope,
+            IMPORT_CURSORS,
+            ctx.businessId,
+            [status],
             { at: last.place.createdAt, id: last.place.id },
             position + page.items.length,
           )
@@ -211,7 +209,14 @@ export async function readImports(
   };
 }
 
-const CURSOR_VERSION = 'i1';
+/** The imports' cursors carry the status they list (src/services/cursors.ts). */
+const IMPORT_CURSORS: CursorList = {
+  list: 'payment_imports',
+  version: 'i2',
+  legacy: 'i1',
+  accepts: [(s) => Value.Check(PaymentImportRecord.properties.status, s)],
+  otherListing: '(another business, or another status): send it alone, or with the status of the page that gave it',
+};
 
 export async function readImportLines(
   db: Database,

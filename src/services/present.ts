@@ -155,14 +155,25 @@ export interface Computed<R> {
   of(row: R, today: string): object;
 }
 
-type DelinquencySource = Pick<InstallmentRow, 'due_date' | 'status' | 'paid_date'>;
+type DelinquencySource = Pick<InstallmentRow, 'due_date' | 'status' | 'paid_date'> & {
+  /** its credit's status (an export reads it with the installment) */
+  credit_status?: CreditRow['status'];
+};
 
-/** An installment's overdue and days_late as of the business's today. */
+/** An installment's overdue and days_late as of the business's today (a cancelled credit's: never late). */
 export const installmentDelinquency: Computed<DelinquencySource> = {
   fields: Delinquency,
-  columns: ['due_date', 'status', 'paid_date'],
-  of: (i, today) => delinquency({ dueDate: i.due_date, status: i.status, paidDate: i.paid_date }, today),
+  columns: ['due_date', 'status', 'paid_date', 'credit_status'],
+  of: (i, today) =>
+    delinquency(
+      { dueDate: i.due_date, status: i.status, paidDate: i.paid_date, cancelled: i.credit_status === 'inactive' },
+      today,
+    ),
 };
+
+/** The same of an installment of a credit in this status: a cancelled credit's are never late. */
+export const installmentDelinquencyOf = (i: DelinquencySource, today: string, creditStatus: CreditRow['status']) =>
+  installmentDelinquency.of({ ...i, credit_status: creditStatus }, today);
 
 export function fileUrl(clientId: string, fileName: string) {
   return `/api/files/${clientId}/${encodeURIComponent(fileName)}`;
@@ -240,9 +251,12 @@ export const presentBalance = (o: Owed) => ({
 
 export const presentCredit = (c: CreditRow) => credit(c);
 export const presentClient = (c: ClientRow) => client(c);
-/** An installment with its delinquency and what it owes, both as of the business's today. */
-export const presentInstallment = (i: InstallmentRow, today: string, owed: Owed) =>
-  installment(i, { ...installmentDelinquency.of(i, today), ...presentBalance(owed) });
+/**
+ * An installment with its delinquency and what it owes, both as of the business's today (a
+ * cancelled credit's installment is history: never late, accruing nothing).
+ */
+export const presentInstallment = (i: InstallmentRow, today: string, owed: Owed, creditStatus: CreditRow['status']) =>
+  installment(i, { ...installmentDelinquencyOf(i, today, creditStatus), ...presentBalance(owed) });
 export const presentWorklistItem = (
   i: WorklistRow,
   today: string,
@@ -280,7 +294,7 @@ export function presentDetail(
   const owed = owedOfCredits([d.credit], d.installments, d.ledgerEntries, at.today, at.timezone);
   return {
     credit: presentCredit(d.credit),
-    installments: d.installments.map((i) => presentInstallment(i, at.today, owed.get(i.id)!)),
+    installments: d.installments.map((i) => presentInstallment(i, at.today, owed.get(i.id)!, d.credit.status)),
     ledgerEntries: entries.map(presentLedgerEntry),
     balance: presentCreditBalance(d.installments, [...owed.values()]),
     cost: presentCost(d.credit, d.installments),

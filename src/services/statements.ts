@@ -266,7 +266,15 @@ export async function creditStatement(db: Kysely<DB>, ctx: ActorContext, creditI
       interest: orNull(i.interest),
       vat: orNull(i.vat),
       status: i.status,
-      ...delinquency({ dueDate: i.due_date, status: i.status, paidDate: i.paid_date }, ctx.today),
+      ...delinquency(
+        {
+          dueDate: i.due_date,
+          status: i.status,
+          paidDate: i.paid_date,
+          cancelled: g.credit.status === 'inactive',
+        },
+        ctx.today,
+      ),
       ...presentBalance(owed.get(i.id)!),
       insurance: num(i.insurance),
       fees: num(i.fees),

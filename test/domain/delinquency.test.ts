@@ -37,3 +37,12 @@ test('paid: never overdue, days late frozen at the day it became paid', () => {
     days_late: 0,
   });
 });
+
+test("a cancelled credit's installment: never overdue, 0 days late, whatever today is", () => {
+  for (const status of ['pending', 'partial'] as const)
+    assert.deepEqual(
+      delinquency({ dueDate: '2024-02-10', status, paidDate: null, cancelled: true }, '2024-12-31'),
+      { overdue: false, days_late: 0 },
+      status,
+    );
+});

@@ -79,7 +79,7 @@ pay AS (
   FROM l JOIN k ON k.id = l.credit_id GROUP BY l.installment_id
 ),
 ib AS (
-  SELECT i.*, coalesce(p.punitory_posted, 0) AS punitory_posted, coalesce(p.paid, 0) AS paid,
+  SELECT i.*, k.status AS credit_status, coalesce(p.punitory_posted, 0) AS punitory_posted, coalesce(p.paid, 0) AS paid,
     -- the collection charge whose day has come counts before it is posted (owedOf's chargesAsOf;
     -- src/domain/fees.ts collectionChargeOwed): the rule's figure; otherwise what is posted
     CASE WHEN k.status IN ('active', 'written_off') AND f.after_days IS NOT NULL AND i.due_date + f.after_days <= $3::date
@@ -106,9 +106,11 @@ ib AS (
 /** What an installment still owes (its amount, punitory and charges, less what is paid and waived): the credit read's figure. */
 const OUTSTANDING = '(ib.amount + ib.punitory_posted + ib.punitory_accrued + ib.charges - ib.waived - ib.paid)';
 
+// a cancelled credit's installments are history, never late (src/domain/delinquency.ts)
 const INSTALLMENT = recordJson(Installment, 'ib', {
-  overdue: `(ib.status <> 'paid' AND ib.due_date < $3::date)`,
-  days_late: `CASE WHEN ib.status = 'paid' THEN greatest(coalesce(ib.paid_date - ib.due_date, 0), 0)
+  overdue: `(ib.credit_status <> 'inactive' AND ib.status <> 'paid' AND ib.due_date < $3::date)`,
+  days_late: `CASE WHEN ib.credit_status = 'inactive' THEN 0
+    WHEN ib.status = 'paid' THEN greatest(coalesce(ib.paid_date - ib.due_date, 0), 0)
     ELSE greatest($3::date - ib.due_date, 0) END`,
   outstanding: OUTSTANDING,
 });

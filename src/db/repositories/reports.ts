@@ -505,6 +505,13 @@ const EXPORT_TABLES = {
 
 export type ExportRow = Record<string, unknown>;
 
+/** Columns an export reads from another table: an installment's credit status (a cancelled credit's are never late). */
+const FROM_ELSEWHERE: Partial<Record<Dataset, Record<string, RawBuilder<unknown>>>> = {
+  installments: {
+    credit_status: sql`(SELECT c.status FROM credits c WHERE c.business_id = installments.business_id AND c.id = installments.credit_id)`,
+  },
+};
+
 /**
  * A dataset's rows with these columns, oldest first (created_at, or changed_at for logs, then id:
  * the (business_id, created_at, id) indexes). The stored JSON is read as text: no parse and
@@ -520,7 +527,9 @@ export function exportQuery(
   const isJson = (c: string) => (json as readonly string[]).includes(c);
   let q = db
     .selectFrom(table)
-    .select(columns.map((c) => (isJson(c) ? sql`${sql.ref(c)}::text` : sql.ref(c)).as(c)))
+    .select(
+      columns.map((c) => (FROM_ELSEWHERE[dataset]?.[c] ?? (isJson(c) ? sql`${sql.ref(c)}::text` : sql.ref(c))).as(c)),
+    )
     .where('business_id', '=', f.businessId);
   for (const b of bounds(time, f)) q = q.where(b);
   if (dataset === 'logs' && f.hiddenTables?.length)

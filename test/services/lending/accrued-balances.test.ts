@@ -90,3 +90,54 @@ test('a cancelled credit accrues nothing; a written-off one stops on its write-o
   });
   assert.equal(json(await h.get('/api/reports/summary')).written_off_outstanding, 1050);
 });
+
+test("a cancelled credit's installments, read after their due dates, are never late and accrue nothing", async (t) => {
+  const clock = settableClock('2025-03-11');
+  const h = await build(t, { clock });
+  const p = await plan(h, { ...ONE, installments_count: 3 });
+  const c = await client(h);
+  const cancelled = await credit(h, c.id, { credit_config_id: p.id, amount: 900, start_date: '2025-03-11' });
+  const cid = cancelled.credit.id;
+  assert.equal((await h.post(`/api/credits/${cid}/cancel`)).statusCode, 200);
+  // the same credit left active: late by then, as a control that the clock moved past the due dates
+  const active = await credit(h, c.id, { credit_config_id: p.id, amount: 900, start_date: '2025-03-11' });
+  clock.set('2025-07-20'); // every due date (2025-04-10, 05-10, 06-09) is past
+
+  const late = (i: any) => [i.overdue, i.days_late, i.punitory_posted, i.punitory_accrued, i.charges];
+  const read = json(await h.get(`/api/credits/${cid}`));
+  assert.equal(read.credit.status, 'inactive');
+  assert.deepEqual(
+    read.installments.map(late),
+    [
+      [false, 0, 0, 0, 0],
+      [false, 0, 0, 0, 0],
+      [false, 0, 0, 0, 0],
+    ],
+    'the credit read: history, never late',
+  );
+  assert.deepEqual(
+    [read.balance.punitory_posted, read.balance.punitory_accrued, read.balance.charges],
+    [0, 0, 0],
+    'the balance accrues nothing',
+  );
+  const control = json(await h.get(`/api/credits/${active.credit.id}`));
+  assert.ok(
+    control.installments.every((i: any) => i.overdue && i.days_late > 0 && i.punitory_accrued > 0),
+    `the active credit's installments are late: ${JSON.stringify(control.installments.map(late))}`,
+  );
+
+  // the client read (written by the database) says the same of the cancelled credit's installments
+  const detail = json(await h.get(`/api/clients/${c.id}`));
+  const mine = detail.installments.filter((i: any) => i.credit_id === cid);
+  assert.equal(mine.length, 3);
+  assert.deepEqual(mine.map(late), read.installments.map(late), 'the client read: as the credit read');
+  assert.deepEqual(
+    detail.installments.filter((i: any) => i.credit_id === cid).map((i: any) => i.outstanding),
+    read.installments.map((i: any) => i.outstanding),
+  );
+  // the statement too
+  const statement = json(await h.get(`/api/credits/${cid}/statement`));
+  assert.deepEqual(statement.installments.map(late), read.installments.map(late), 'the statement: as the credit read');
+  // and it is in no worklist
+  assert.equal(json(await h.get(`/api/installments?credit_id=${cid}`)).total, 0);
+});

@@ -17,7 +17,8 @@ const AuditPage = Type.Object({
   ...Page(ref(AuditLogEntry)).properties,
   next_cursor: Nullable(
     Type.String({
-      description: 'pass as ?cursor= (with the same filters) for the entries after this page; null on the last page',
+      description:
+        'pass as ?cursor= for the entries after this page (it carries the filters: alone, or with the same filters); null on the last page',
     }),
   ),
 });
@@ -32,7 +33,7 @@ export default async function logRoutes(app: App) {
         'x-contract': 7,
         summary: 'The audit log, newest first',
         description:
-          'The entries of users, api_keys and impersonations are shown only to admins and full keys: for any other reader they are left out of the items and the total alike. Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page at the same cost at any depth, with no entry skipped or repeated while entries are written. With a cursor, offset must be 0 (omitted); the response offset then counts the entries before the page.',
+          'The entries of users, api_keys and impersonations are shown only to admins and full keys: for any other reader they are left out of the items and the total alike. Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page at the same cost at any depth, with no entry skipped or repeated while entries are written. The cursor carries the filters of the page that gave it: send it alone, or with those same filters (other filters are 400). With a cursor, offset must be 0 (omitted); the response offset then counts the entries before the page.',
         querystring: Type.Object(
           {
             table_name: Type.Optional(TableName),
@@ -43,8 +44,9 @@ export default async function logRoutes(app: App) {
             cursor: Type.Optional(
               Type.String({
                 minLength: 1,
-                maxLength: 300,
-                description: 'next_cursor of the previous page, as it came',
+                maxLength: 1024,
+                description:
+                  'next_cursor of the previous page, as it came; it continues with its own filters (table_name, action and record_id may be left out, or given the same)',
               }),
             ),
           },
@@ -53,7 +55,8 @@ export default async function logRoutes(app: App) {
         response: {
           200: documented(AuditPage, 'A page of audit entries, newest first, and the cursor of the next page', {
             ...ex.page([ex.auditEntry], 214, 1),
-            next_cursor: 'WyJhMSIsIlU4VmRkVFhIQ1h6WkZjNVkiLCIyMDI2LTAxLTE1VDEzOjAyOjAyLjExNFoiXQ',
+            next_cursor:
+              'WyJhMiIsIk5kaWUtckZLWThjMGxKbngiLCIyMDI2LTAxLTE1VDEzOjAyOjAyLjExNDAwMFoiLCIzZjFkMmM0Yi01YTZlLTRmNzAtOGE5Yi0wYzFkMmUzZjRhNWIiLDEsW251bGwsbnVsbCxudWxsXV0',
           }),
         },
       },

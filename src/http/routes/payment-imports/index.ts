@@ -50,7 +50,8 @@ const ImportsPage = Type.Object({
   ...Page(ref(PaymentImport)).properties,
   next_cursor: Nullable(
     Type.String({
-      description: 'pass as ?cursor= (with the same status) for the imports after this page; null on the last page',
+      description:
+        'pass as ?cursor= for the imports after this page (it carries the status: alone, or with the same status); null on the last page',
     }),
   ),
 });
@@ -182,7 +183,8 @@ export default async function paymentImportRoutes(app: App) {
         summary: "The business's payment imports, newest first, with their status and counts; status narrows",
         description:
           'Pages by offset (total is exact) or by cursor: ?cursor=<next_cursor> continues after the previous page, ' +
-          'with no import skipped or repeated while new ones arrive. With a cursor, offset must be 0 (omitted); the ' +
+          'with no import skipped or repeated while new ones arrive. The cursor carries the status of the page that ' +
+          'gave it: send it alone, or with that same status (another status is 400). With a cursor, offset must be 0 (omitted); the ' +
           'response offset then counts the imports before the page.',
         querystring: Type.Object(
           {
@@ -191,8 +193,9 @@ export default async function paymentImportRoutes(app: App) {
             cursor: Type.Optional(
               Type.String({
                 minLength: 1,
-                maxLength: 300,
-                description: 'next_cursor of the previous page, as it came',
+                maxLength: 1024,
+                description:
+                  'next_cursor of the previous page, as it came; it continues with its own status (status may be left out, or given the same)',
               }),
             ),
           },
@@ -205,7 +208,7 @@ export default async function paymentImportRoutes(app: App) {
             limit: 1,
             offset: 0,
             next_cursor:
-              'WyJpMSIsIkRjUzN3a1JkN2VkTkxHQ2MiLCIyMDI2LTAzLTIwVDEzOjAyOjAwLjEyMzQ1NloiLCI1YjBmNmMxZS04YThlLTRjMzktOWE0My0zZjRkMGYxZjZhMTAiLDFd',
+              'WyJpMiIsInFRc241WnZPaXBBSTJqeHciLCIyMDI2LTAzLTIwVDEzOjAyOjAwLjEyMzQ1NloiLCI1YjBmNmMxZS04YThlLTRjMzktOWE0My0zZjRkMGYxZjZhMTAiLDEsW251bGxdXQ',
           }),
         },
       },

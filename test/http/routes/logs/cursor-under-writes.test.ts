@@ -109,7 +109,7 @@ for (const query of ['', 'table_name=branches', 'table_name=clients&action=UPDAT
   });
 }
 
-test('a cursor is refused when malformed, with other filters, or with an offset (400 validation_failed)', async (t) => {
+test('a cursor is refused when malformed, with other filters, or with an offset (400 validation_failed); alone it continues', async (t) => {
   const h = await build(t);
   for (let i = 0; i < 3; i++) await h.post('/api/branches', { name: `b${i}` });
   const cursor = json(await h.get('/api/logs?limit=1&table_name=branches')).next_cursor as string;
@@ -117,7 +117,7 @@ test('a cursor is refused when malformed, with other filters, or with an offset 
     ['cursor=not-a-cursor', '/cursor'],
     [`table_name=branches&cursor=${cursor.slice(1)}`, '/cursor'],
     [`table_name=branches&cursor=${Buffer.from('["a1"]').toString('base64url')}`, '/cursor'],
-    [`cursor=${cursor}`, '/cursor'], // issued for table_name=branches
+    [`table_name=branches&cursor=${Buffer.from('["a2"]').toString('base64url')}`, '/cursor'],
     [`table_name=clients&cursor=${cursor}`, '/cursor'],
     [`table_name=branches&action=INSERT&cursor=${cursor}`, '/cursor'],
     [`table_name=branches&offset=1&cursor=${cursor}`, '/offset'],
@@ -128,8 +128,13 @@ test('a cursor is refused when malformed, with other filters, or with an offset 
     assert.equal(json(res).code, 'validation_failed');
     assert.equal(json(res).details[0].path, path, q);
   }
-  // the same filters (in any order, table as the alias of table_name), offset 0 or none: it continues
-  for (const q of [`table_name=branches&cursor=${cursor}`, `cursor=${cursor}&table=branches&offset=0`]) {
+  // alone (it carries table_name=branches), or the same filters (in any order, table as the alias of
+  // table_name), offset 0 or none: it continues
+  for (const q of [
+    `cursor=${cursor}`,
+    `table_name=branches&cursor=${cursor}`,
+    `cursor=${cursor}&table=branches&offset=0`,
+  ]) {
     const res = await h.get(`/api/logs?limit=1&${q}`);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(json(res).offset, 1);

@@ -3,7 +3,7 @@
 // broken by id; and paging by cursor (next_cursor, docs/api.md "Sync with updated_since").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { build, json, type Harness } from '../../../helpers/app.ts';
 
@@ -290,6 +290,78 @@ test('a cursor keeps its filters, and every filter combination pages to exactly 
   }
 });
 
+/** Follows next_cursor from the first page of `query`, sending each cursor alone (with `limit` only). */
+async function walkAlone(h: Harness, query: string, limit: number) {
+  const pages: any[] = [json(await h.get(`/api/logs?limit=${limit}&${query}`))];
+  while (pages.at(-1).next_cursor !== null) {
+    const res = await h.get(`/api/logs?limit=${limit}&cursor=${encodeURIComponent(pages.at(-1).next_cursor)}`);
+    assert.equal(res.statusCode, 200, `the cursor alone continues ${query}: ${res.body}`);
+    pages.push(json(res));
+    assert.ok(pages.length < 100, 'the walk ends');
+  }
+  return { pages, items: pages.flatMap((p) => p.items as Entry[]) };
+}
+
+test('a cursor alone continues the filtered listing it came from, as with its filters repeated', async (t) => {
+  const h = await build(t);
+  const { clients } = await seed(h);
+  const c0 = clients[0].id as string;
+  const full = json(await h.get('/api/logs?limit=100')).items as Entry[];
+  const combos: [string, (e: Entry) => boolean][] = [
+    ['table_name=clients', (e) => e.table_name === 'clients'],
+    ['action=UPDATE', (e) => e.action === 'UPDATE'],
+    ['table=branches&action=INSERT', (e) => e.table_name === 'branches' && e.action === 'INSERT'],
+    [`record_id=${c0.toUpperCase()}`, (e) => e.record_id === c0],
+    [`record_id=${c0}&table_name=clients&action=UPDATE`, (e) => e.record_id === c0 && e.action === 'UPDATE'],
+  ];
+  for (const [q, pred] of combos) {
+    const want = full.filter(pred).map((e) => e.id);
+    assert.ok(want.length >= 2, `${q}: more than one page of 1`);
+    const alone = await walkAlone(h, q, 1);
+    const repeated = await walk(h, `limit=1&${q}`);
+    assert.deepEqual(
+      alone.items.map((e) => e.id),
+      want,
+      `${q}: every matching entry once, in order, and nothing else`,
+    );
+    assert.deepEqual(
+      alone.items.map((e) => e.id),
+      repeated.items.map((e) => e.id),
+      `${q}: the same walk as with the filters repeated`,
+    );
+    assert.deepEqual(
+      alone.pages.map((p) => [p.offset, p.total, p.items.length]),
+      repeated.pages.map((p) => [p.offset, p.total, p.items.length]),
+      `${q}: the same offsets, totals and page sizes`,
+    );
+    assert.ok(
+      alone.pages.every((p) => p.total === want.length),
+      `${q}: total ${alone.pages.map((p) => p.total)} is the filtered ${want.length} on every page`,
+    );
+  }
+  // alone, with the filters again, and with another limit, page by page in one walk
+  const first = json(await h.get('/api/logs?limit=1&table_name=clients'));
+  const second = json(await h.get(`/api/logs?limit=2&cursor=${first.next_cursor}`));
+  const third = json(await h.get(`/api/logs?limit=1&table_name=clients&cursor=${second.next_cursor}`));
+  const fourth = json(await h.get(`/api/logs?cursor=${third.next_cursor}`));
+  const clientsWant = full.filter((e) => e.table_name === 'clients').map((e) => e.id);
+  assert.deepEqual(
+    [first, second, third, fourth].flatMap((p) => p.items.map((e: Entry) => e.id)),
+    clientsWant,
+    'alone or with its filters, any limit: the clients entries once each',
+  );
+  assert.deepEqual(
+    [first, second, third, fourth].map((p) => [p.offset, p.total, p.limit]),
+    [
+      [0, 5, 1],
+      [1, 5, 2],
+      [3, 5, 1],
+      [4, 5, 50],
+    ],
+  );
+  assert.equal(fourth.next_cursor, null, 'the walk ends where the filtered list ends');
+});
+
 test('a cursor of other filters, another business, or damaged, and a cursor with an offset, are 400', async (t) => {
   const h = await build(t);
   await seed(h);
@@ -304,41 +376,77 @@ test('a cursor of other filters, another business, or damaged, and a cursor with
   await h.post('/api/branches', { name: 'theirs' }, other.fullKey);
   const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString());
   const forge = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+  const [v, scope, at, id, position, filters] = decoded;
   const cases: [string, string | undefined][] = [
+    // other filters than the cursor's (given with it): it continues table_name=clients only
     [`limit=2&table_name=branches&cursor=${cursor}`, 'another listing'],
-    [`limit=2&cursor=${cursor}`, 'another listing'],
+    [`limit=2&action=INSERT&cursor=${cursor}`, 'another listing'],
     [`limit=2&table_name=clients&action=INSERT&cursor=${cursor}`, 'another listing'],
+    [`limit=2&record_id=${randomUUID()}&cursor=${cursor}`, 'another listing'],
     [`limit=2&table_name=clients&offset=2&cursor=${cursor}`, 'cursor or an offset'],
+    [`limit=2&offset=2&cursor=${cursor}`, 'cursor or an offset'],
     [`limit=2&table_name=clients&cursor=${cursor.slice(0, -3)}`, undefined],
     [`limit=2&table_name=clients&cursor=${cursor}x`, undefined],
+    [`limit=2&cursor=${cursor}x`, undefined],
     ['cursor=abc', undefined],
     ['cursor=', undefined],
-    [`cursor=${'A'.repeat(301)}`, undefined],
+    [`cursor=${'A'.repeat(1025)}`, undefined],
     ['cursor=%22%7B%7D%22', undefined],
-    [`table_name=clients&cursor=${forge([...decoded.slice(0, 4), -1])}`, undefined],
-    [`table_name=clients&cursor=${forge([...decoded.slice(0, 4), 1.5])}`, undefined],
-    [`table_name=clients&cursor=${forge(['a0', ...decoded.slice(1)])}`, undefined],
-    [
-      `table_name=clients&cursor=${forge([decoded[0], decoded[1], '2024-02-30T00:00:00.000000Z', ...decoded.slice(3)])}`,
-      undefined,
-    ],
-    [`table_name=clients&cursor=${forge([decoded[0], decoded[1], decoded[2], 'not-a-uuid', decoded[4]])}`, undefined],
+    [`table_name=clients&cursor=${forge([v, scope, at, id, -1, filters])}`, undefined],
+    [`table_name=clients&cursor=${forge([v, scope, at, id, 1.5, filters])}`, undefined],
+    [`table_name=clients&cursor=${forge(['a0', scope, at, id, position, filters])}`, undefined],
+    [`table_name=clients&cursor=${forge([v, scope, '2024-02-30T00:00:00.000000Z', id, position, filters])}`, undefined],
+    [`table_name=clients&cursor=${forge([v, scope, at, 'not-a-uuid', position, filters])}`, undefined],
     [`table_name=clients&cursor=${forge({ a: 1 } as never)}`, undefined],
+    // the filters a cursor carries are checked as the query's would be
+    [`cursor=${forge([v, scope, at, id, position])}`, undefined],
+    [`cursor=${forge([v, scope, at, id, position, ['clients', null]])}`, undefined],
+    [`cursor=${forge([v, scope, at, id, position, ['clients', 'MERGE', null]])}`, undefined],
+    [`cursor=${forge([v, scope, at, id, position, ['clients', null, 'not-a-uuid']])}`, undefined],
+    [`cursor=${forge([v, scope, at, id, position, ['', null, null]])}`, undefined],
+    [`cursor=${forge([v, scope, at, id, position, [1, null, null]])}`, undefined],
+    // its filters changed but not its fingerprint: not this listing's
+    [`cursor=${forge([v, scope, at, id, position, ['branches', null, null]])}`, 'another listing'],
+    [`table_name=branches&cursor=${forge([v, scope, at, id, position, ['branches', null, null]])}`, 'another listing'],
   ];
   for (const [q, says] of cases) {
     const res = await h.get(`/api/logs?${q}`);
     assert.equal(res.statusCode, 400, `${q}: ${res.body}`);
     assert.equal(json(res).code, 'validation_failed', q);
+    assert.equal(json(res).details[0].path, says === 'cursor or an offset' ? '/offset' : '/cursor', q);
     assert.equal(typeof json(res).error, 'string');
     if (says) assert.match(json(res).error, new RegExp(says), q);
   }
-  // another business presenting this business's cursor (same filters) is refused, and sees nothing of it
-  const theirs = await h.get(`/api/logs?limit=2&table_name=clients&cursor=${cursor}`, other.readKey);
-  assert.equal(theirs.statusCode, 400);
-  assert.match(json(theirs).error, /another listing/);
+  // another business presenting this business's cursor (same filters, or alone) is refused, and sees nothing of it
+  for (const q of [`limit=2&table_name=clients&cursor=${cursor}`, `limit=2&cursor=${cursor}`]) {
+    const theirs = await h.get(`/api/logs?${q}`, other.readKey);
+    assert.equal(theirs.statusCode, 400, `${q}: ${theirs.body}`);
+    assert.match(json(theirs).error, /another listing/);
+    assert.equal(json(theirs).details[0].path, '/cursor');
+  }
   // and a cursor forged with this business's fingerprint by the other business still reads only its own rows
   const theirFirst = json(await h.get('/api/logs?limit=1', other.readKey));
   assert.equal(theirFirst.total, 1);
+});
+
+test('a cursor of the earlier format (without its filters) still continues, with its filters given again', async (t) => {
+  const h = await build(t);
+  await seed(h);
+  const first = json(await h.get('/api/logs?limit=2&table_name=clients'));
+  const [, , at, id, position] = JSON.parse(Buffer.from(first.next_cursor, 'base64url').toString());
+  // as the service wrote them before: version a1, a fingerprint of the list, business and filters
+  const scope = createHash('sha256')
+    .update(['audit', h.tenant.businessId.toLowerCase(), 'clients', '', ''].join('\n'))
+    .digest('base64url')
+    .slice(0, 16);
+  const old = Buffer.from(JSON.stringify(['a1', scope, at, id, position])).toString('base64url');
+  const now = json(await h.get(`/api/logs?limit=10&cursor=${first.next_cursor}`));
+  const then = await h.get(`/api/logs?limit=10&table_name=clients&cursor=${old}`);
+  assert.equal(then.statusCode, 200, then.body);
+  assert.deepEqual(json(then), now, 'the same page, and a cursor of the current format for the next');
+  const alone = await h.get(`/api/logs?limit=10&cursor=${old}`);
+  assert.equal(alone.statusCode, 400, 'an earlier cursor names no filters: they must be given again');
+  assert.equal(json(alone).details[0].path, '/cursor');
 });
 
 test('entries of the same instant page by cursor in id order too', async (t) => {

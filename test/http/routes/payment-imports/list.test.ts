@@ -2,6 +2,7 @@
 // first, by offset or by cursor, narrowed by status; another business's imports never show.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { build, json, type Harness } from '../../../helpers/app.ts';
 
 const FILE = 'credit,amount,paid_on,method,channel,external_reference\n999999,10,,,,\n';
@@ -118,4 +119,81 @@ test('the list of imports: newest first, by offset and by cursor, with status, c
   assert.equal(crossed.statusCode, 400, crossed.body);
   assert.equal(json(await h.get('/api/payment-imports')).total, 6, 'theirs is not ours');
   assert.equal((await h.get(`/api/payment-imports/${theirs.id}`)).statusCode, 404);
+});
+
+test('a cursor carries its status: alone it continues that status, another status is 400', async (t) => {
+  const h = await build(t);
+  const made: any[] = [];
+  for (let k = 0; k < 6; k++) made.push(await imported(h));
+  // three of them failed (set past the service: a file that cannot be processed is rare by design)
+  const failed = [made[0].id, made[2].id, made[3].id];
+  await sql`UPDATE payment_imports SET status = 'failed' WHERE business_id = ${h.tenant.businessId}
+            AND id IN (${sql.join(failed)})`.execute(h.db.kysely);
+  const newestFirst = made.map((i) => i.id).reverse();
+
+  for (const status of ['failed', 'done'] as const) {
+    const want = newestFirst.filter((id) => failed.includes(id) === (status === 'failed'));
+    // the first page with its status, then each cursor alone
+    const alone: any[] = [json(await h.get(`/api/payment-imports?limit=1&status=${status}`))];
+    while (alone.at(-1).next_cursor !== null && alone.length < 10) {
+      const r = await h.get(`/api/payment-imports?limit=1&cursor=${alone.at(-1).next_cursor}`);
+      assert.equal(r.statusCode, 200, `the cursor alone continues status=${status}: ${r.body}`);
+      alone.push(json(r));
+    }
+    // the same walk with the status repeated
+    const repeated: any[] = [json(await h.get(`/api/payment-imports?limit=1&status=${status}`))];
+    while (repeated.at(-1).next_cursor !== null && repeated.length < 10) {
+      const r = await h.get(`/api/payment-imports?limit=1&status=${status}&cursor=${repeated.at(-1).next_cursor}`);
+      assert.equal(r.statusCode, 200, r.body);
+      repeated.push(json(r));
+    }
+    assert.deepEqual(
+      alone.flatMap((p) => p.items.map((i: any) => i.id)),
+      want,
+      `status=${status}: each of its imports once, newest first, no other`,
+    );
+    assert.ok(
+      alone.every((p) => p.items.every((i: any) => i.status === status)),
+      `status=${status}: every item of the walk has it`,
+    );
+    assert.deepEqual(
+      alone.map((p) => [p.offset, p.total, p.items.map((i: any) => i.id)]),
+      repeated.map((p) => [p.offset, p.total, p.items.map((i: any) => i.id)]),
+      `status=${status}: the same pages, offsets and totals as with the status repeated`,
+    );
+    assert.ok(
+      alone.every((p) => p.total === want.length),
+      `status=${status}: total ${alone.map((p) => p.total)} is ${want.length} on every page`,
+    );
+  }
+
+  // given with another status, or a status to a cursor of them all: 400 on /cursor
+  const ofFailed = json(await h.get('/api/payment-imports?limit=1&status=failed')).next_cursor;
+  const ofAll = json(await h.get('/api/payment-imports?limit=1')).next_cursor;
+  for (const q of [
+    `status=done&cursor=${ofFailed}`,
+    `status=running&cursor=${ofFailed}`,
+    `status=failed&cursor=${ofAll}`,
+  ]) {
+    const r = await h.get(`/api/payment-imports?${q}`);
+    assert.equal(r.statusCode, 400, `${q}: ${r.body}`);
+    assert.equal(json(r).code, 'validation_failed', q);
+    assert.equal(json(r).details[0].path, '/cursor', q);
+    assert.match(json(r).error, /another listing/, q);
+  }
+  // another business, alone or with the status: 400 as well
+  const b = await h.newTenant();
+  for (const q of [`cursor=${ofFailed}`, `status=failed&cursor=${ofFailed}`]) {
+    const r = await h.get(`/api/payment-imports?${q}`, b.fullKey);
+    assert.equal(r.statusCode, 400, `${q}: ${r.body}`);
+    assert.equal(json(r).details[0].path, '/cursor', q);
+  }
+  // a status the cursor carries is checked as the query's would be
+  const [v, scope, at, id, position] = JSON.parse(Buffer.from(ofFailed, 'base64url').toString());
+  const forge = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+  for (const carried of [['pending'], [], ['failed', null], [7]]) {
+    const r = await h.get(`/api/payment-imports?cursor=${forge([v, scope, at, id, position, carried])}`);
+    assert.equal(r.statusCode, 400, `${JSON.stringify(carried)}: ${r.body}`);
+    assert.equal(json(r).details[0].path, '/cursor');
+  }
 });

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { sql } from 'kysely';
-import { build, type Harness } from '../../../helpers/app.ts';
+import { build, settableClock, type Harness } from '../../../helpers/app.ts';
 import { adminSocketPath, forwardToServer, startAdminSocket } from '../../../../src/ops/adminSocket.ts';
 import { runCli } from '../../../../src/cli/main.ts';
 import { cli, csvRecords, day, newClient, newPlan, ok, parseCsv, today } from './helpers.ts';
@@ -234,6 +234,52 @@ test('every dataset: CSV headers, the contract column order, and values equal to
   assert.equal(created.old_data, '');
   assert.equal(JSON.parse(created.new_data!).dni, ana.dni, 'new_data is the JSON text of the row');
   assert.equal(created.actor, `api_key:${h.tenant.fullKeyId}`);
+});
+
+test("the installments export shows a cancelled credit's installments as the API does: never late", async (t) => {
+  const clock = settableClock('2025-03-11');
+  const h = await build(t, { clock });
+  const plan = await newPlan(h, { installments_count: 2, days_until_first_payment: 30, daily_punitory_rate: 0.005 });
+  const ana = await newClient(h, 'Ana');
+  const grant = () =>
+    ok(h.post(`/api/clients/${ana.id}/credits`, { credit_config_id: plan.id, amount: 1000, start_date: '2025-03-11' }));
+  const cancelled = await grant();
+  await ok(h.post(`/api/credits/${cancelled.credit.id}/cancel`), 200);
+  const active = await grant();
+  clock.set('2025-07-20'); // both due dates (2025-04-10, 2025-05-10) are past
+
+  const rows = csvRecords((await csv(h, 'installments.csv')).body);
+  const late = (creditId: string) =>
+    rows
+      .filter((r) => r.credit_id === creditId)
+      // installments written in one instant come in id order: by number here
+      .sort((a, b) => Number(a.number) - Number(b.number))
+      .map((r) => [r.overdue, r.days_late]);
+  assert.deepEqual(
+    late(cancelled.credit.id),
+    [
+      ['false', '0'],
+      ['false', '0'],
+    ],
+    "the cancelled credit's installments: never late",
+  );
+  assert.deepEqual(
+    late(active.credit.id),
+    [
+      ['true', '101'],
+      ['true', '71'],
+    ],
+    "the active credit's: late since their due dates",
+  );
+  // as the credit reads say
+  for (const c of [cancelled, active]) {
+    const read = await ok(h.get(`/api/credits/${c.credit.id}`), 200);
+    assert.deepEqual(
+      late(c.credit.id),
+      read.installments.map((i: any) => [String(i.overdue), String(i.days_late)]),
+      `${c.credit.id}: the export as the API`,
+    );
+  }
 });
 
 test('the installments export carries every part of an amount: principal, interest, vat, insurance and fees add up to it, as the API shows them', async (t) => {
