@@ -505,10 +505,15 @@ const EXPORT_TABLES = {
 
 export type ExportRow = Record<string, unknown>;
 
-/** Columns an export reads from another table: an installment's credit status (a cancelled credit's are never late). */
+/**
+ * Columns an export reads from another table: an installment's credit status (a cancelled credit's
+ * are never late), looked up only for an installment not paid (a paid one is never late either:
+ * no lookup for most rows of a book)
+ */
 const FROM_ELSEWHERE: Partial<Record<Dataset, Record<string, RawBuilder<unknown>>>> = {
   installments: {
-    credit_status: sql`(SELECT c.status FROM credits c WHERE c.business_id = installments.business_id AND c.id = installments.credit_id)`,
+    credit_status: sql`CASE WHEN installments.status <> 'paid' THEN (SELECT c.status FROM credits c
+      WHERE c.business_id = installments.business_id AND c.id = installments.credit_id) END`,
   },
 };
 
