@@ -200,8 +200,7 @@ const ERROR_RESPONSES: Record<number, { description: string; example: Static<typ
     example: { error: 'this content type is not accepted here', code: 'unsupported_media_type' },
   },
   422: {
-    description:
-      'unprocessable: a valid request that breaks a business rule (the message says which)',
+    description: 'unprocessable: a valid request that breaks a business rule (the message says which)',
     example: {
       error: 'amount 90000.00 is more than the outstanding balance 75800.00 as of 2026-03-20',
       code: 'unprocessable',
